@@ -1,0 +1,59 @@
+#pragma once
+// The CLI's --help text; packaging generates the man page from the same text.
+
+namespace batchfit {
+
+inline constexpr const char* kCliHelp = R"(Usage: batchfit-cli COMMAND [OPTIONS]
+
+Estimates the GPU memory of one training step and the largest batch size that fits.
+
+Commands:
+  estimate     peak memory at --batch, its components, where the peak happens, top layers
+  max-batch    the largest batch (and multiple of 8) that fits --gpu
+  sweep        peak memory over a range of batch sizes
+  presets      list the built-in models
+  gpus         list the GPU catalogue
+  check        validate a model file (structure, ops, shapes) and summarise it
+  report       write a PNG or PDF report (--out FILE.pdf|FILE.png; needs the Qt build)
+
+Model:
+  --preset NAME          a built-in model (see `presets`)
+  --model FILE           a BatchFit model file (JSON, docs/model-format.md)
+
+Training set-up:
+  --batch N              micro-batch size (default 1)
+  --gpu ID|NGiB          a catalogue GPU (see `gpus`) or a custom capacity, e.g. 24GiB
+  --optimizer NAME       sgd, sgd-momentum, sgd-nesterov, adam (default), adamw, rmsprop, adagrad,
+                         adafactor, lion, adam8bit
+  --impl NAME            for-loop (default), foreach, fused
+  --amsgrad              Adam/AdamW keep max_exp_avg_sq
+  --precision NAME       fp32 (default), amp-fp16, amp-bf16, pure-fp16, pure-bf16, mixed-fp16, mixed-bf16
+  --checkpointing MODE   none (default), every-block, every-k, selective
+  --checkpoint-every K   k for every-k (default 2)
+  --accumulation N       micro-batches per optimizer step (default 1)
+  --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
+  --context-mib N        CUDA context size in MiB (default: the GPU's)
+  --no-set-to-none       zero_grad(set_to_none=False): gradients stay allocated
+  --offload              optimizer states and master weights in host memory
+  --first-step           simulate step 1 (optimizer states created in step()) instead of the steady state
+
+Output:
+  --json                 machine-readable output (docs/estimate-fields.md)
+  --top N                layers shown by activation memory (default 10)
+  --timeline             include the step timeline (estimate --json)
+  --from N --to N        sweep range (default 1..1024)
+  --step N --log         sweep step; with --log, multiply by N (default: powers of 2)
+  --out FILE             report output file
+  --lang en|zh_CN        report language
+  --version              print the version
+  --help                 print this help
+
+Exit codes:
+  0  success (estimate/check with --gpu: it fits)
+  1  it does not fit the GPU (estimate with --gpu; max-batch when not even batch 1 fits)
+  2  usage error (unknown command or option, bad value)
+  3  bad input: the model file or preset cannot be loaded, validated or estimated
+  4  the report could not be written
+)";
+
+} // namespace batchfit

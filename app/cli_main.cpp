@@ -1,0 +1,141 @@
+// batchfit-cli: the estimation core for scripts and CI.
+#include "batchfit/estimator.h"
+#include "batchfit/json_report.h"
+#include "batchfit/model_io.h"
+#include "batchfit/presets.h"
+#include "cli_help.h"
+#include "cli_options.h"
+#include "cli_text.h"
+
+#include <cstdio>
+#include <iostream>
+
+using namespace batchfit;
+
+namespace {
+
+enum Exit { kOk = 0, kNoFit = 1, kUsage = 2, kBadInput = 3, kReportFailed = 4 };
+
+int fail(int code, const std::string& msg) {
+    std::cerr << "batchfit-cli: " << msg << "\n";
+    return code;
+}
+
+Result<Model> loadModel(const CliOptions& o) {
+    if (!o.preset.empty() && !o.modelFile.empty()) return makeError("give either --preset or --model, not both");
+    if (!o.modelFile.empty()) return loadModelFile(o.modelFile);
+    return loadPreset(o.preset.empty() ? "resnet50" : o.preset);
+}
+
+int listPresets(const CliOptions& o) {
+    for (const auto& p : presetList()) {
+        auto m = loadPreset(p.id);
+        auto e = m ? Estimator::create(*m, TrainingConfig{}) : Result<Estimator>(m.error());
+        if (o.json) continue;
+        std::printf("%-16s %-48s %15llu params\n", p.id.c_str(), p.title.c_str(),
+                    static_cast<unsigned long long>(e ? e->parameterCount() : 0));
+    }
+    if (o.json) {
+        std::string s = "[\n";
+        auto list = presetList();
+        for (std::size_t i = 0; i < list.size(); ++i)
+            s += "  {\"id\": \"" + list[i].id + "\", \"title\": \"" + list[i].title + "\"}" + (i + 1 < list.size() ? ",\n" : "\n");
+        std::cout << s << "]\n";
+    }
+    return kOk;
+}
+
+int listGpus(const CliOptions& o) {
+    if (o.json) std::cout << "[\n";
+    const auto& cat = gpuCatalogue();
+    for (std::size_t i = 0; i < cat.size(); ++i) {
+        const auto& g = cat[i];
+        if (o.json)
+            std::cout << "  {\"id\": \"" << g.id << "\", \"name\": \"" << g.name << "\", \"vendor\": \"" << g.vendor
+                      << "\", \"memory_bytes\": " << g.memoryBytes << ", \"context_bytes\": " << g.contextBytes << "}"
+                      << (i + 1 < cat.size() ? ",\n" : "\n");
+        else
+            std::printf("%-14s %-36s %-7s %10s\n", g.id.c_str(), g.name.c_str(), g.vendor.c_str(),
+                        formatBytes(g.memoryBytes).c_str());
+    }
+    if (o.json) std::cout << "]\n";
+    return kOk;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    auto parsed = parseCliOptions(args);
+    if (!parsed) return fail(kUsage, parsed.error().message);
+    CliOptions o = *parsed;
+    if (o.version) {
+        std::cout << "batchfit-cli " << BATCHFIT_VERSION << "\n";
+        return kOk;
+    }
+    if (o.help || o.command.empty()) {
+        std::cout << kCliHelp;
+        return o.help ? kOk : kUsage;
+    }
+    if (o.command == "presets") return listPresets(o);
+    if (o.command == "gpus") return listGpus(o);
+    if (o.command != "estimate" && o.command != "max-batch" && o.command != "sweep" && o.command != "check" &&
+        o.command != "report")
+        return fail(kUsage, "unknown command '" + o.command + "' (see --help)");
+    if (o.command == "report")
+        return fail(kReportFailed, "this batchfit-cli was built without Qt: reports need the desktop build");
+
+    auto model = loadModel(o);
+    if (!model) return fail(kBadInput, model.error().message);
+    const std::uint64_t context = o.gpu ? o.gpu->contextBytes : 536870912;
+    auto est = Estimator::create(*model, o.config, context);
+    if (!est) return fail(kBadInput, est.error().message);
+
+    if (o.command == "check") {
+        auto e = est->estimate(1);
+        if (!e) return fail(kBadInput, e.error().message);
+        if (o.json) {
+            ReportInput in{&*model, &o.config, o.gpu, &*e, std::nullopt, std::nullopt, 0};
+            std::cout << estimateJson(in);
+        } else {
+            std::cout << model->name << ": OK (" << e->layers.size() - 1 << " layers, " << e->parameterCount
+                      << " parameters, input " << shapeToString(model->inputShape) << " " << dtypeName(model->inputDtype)
+                      << ")\n";
+        }
+        return kOk;
+    }
+    if (o.command == "max-batch") {
+        if (!o.gpu) return fail(kUsage, "max-batch needs --gpu");
+        const MaxBatch m = est->maxBatch(o.gpu->memoryBytes);
+        if (o.json) std::cout << maxBatchJson(*model, o.config, *o.gpu, m, est->usableBytes(o.gpu->memoryBytes));
+        else
+            std::cout << model->name << " on " << o.gpu->name << ": largest batch " << m.largest << (m.capped ? "+" : "")
+                      << " (largest multiple of 8: " << m.largestMultipleOf8 << "), needs "
+                      << formatBytes(m.requiredAtLargest) << " of " << formatBytes(est->usableBytes(o.gpu->memoryBytes))
+                      << " usable\n";
+        return m.largest > 0 ? kOk : kNoFit;
+    }
+    if (o.command == "sweep") {
+        auto pts = est->sweep(o.from, o.to, o.step, o.logScale);
+        if (!pts) return fail(kUsage, pts.error().message);
+        std::optional<std::uint64_t> usable;
+        if (o.gpu) usable = est->usableBytes(o.gpu->memoryBytes);
+        std::cout << (o.json ? sweepJson(*model, o.config, *pts, usable) : sweepText(*pts, usable));
+        return kOk;
+    }
+    auto e = est->estimate(o.batch, o.timeline);
+    if (!e) return fail(kBadInput, e.error().message);
+    std::optional<Verdict> v;
+    std::optional<MaxBatch> m;
+    if (o.gpu) {
+        v = *est->verdict(o.batch, o.gpu->memoryBytes);
+        m = est->maxBatch(o.gpu->memoryBytes);
+    }
+    if (o.json) {
+        ReportInput in{&*model, &o.config, o.gpu, &*e, v, m, o.top};
+        std::cout << estimateJson(in);
+    } else {
+        std::cout << estimateText(*model, o.config, *e, o.gpu, v, m, o.top);
+    }
+    return v && !v->fits ? kNoFit : kOk;
+}

@@ -1,0 +1,151 @@
+#include "cli_options.h"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+namespace batchfit {
+namespace {
+
+Result<std::int64_t> parseInt(const std::string& s, const std::string& opt, std::int64_t min, std::int64_t max) {
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size())
+        return makeError(opt + " expects an integer, got '" + s + "'");
+    if (v < min || v > max)
+        return makeError(opt + " must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + s);
+    return v;
+}
+
+Result<double> parseDouble(const std::string& s, const std::string& opt) {
+    try {
+        std::size_t used = 0;
+        double v = std::stod(s, &used);
+        if (used != s.size() || !std::isfinite(v)) throw std::invalid_argument(s);
+        return v;
+    } catch (...) {
+        return makeError(opt + " expects a number, got '" + s + "'");
+    }
+}
+
+Result<GpuSpec> parseGpu(const std::string& s) {
+    for (const char* suffix : {"GiB", "gib", "GB", "gb", "G", "g"}) {
+        const std::string suf(suffix);
+        if (s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0) {
+            auto v = parseDouble(s.substr(0, s.size() - suf.size()), "--gpu");
+            if (!v || *v <= 0 || *v > 1.0e6) return makeError("--gpu: capacity must be a positive number of GiB, got '" + s + "'");
+            return customGpu(*v);
+        }
+    }
+    return findGpu(s);
+}
+
+} // namespace
+
+Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
+    CliOptions o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto next = [&]() -> Result<std::string> {
+            if (i + 1 >= args.size()) return makeError(a + " needs a value");
+            return args[++i];
+        };
+#define BF_NEXT(var)                   \
+    auto var##_r = next();             \
+    if (!var##_r) return var##_r.error(); \
+    const std::string& var = *var##_r;
+        if (a == "--help" || a == "-h") o.help = true;
+        else if (a == "--version") o.version = true;
+        else if (a == "--json") o.json = true;
+        else if (a == "--timeline") o.timeline = true;
+        else if (a == "--amsgrad") o.config.amsgrad = true;
+        else if (a == "--no-set-to-none") o.config.zeroGradSetToNone = false;
+        else if (a == "--offload") o.config.optimizerOffload = true;
+        else if (a == "--first-step") o.config.firstStep = true;
+        else if (a == "--log") o.logScale = true;
+        else if (a == "--preset") { BF_NEXT(v); o.preset = v; }
+        else if (a == "--model") { BF_NEXT(v); o.modelFile = v; }
+        else if (a == "--out") { BF_NEXT(v); o.out = v; }
+        else if (a == "--lang") { BF_NEXT(v); o.lang = v; }
+        else if (a == "--batch") {
+            BF_NEXT(v);
+            auto b = parseInt(v, a, 1, std::int64_t{1} << 31);
+            if (!b) return b.error();
+            o.batch = *b;
+            o.batchGiven = true;
+        } else if (a == "--gpu") {
+            BF_NEXT(v);
+            auto g = parseGpu(v);
+            if (!g) return g.error();
+            o.gpu = *g;
+        } else if (a == "--optimizer") {
+            BF_NEXT(v);
+            auto r = parseOptimizer(v);
+            if (!r) return r.error();
+            o.config.optimizer = *r;
+        } else if (a == "--impl") {
+            BF_NEXT(v);
+            auto r = parseOptimizerImpl(v);
+            if (!r) return r.error();
+            o.config.impl = *r;
+        } else if (a == "--precision") {
+            BF_NEXT(v);
+            auto r = parsePrecision(v);
+            if (!r) return r.error();
+            o.config.precision = *r;
+        } else if (a == "--checkpointing") {
+            BF_NEXT(v);
+            auto r = parseCheckpointing(v);
+            if (!r) return r.error();
+            o.config.checkpointing = *r;
+        } else if (a == "--checkpoint-every") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, 1000000);
+            if (!r) return r.error();
+            o.config.checkpointEvery = *r;
+        } else if (a == "--accumulation") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, 1000000);
+            if (!r) return r.error();
+            o.config.accumulationSteps = *r;
+        } else if (a == "--margin") {
+            BF_NEXT(v);
+            const bool pct = !v.empty() && v.back() == '%';
+            auto r = parseDouble(pct ? v.substr(0, v.size() - 1) : v, a);
+            if (!r) return r.error();
+            const double f = pct ? *r / 100.0 : *r;
+            if (!(f >= 0 && f < 1)) return makeError("--margin must be in [0, 1) or [0%, 100%), got " + v);
+            o.config.marginFraction = f;
+        } else if (a == "--context-mib") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 0, 1 << 20);
+            if (!r) return r.error();
+            o.config.cudaContextBytes = static_cast<std::uint64_t>(*r) << 20;
+        } else if (a == "--top") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 0, 100000);
+            if (!r) return r.error();
+            o.top = static_cast<int>(*r);
+        } else if (a == "--from" || a == "--to" || a == "--step") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, std::int64_t{1} << 31);
+            if (!r) return r.error();
+            if (a == "--from") o.from = *r;
+            else if (a == "--to") o.to = *r;
+            else {
+                o.step = *r;
+                o.logScale = false;
+            }
+        } else if (!a.empty() && a[0] == '-') {
+            return makeError("unknown option '" + a + "' (see --help)");
+        } else if (o.command.empty()) {
+            o.command = a;
+        } else {
+            return makeError("unexpected argument '" + a + "'");
+        }
+#undef BF_NEXT
+    }
+    return o;
+}
+
+} // namespace batchfit

@@ -1,0 +1,34 @@
+#pragma once
+// Command-line parsing for batchfit-cli.
+#include "batchfit/gpu.h"
+#include "batchfit/result.h"
+#include "batchfit/training_config.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+struct CliOptions {
+    std::string command;
+    std::string preset;
+    std::string modelFile;
+    std::int64_t batch = 1;
+    bool batchGiven = false;
+    std::optional<GpuSpec> gpu;
+    TrainingConfig config;
+    bool json = false;
+    bool timeline = false;
+    int top = 10;
+    std::int64_t from = 1, to = 1024, step = 2;
+    bool logScale = true;
+    std::string out;
+    std::string lang = "en";
+    bool help = false;
+    bool version = false;
+};
+
+Result<CliOptions> parseCliOptions(const std::vector<std::string>& args);
+
+} // namespace batchfit

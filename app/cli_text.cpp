@@ -1,0 +1,98 @@
+#include "cli_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace batchfit {
+
+std::string formatBytes(std::uint64_t bytes) {
+    char buf[64];
+    const double b = static_cast<double>(bytes);
+    if (bytes >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1ull << 30));
+    else if (bytes >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1ull << 20));
+    else if (bytes >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024);
+    else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    return buf;
+}
+
+static std::string row(const std::string& label, std::uint64_t bytes, std::uint64_t of) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "  %-24s %12s  %5.1f%%\n", label.c_str(), formatBytes(bytes).c_str(),
+                  of ? 100.0 * static_cast<double>(bytes) / static_cast<double>(of) : 0.0);
+    return buf;
+}
+
+std::string estimateText(const Model& model, const TrainingConfig& c, const Estimate& e,
+                         const std::optional<GpuSpec>& gpu, const std::optional<Verdict>& v,
+                         const std::optional<MaxBatch>& m, int top) {
+    std::ostringstream os;
+    os << "Model: " << model.name << "  (" << e.parameterCount << " parameters)\n";
+    os << "Set-up: batch " << e.batch;
+    if (c.accumulationSteps > 1) os << " x " << c.accumulationSteps << " accumulation steps";
+    os << ", " << optimizerName(c.optimizer) << " (" << optimizerImplName(c.impl) << "), " << precisionName(c.precision)
+       << ", checkpointing " << checkpointingName(c.checkpointing) << (c.firstStep ? ", first step" : "") << "\n\n";
+    os << "Peak allocated: " << formatBytes(e.peakAllocatedBytes) << "  (" << e.peakAllocatedBytes << " B)\n";
+    os << "  during " << phaseName(e.peakPhase) << ": " << e.peakLabel << "\n\n";
+    os << "At the peak:\n";
+    const std::uint64_t p = e.peakAllocatedBytes;
+    os << row("parameters", e.atPeak[Component::Parameters], p);
+    os << row("gradients", e.atPeak[Component::Gradients], p);
+    os << row("optimizer states", e.atPeak[Component::OptimizerStates], p);
+    os << row("activations", e.atPeak[Component::Activations], p);
+    os << row("temporaries", e.atPeak[Component::Temporaries], p);
+    os << "\nOverheads:\n";
+    os << row("allocator reserve", e.allocatorReserveBytes, e.requiredBytes);
+    os << row("CUDA context", e.cudaContextBytes, e.requiredBytes);
+    os << "Required (nvidia-smi at the peak): " << formatBytes(e.requiredBytes) << "\n";
+    os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
+       << e.savedActivationBytes << " B)\n";
+    if (e.hostBytes) os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes) << "\n";
+    if (gpu && v) {
+        char buf[256];
+        const double req = static_cast<double>(e.requiredBytes) / (1ull << 30);
+        const double usable = static_cast<double>(v->usableBytes) / (1ull << 30);
+        if (v->fits)
+            std::snprintf(buf, sizeof buf, "\nVerdict on %s: fits: %.1f of %.1f GiB usable (%.0f%%)\n", gpu->name.c_str(), req,
+                          usable, 100.0 * req / usable);
+        else
+            std::snprintf(buf, sizeof buf, "\nVerdict on %s: out of memory by %.2f GiB (needs %.1f, %.1f GiB usable)\n",
+                          gpu->name.c_str(), -static_cast<double>(v->headroomBytes) / (1ull << 30), req, usable);
+        os << buf;
+    }
+    if (m) {
+        os << "Largest batch that fits: " << m->largest << (m->capped ? "+" : "") << "  (largest multiple of 8: "
+           << m->largestMultipleOf8 << ")\n";
+    }
+    if (top > 0) {
+        std::vector<const LayerActivation*> rows;
+        for (const auto& l : e.layers)
+            if (l.savedBytes) rows.push_back(&l);
+        std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->savedBytes > b->savedBytes; });
+        if (rows.size() > static_cast<std::size_t>(top)) rows.resize(static_cast<std::size_t>(top));
+        os << "\nTop layers by activation memory (saved for backward):\n";
+        for (const auto* l : rows) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "  %-40s %-18s %12s  %5.1f%%\n", l->path.c_str(), l->op.c_str(),
+                          formatBytes(l->savedBytes).c_str(), 100.0 * l->shareOfPeak);
+            os << buf;
+        }
+    }
+    return os.str();
+}
+
+std::string sweepText(const std::vector<SweepPoint>& points, std::optional<std::uint64_t> usable) {
+    std::ostringstream os;
+    os << "   batch   peak allocated   required" << (usable ? "   fits" : "") << "\n";
+    for (const auto& p : points) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%8lld %16s %10s", static_cast<long long>(p.batch),
+                      formatBytes(p.peakAllocatedBytes).c_str(), formatBytes(p.requiredBytes).c_str());
+        os << buf;
+        if (usable) os << (p.requiredBytes <= *usable ? "   yes" : "   no");
+        os << "\n";
+    }
+    return os.str();
+}
+
+} // namespace batchfit

@@ -1,0 +1,20 @@
+#pragma once
+// Human-readable CLI output.
+#include "batchfit/estimate.h"
+#include "batchfit/gpu.h"
+#include "batchfit/model.h"
+#include "batchfit/training_config.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+std::string formatBytes(std::uint64_t bytes);
+std::string estimateText(const Model& model, const TrainingConfig& config, const Estimate& e,
+                         const std::optional<GpuSpec>& gpu, const std::optional<Verdict>& v,
+                         const std::optional<MaxBatch>& m, int top);
+std::string sweepText(const std::vector<SweepPoint>& points, std::optional<std::uint64_t> usable);
+
+} // namespace batchfit

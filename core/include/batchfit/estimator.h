@@ -1,0 +1,45 @@
+#pragma once
+// Lowers a model + training set-up once into a step program, then answers per batch size quickly.
+#include "batchfit/estimate.h"
+#include "batchfit/model.h"
+#include "batchfit/result.h"
+#include "batchfit/training_config.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace batchfit {
+
+class StepProgram;
+
+class Estimator {
+public:
+    /// Validates and lowers. Fails with a message naming the layer path for bad models.
+    static Result<Estimator> create(const Model& model, const TrainingConfig& config,
+                                    std::uint64_t cudaContextBytes = 0);
+
+    /// Full estimate at a micro-batch size (1 .. kMaxBatch).
+    Result<Estimate> estimate(std::int64_t batch, bool withTimeline = false) const;
+    /// Fast path: bytes nvidia-smi would show at the peak (what must fit), or an error when too large.
+    Result<std::uint64_t> requiredBytes(std::int64_t batch) const;
+    /// Fast path: peak allocated bytes.
+    Result<std::uint64_t> peakAllocatedBytes(std::int64_t batch) const;
+    /// Verdict against a capacity with the configured margin.
+    Result<Verdict> verdict(std::int64_t batch, std::uint64_t capacityBytes) const;
+    /// Exact largest batch that fits the capacity minus the margin.
+    MaxBatch maxBatch(std::uint64_t capacityBytes) const;
+    /// Points from..to (inclusive) with the given multiplicative (log) or additive step.
+    Result<std::vector<SweepPoint>> sweep(std::int64_t from, std::int64_t to, std::int64_t step = 1,
+                                          bool logScale = false) const;
+
+    std::uint64_t usableBytes(std::uint64_t capacityBytes) const;
+    const TrainingConfig& config() const;
+    std::uint64_t parameterCount() const;
+
+private:
+    explicit Estimator(std::shared_ptr<const StepProgram> program);
+    std::shared_ptr<const StepProgram> m_program;
+};
+
+} // namespace batchfit

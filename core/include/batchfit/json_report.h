@@ -1,0 +1,35 @@
+#pragma once
+// The JSON document of an estimate (the CLI's --json and the report's companion file). Fields: docs/estimate-fields.md.
+#include "batchfit/estimate.h"
+#include "batchfit/gpu.h"
+#include "batchfit/model.h"
+#include "batchfit/training_config.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+inline constexpr int kEstimateJsonVersion = 1;
+
+struct ReportInput {
+    const Model* model = nullptr;
+    const TrainingConfig* config = nullptr;
+    std::optional<GpuSpec> gpu;
+    const Estimate* estimate = nullptr;
+    std::optional<Verdict> verdict;
+    std::optional<MaxBatch> maxBatch;
+    int topLayers = -1;  ///< -1: all layers
+};
+
+/// Pretty-printed JSON (2-space indent) with a trailing newline.
+std::string estimateJson(const ReportInput& in);
+std::string maxBatchJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu, const MaxBatch& m,
+                         std::uint64_t usableBytes);
+std::string sweepJson(const Model& model, const TrainingConfig& config, const std::vector<SweepPoint>& points,
+                      std::optional<std::uint64_t> usableBytes);
+/// The training set-up as a JSON object text (for reports).
+std::string configJson(const TrainingConfig& config);
+
+} // namespace batchfit

@@ -1,0 +1,25 @@
+#pragma once
+// The what-if levers: set-up changes the user has not made, ranked by the largest batch each allows.
+#include "batchfit/model.h"
+#include "batchfit/training_config.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+struct Lever {
+    std::string id;            ///< "checkpointing", "amp-bf16", "adam8bit", "sgd-momentum", "accumulation", "offload"
+    std::string title;         ///< English, for the CLI; the UI translates by id
+    std::string cost;          ///< "≈+33% compute"
+    TrainingConfig config;     ///< the set-up with this lever applied
+    std::int64_t maxBatch = 0; ///< largest batch per optimizer update (micro-batch × accumulation) that fits
+    std::int64_t baselineMaxBatch = 0;
+};
+
+/// Levers not already pulled, best first. Each is evaluated by a full estimator.
+std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, std::uint64_t capacityBytes,
+                              std::uint64_t cudaContextBytes);
+
+} // namespace batchfit

@@ -1,0 +1,111 @@
+#include "batchfit/estimator.h"
+
+#include "program/step_program.h"
+
+#include <cmath>
+
+namespace batchfit {
+
+Estimator::Estimator(std::shared_ptr<const StepProgram> program) : m_program(std::move(program)) {}
+
+Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& config, std::uint64_t cudaContextBytes) {
+    auto p = StepProgram::lower(model, config, cudaContextBytes);
+    if (!p) return p.error();
+    return Estimator(std::move(*p));
+}
+
+Result<Estimate> Estimator::estimate(std::int64_t batch, bool withTimeline) const {
+    return m_program->evaluate(batch, withTimeline);
+}
+
+static Error tooLarge(std::int64_t batch) {
+    return makeError("batch size " + std::to_string(batch) + " is out of range or too large to count (bytes would overflow)");
+}
+
+Result<std::uint64_t> Estimator::peakAllocatedBytes(std::int64_t batch) const {
+    auto p = m_program->peak(batch);
+    if (!p) return tooLarge(batch);
+    return *p;
+}
+
+Result<std::uint64_t> Estimator::requiredBytes(std::int64_t batch) const {
+    auto p = m_program->peak(batch);
+    if (!p) return tooLarge(batch);
+    return m_program->required(*p);
+}
+
+std::uint64_t Estimator::usableBytes(std::uint64_t capacityBytes) const {
+    const double margin = m_program->config().marginFraction;
+    return static_cast<std::uint64_t>(std::floor(static_cast<double>(capacityBytes) * (1.0 - margin)));
+}
+
+Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityBytes) const {
+    auto r = requiredBytes(batch);
+    if (!r) return r.error();
+    Verdict v;
+    v.capacityBytes = capacityBytes;
+    v.usableBytes = usableBytes(capacityBytes);
+    v.fits = *r <= v.usableBytes;
+    v.headroomBytes = static_cast<std::int64_t>(v.usableBytes) - static_cast<std::int64_t>(*r);
+    return v;
+}
+
+MaxBatch Estimator::maxBatch(std::uint64_t capacityBytes) const {
+    const std::uint64_t usable = usableBytes(capacityBytes);
+    auto fits = [&](std::int64_t b) {
+        auto p = m_program->peak(b);
+        return p && m_program->required(*p) <= usable;
+    };
+    MaxBatch out;
+    if (!fits(1)) return out;
+    // Exponential search for a failing batch, then bisection: required(b) is monotone in b.
+    std::int64_t lo = 1, hi = 2;
+    while (hi <= kMaxBatch && fits(hi)) {
+        lo = hi;
+        if (hi == kMaxBatch) break;
+        hi = std::min<std::int64_t>(hi * 2, kMaxBatch);
+    }
+    if (lo == kMaxBatch) {
+        out.capped = true;
+        hi = kMaxBatch + 1;
+    }
+    while (hi - lo > 1) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (fits(mid)) lo = mid;
+        else hi = mid;
+    }
+    out.largest = lo;
+    out.largestMultipleOf8 = lo / 8 * 8;
+    out.requiredAtLargest = m_program->required(*m_program->peak(lo));
+    return out;
+}
+
+Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t to, std::int64_t step,
+                                                 bool logScale) const {
+    if (from < 1 || to < from || to > kMaxBatch) return makeError("sweep range must satisfy 1 <= from <= to <= 2^31");
+    if (step < 1 || (logScale && step < 2)) return makeError("sweep step must be >= 1 (>= 2 for a log sweep)");
+    std::vector<SweepPoint> out;
+    for (std::int64_t b = from; b <= to;) {
+        auto c = m_program->peakComponents(b);
+        if (!c) break;
+        SweepPoint p;
+        p.batch = b;
+        p.atPeak = *c;
+        p.peakAllocatedBytes = c->total();
+        p.requiredBytes = m_program->required(p.peakAllocatedBytes);
+        out.push_back(p);
+        if (logScale) {
+            if (b > to / step) break;
+            b *= step;
+        } else {
+            if (b > to - step) break;
+            b += step;
+        }
+    }
+    return out;
+}
+
+const TrainingConfig& Estimator::config() const { return m_program->config(); }
+std::uint64_t Estimator::parameterCount() const { return m_program->totals().parameterCount; }
+
+} // namespace batchfit

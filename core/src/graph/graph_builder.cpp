@@ -1,0 +1,392 @@
+#include "graph/graph_builder.h"
+
+#include "ops/op_rule.h"
+
+namespace batchfit {
+namespace {
+
+constexpr std::uint64_t kMaxOps = 2'000'000;
+
+std::string joinPath(const std::string& prefix, const std::string& seg) {
+    if (prefix.empty()) return seg;
+    if (seg.empty()) return prefix;
+    if (seg[0] == '[') return prefix + seg;
+    return prefix + "." + seg;
+}
+
+bool isHalfPrecision(Precision p) { return p != Precision::Fp32; }
+
+} // namespace
+
+Result<Graph> buildGraph(const Model& model, const TrainingConfig& config) {
+    GraphBuilder b(config);
+    return b.build(model);
+}
+
+GraphBuilder::GraphBuilder(const TrainingConfig& config) : m_config(config) {
+    switch (config.precision) {
+    case Precision::PureFp16:
+    case Precision::MixedFp16Master: m_paramDtype = DType::Float16; break;
+    case Precision::PureBf16:
+    case Precision::MixedBf16Master: m_paramDtype = DType::BFloat16; break;
+    default: m_paramDtype = DType::Float32;
+    }
+}
+
+bool GraphBuilder::autocast() const {
+    return m_config.precision == Precision::AmpFp16 || m_config.precision == Precision::AmpBf16;
+}
+
+DType GraphBuilder::halfDtype() const {
+    switch (m_config.precision) {
+    case Precision::AmpFp16:
+    case Precision::PureFp16:
+    case Precision::MixedFp16Master: return DType::Float16;
+    case Precision::AmpBf16:
+    case Precision::PureBf16:
+    case Precision::MixedBf16Master: return DType::BFloat16;
+    default: return DType::Float32;
+    }
+}
+
+bool GraphBuilder::selectiveCheckpointing() const { return m_config.checkpointing == Checkpointing::Selective; }
+
+void GraphBuilder::beginSelectiveUnit() {
+    if (selectiveCheckpointing() && m_currentUnit < 0) m_selectiveUnit = m_graph.checkpointUnits++;
+}
+
+void GraphBuilder::endSelectiveUnit() { m_selectiveUnit = -1; }
+
+int GraphBuilder::newTensor(const TensorInfo& info, int producer, const std::string& role) {
+    GTensor t;
+    t.info = info;
+    t.producer = producer;
+    t.role = role;
+    m_graph.tensors.push_back(std::move(t));
+    return static_cast<int>(m_graph.tensors.size()) - 1;
+}
+
+int GraphBuilder::sharedConstant(const std::string& key, const TensorInfo& info) {
+    auto it = m_shared.find(key);
+    if (it != m_shared.end()) return it->second;
+    int t = newTensor(info, m_graph.ops.empty() ? -1 : static_cast<int>(m_graph.ops.size()), key);
+    m_shared[key] = t;
+    return t;
+}
+
+int GraphBuilder::paramTensor(const std::string& path, const ParamDecl& decl, int tiedTo) {
+    GParam p;
+    p.path = path + "." + decl.name;
+    p.numel = shapeNumel(decl.shape).value_or(0);
+    p.shape = decl.shape;
+    p.dtype = decl.dtype.value_or(m_paramDtype);
+    p.buffer = decl.buffer;
+    p.trainable = !decl.buffer;
+    p.tiedTo = tiedTo;
+    int idx = static_cast<int>(m_graph.params.size());
+    if (tiedTo >= 0) {
+        p.tensor = m_graph.params[static_cast<std::size_t>(tiedTo)].tensor;
+    } else {
+        TensorInfo info{decl.shape, p.dtype, false, true};
+        p.tensor = newTensor(info, -1, decl.buffer ? "buffer" : "parameter");
+        m_graph.tensors.back().param = idx;
+        m_graph.tensors.back().requiresGrad = p.trainable;
+    }
+    m_graph.params.push_back(p);
+    if (decl.name == "weight" && !m_weightByLayer.count(path)) m_weightByLayer[path] = tiedTo >= 0 ? tiedTo : idx;
+    return idx;
+}
+
+Result<int> GraphBuilder::castTo(int tensor, DType dtype, const std::string& path) {
+    Attributes a;
+    a.set("dtype", std::string(dtypeName(dtype)));
+    return addOp("cast", path + ".cast", a, {tensor});
+}
+
+Result<int> GraphBuilder::addOp(const std::string& type, const std::string& path, const Attributes& attrs,
+                                const std::vector<int>& inputs) {
+    const OpRule* rule = findOpRule(type);
+    if (rule && rule->composite()) {
+        if (static_cast<int>(inputs.size()) < rule->minInputs() || static_cast<int>(inputs.size()) > rule->maxInputs())
+            return makeError(path + ": " + type + " takes " + std::to_string(rule->minInputs()) +
+                             (rule->maxInputs() != rule->minInputs() ? "+" : "") + " input(s), got " +
+                             std::to_string(inputs.size()));
+        return rule->expand(*this, path, attrs, inputs);
+    }
+    auto outs = addOpMulti(type, path, attrs, inputs);
+    if (!outs) return outs.error();
+    return outs->front();
+}
+
+Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const std::string& path,
+                                                  const Attributes& attrs, const std::vector<int>& inputsIn) {
+    const OpRule* rule = findOpRule(type);
+    if (!rule) {
+        std::string known;
+        for (const auto& t : opTypes()) known += (known.empty() ? "" : ", ") + t;
+        return makeError(path + ": unknown op '" + type + "' (known ops: " + known + ")");
+    }
+    if (++m_opBudget > kMaxOps)
+        return makeError(path + ": the model expands to more than " + std::to_string(kMaxOps) +
+                         " ops; refusing to build it (check repeat counts)");
+    const int n = static_cast<int>(inputsIn.size());
+    if (n < rule->minInputs() || n > rule->maxInputs())
+        return makeError(path + ": " + type + " takes " + std::to_string(rule->minInputs()) +
+                         (rule->maxInputs() > rule->minInputs() ? " to " + std::to_string(rule->maxInputs()) : "") +
+                         " input(s), got " + std::to_string(n));
+
+    std::vector<int> inputs = inputsIn;
+    const bool ac = autocast();
+    if (ac && type != "cast") {
+        const DType target = rule->precision() == PrecisionClass::Lower ? halfDtype() : DType::Float32;
+        if (rule->precision() != PrecisionClass::Promote) {
+            for (auto& t : inputs) {
+                const DType dt = info(t).dtype;
+                if (isFloating(dt) && dt != target) {
+                    auto c = castTo(t, target, path);
+                    if (!c) return c.error();
+                    t = *c;
+                }
+            }
+        }
+    }
+
+    auto makeCtx = [&](const std::vector<int>& ins) {
+        OpContext ctx{path, attrs, {}, m_paramDtype,
+                      ac && rule->precision() == PrecisionClass::Lower ? halfDtype() : m_paramDtype};
+        for (int t : ins) ctx.inputs.push_back(info(t));
+        return ctx;
+    };
+    auto planned = rule->plan(makeCtx(inputs));
+    if (!planned) return planned.error();
+    if (planned->needsContiguous) {
+        bool copied = false;
+        for (auto& t : inputs) {
+            if (!info(t).contiguous) {
+                auto c = addOp("contiguous", path + ".contiguous", {}, {t});
+                if (!c) return c.error();
+                t = *c;
+                copied = true;
+            }
+        }
+        if (copied) {
+            planned = rule->plan(makeCtx(inputs));
+            if (!planned) return planned.error();
+        }
+    }
+    OpPlan& plan = *planned;
+    for (const auto& o : plan.outputs)
+        if (!o.bytes()) return makeError(path + ": output " + shapeToString(o.shape) + " is too large");
+    for (const auto& c : plan.created)
+        if (!c.bytes()) return makeError(path + ": tensor " + shapeToString(c.shape) + " is too large");
+
+    const int opIndex = static_cast<int>(m_graph.ops.size());
+    GOp op;
+    op.type = type;
+    op.path = path;
+    op.layer = m_currentLayer;
+    op.inputs = inputs;
+    op.grad = plan.grad;
+    op.fwdWorkspace = plan.fwdWorkspace;
+    op.bwdWorkspace = plan.bwdWorkspace;
+    op.isLoss = plan.isLoss;
+    op.checkpointUnit = m_selectiveUnit >= 0 ? m_selectiveUnit : m_currentUnit;
+
+    bool requiresGrad = false;
+    for (int t : inputs) requiresGrad = requiresGrad || m_graph.tensors[static_cast<std::size_t>(t)].requiresGrad;
+
+    // Parameters (and autocast's half copies of weights).
+    std::vector<int> paramTensors;  // per ParamDecl: the tensor the op computes with
+    for (const auto& decl : plan.params) {
+        if (!shapeNumel(decl.shape)) return makeError(path + ": parameter " + decl.name + " is too large");
+        int tied = -1;
+        if (plan.tiedTo && decl.name == "weight") {
+            auto it = m_weightByLayer.find(*plan.tiedTo);
+            if (it == m_weightByLayer.end())
+                return makeError(path + ": tied_to '" + *plan.tiedTo + "' names no earlier layer with a weight");
+            tied = it->second;
+            const auto& src = m_graph.params[static_cast<std::size_t>(tied)];
+            if (src.numel != shapeNumel(decl.shape).value_or(0))
+                return makeError(path + ": tied_to '" + *plan.tiedTo + "' has " + std::to_string(src.numel) +
+                                 " weight elements, this layer needs " + shapeToString(decl.shape));
+        }
+        int p = paramTensor(path, decl, tied);
+        const GParam& gp = m_graph.params[static_cast<std::size_t>(p)];
+        const int root = gp.tiedTo >= 0 ? gp.tiedTo : p;
+        op.params.push_back(root);
+        requiresGrad = requiresGrad || gp.trainable;
+        int use = gp.tensor;
+        if (ac && rule->precision() == PrecisionClass::Lower && !gp.buffer && isFloating(gp.dtype)) {
+            TensorInfo ci{decl.shape, halfDtype(), false, true};
+            use = newTensor(ci, opIndex, "autocast weight copy");
+            m_graph.tensors.back().autocastCopy = true;
+            op.created.push_back(use);
+        }
+        paramTensors.push_back(use);
+    }
+
+    for (std::size_t i = 0; i < plan.outputs.size(); ++i) {
+        int t = newTensor(plan.outputs[i], opIndex, "output");
+        auto& gt = m_graph.tensors.back();
+        if ((i == 0 || plan.alias == Alias::View) && plan.alias != Alias::None && !inputs.empty()) gt.base = m_graph.storageOf(inputs[0]);
+        gt.requiresGrad = requiresGrad && isFloating(plan.outputs[i].dtype);
+        op.outputs.push_back(t);
+    }
+    std::vector<int> created;
+    for (std::size_t i = 0; i < plan.created.size(); ++i) {
+        int t = newTensor(plan.created[i], opIndex, i < plan.createdRoles.size() ? plan.createdRoles[i] : "tensor");
+        created.push_back(t);
+        op.created.push_back(t);
+    }
+    int target = -1;
+    if (plan.target) {
+        target = newTensor(*plan.target, -1, "targets");
+        m_graph.batchTensors.push_back(target);
+    }
+    if (requiresGrad) {
+        for (const auto& s : plan.saved) {
+            const auto idx = static_cast<std::size_t>(s.index);
+            int t = -1;
+            switch (s.kind) {
+            case SavedDecl::Kind::Input: t = idx < inputs.size() ? inputs[idx] : -1; break;
+            case SavedDecl::Kind::Output: t = idx < op.outputs.size() ? op.outputs[idx] : -1; break;
+            case SavedDecl::Kind::Param: t = idx < paramTensors.size() ? paramTensors[idx] : -1; break;
+            case SavedDecl::Kind::Created: t = idx < created.size() ? created[idx] : -1; break;
+            case SavedDecl::Kind::Target: t = target; break;
+            }
+            if (t >= 0) op.saved.push_back(t);
+        }
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        bool pass = plan.grad == GradKind::Passthrough;
+        if (plan.passthroughSameShape) {
+            const auto& a = info(inputs[i]);
+            const auto& o = plan.outputs[0];
+            pass = a.shape == o.shape && a.batched == o.batched && a.dtype == o.dtype;
+        }
+        op.gradPassthrough.push_back(pass);
+    }
+    if (plan.isLoss) m_graph.loss = op.outputs[0];
+    m_graph.ops.push_back(std::move(op));
+    return m_graph.ops.back().outputs;
+}
+
+Result<int> GraphBuilder::resolve(const std::string& name, const Scope& scope, int prev,
+                                  const std::string& path) const {
+    if (name == "@prev") return prev;
+    if (name == "@input") return scope.blockInput;
+    for (const Scope* s = &scope; s; s = s->parent) {
+        auto it = s->names.find(name);
+        if (it != s->names.end()) return it->second;
+    }
+    return makeError(path + ": input '" + name + "' names no earlier layer in this block or an enclosing one");
+}
+
+Result<int> GraphBuilder::walkList(const std::vector<Layer>& layers, int input, Scope& scope,
+                                   const std::string& prefix) {
+    int x = input;
+    for (const auto& l : layers) {
+        auto out = l.isBlock() ? walkBlock(l, x, scope, prefix) : walkLayer(l, x, scope, prefix, x);
+        if (!out) return out.error();
+        x = *out;
+    }
+    return x;
+}
+
+Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope, const std::string& prefix,
+                                    int prev) {
+    const std::string path = joinPath(prefix, layer.name);
+    std::vector<int> inputs;
+    if (layer.inputs.empty()) inputs.push_back(input);
+    for (const auto& name : layer.inputs) {
+        auto t = resolve(name, scope, prev, path);
+        if (!t) return t.error();
+        inputs.push_back(*t);
+    }
+    m_graph.layers.push_back(GLayer{path, layer.op, -1});
+    m_currentLayer = static_cast<int>(m_graph.layers.size()) - 1;
+    const int layerIndex = m_currentLayer;
+    auto out = addOp(layer.op, path, layer.attrs, inputs);
+    if (!out) return out.error();
+    m_graph.layers[static_cast<std::size_t>(layerIndex)].output = *out;
+    scope.names[layer.name] = *out;
+    return *out;
+}
+
+Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope, const std::string& prefix) {
+    int x = input;
+    const bool indexed = block.repeat > 1 || block.firstIndex >= 0;
+    const std::int64_t first = block.firstIndex >= 0 ? block.firstIndex : 0;
+    const bool unitMode = m_config.checkpointing == Checkpointing::EveryBlock ||
+                          m_config.checkpointing == Checkpointing::EveryKthBlock;
+    for (std::int64_t r = 0; r < block.repeat; ++r) {
+        const std::string seg = block.name + (indexed ? "[" + std::to_string(first + r) + "]" : "");
+        const std::string path = joinPath(prefix, seg);
+        const int savedUnit = m_currentUnit;
+        if (unitMode && m_currentUnit < 0 && (block.repeat > 1 || block.checkpointUnit)) {
+            const std::int64_t k = std::max<std::int64_t>(1, m_config.checkpointEvery);
+            const std::int64_t c = m_unitCandidates++;
+            if (m_config.checkpointing == Checkpointing::EveryBlock || c % k == 0)
+                m_currentUnit = m_graph.checkpointUnits++;
+        }
+        Scope inner{{}, x, &scope};
+        auto main = walkList(block.layers, x, inner, path);
+        if (!main) return main.error();
+        int out = *main;
+        if (block.shortcut != ShortcutKind::None) {
+            int sc = x;
+            if (block.shortcut == ShortcutKind::Layers) {
+                Scope scScope{{}, x, &scope};
+                auto s = walkList(block.shortcutLayers, x, scScope, path);
+                if (!s) return s.error();
+                sc = *s;
+            }
+            m_graph.layers.push_back(GLayer{path + ".merge", block.merge == MergeKind::Add ? "add" : "concat", -1});
+            m_currentLayer = static_cast<int>(m_graph.layers.size()) - 1;
+            Attributes a;
+            if (block.merge == MergeKind::Concat) a.set("dim", block.mergeDim);
+            auto merged = addOp(block.merge == MergeKind::Add ? "add" : "concat", path + ".merge", a, {out, sc});
+            if (!merged) return merged.error();
+            m_graph.layers.back().output = *merged;
+            out = *merged;
+        }
+        if (!block.after.empty()) {
+            auto af = walkList(block.after, out, inner, path);
+            if (!af) return af.error();
+            out = *af;
+        }
+        m_currentUnit = savedUnit;
+        x = out;
+    }
+    if (!block.name.empty()) scope.names[block.name] = x;
+    return x;
+}
+
+Result<Graph> GraphBuilder::build(const Model& model) {
+    if (model.inputShape.empty()) return makeError(model.name + ": the input needs a per-sample shape");
+    for (auto d : model.inputShape)
+        if (d <= 0) return makeError(model.name + ": input shape " + shapeToString(model.inputShape) +
+                                     " has a non-positive dimension");
+    TensorInfo in{model.inputShape, model.inputDtype, true, true};
+    if (isHalfPrecision(m_config.precision) && !autocast() && isFloating(in.dtype)) in.dtype = halfDtype();
+    if (!in.bytes()) return makeError("input: shape " + shapeToString(model.inputShape) + " is too large");
+    int x = newTensor(in, -1, "input batch");
+    m_graph.batchTensors.push_back(x);
+    Scope root{{}, x, nullptr};
+    auto out = walkList(model.layers, x, root, "");
+    if (!out) return out.error();
+    if (m_graph.loss < 0) {
+        m_graph.layers.push_back(GLayer{"loss", "sum", -1});
+        m_currentLayer = static_cast<int>(m_graph.layers.size()) - 1;
+        auto l = addOp("sum_loss", "loss", {}, {*out});
+        if (!l) return l.error();
+    } else if (m_graph.ops.back().isLoss == false) {
+        return makeError(m_graph.ops.back().path + ": layers after the loss are not supported");
+    }
+    bool anyTrainable = false;
+    for (const auto& p : m_graph.params) anyTrainable = anyTrainable || p.trainable;
+    if (!anyTrainable) return makeError(model.name + ": the model has no trainable parameters");
+    return std::move(m_graph);
+}
+
+} // namespace batchfit

@@ -1,0 +1,67 @@
+#pragma once
+// Lowers a Model under a TrainingConfig into a Graph: shape inference, casts, saved tensors, checkpoint units.
+#include "batchfit/model.h"
+#include "batchfit/result.h"
+#include "batchfit/training_config.h"
+#include "graph/graph.h"
+#include "ops/op_rule.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+Result<Graph> buildGraph(const Model& model, const TrainingConfig& config);
+
+class GraphBuilder {
+public:
+    explicit GraphBuilder(const TrainingConfig& config);
+
+    /// Adds one op (primitive or composite) at `path`; returns its output tensor.
+    Result<int> addOp(const std::string& type, const std::string& path, const Attributes& attrs,
+                      const std::vector<int>& inputs);
+    /// Adds a primitive op and returns all its outputs.
+    Result<std::vector<int>> addOpMulti(const std::string& type, const std::string& path, const Attributes& attrs,
+                                        const std::vector<int>& inputs);
+    const TensorInfo& info(int tensor) const { return m_graph.tensors[static_cast<std::size_t>(tensor)].info; }
+    /// A tensor shared by the whole model (e.g. rotary cos/sin), created once on first use.
+    int sharedConstant(const std::string& key, const TensorInfo& info);
+    /// Marks ops added from now on as one recomputation unit (selective checkpointing); -1 ends it.
+    void beginSelectiveUnit();
+    void endSelectiveUnit();
+    bool selectiveCheckpointing() const;
+
+    Result<Graph> build(const Model& model);
+
+private:
+    struct Scope {
+        std::map<std::string, int> names;
+        int blockInput = -1;
+        const Scope* parent = nullptr;
+    };
+
+    Result<int> walkList(const std::vector<Layer>& layers, int input, Scope& scope, const std::string& prefix);
+    Result<int> walkLayer(const Layer& layer, int input, Scope& scope, const std::string& prefix, int prev);
+    Result<int> walkBlock(const Layer& block, int input, Scope& scope, const std::string& prefix);
+    Result<int> resolve(const std::string& name, const Scope& scope, int prev, const std::string& path) const;
+    Result<int> castTo(int tensor, DType dtype, const std::string& path);
+    int newTensor(const TensorInfo& info, int producer, const std::string& role);
+    int paramTensor(const std::string& path, const ParamDecl& decl, int tiedTo);
+    Status addTargets(GOp& op);
+    bool autocast() const;
+    DType halfDtype() const;
+
+    TrainingConfig m_config;
+    Graph m_graph;
+    DType m_paramDtype = DType::Float32;
+    int m_currentLayer = -1;
+    int m_currentUnit = -1;
+    int m_selectiveUnit = -1;
+    std::int64_t m_unitCandidates = 0;
+    std::map<std::string, int> m_shared;
+    std::map<std::string, int> m_weightByLayer;  ///< layer path -> its "weight" parameter (for tied_to)
+    std::uint64_t m_opBudget = 0;
+};
+
+} // namespace batchfit

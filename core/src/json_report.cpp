@@ -1,0 +1,162 @@
+#include "batchfit/json_report.h"
+
+#include <nlohmann/json.hpp>
+
+namespace batchfit {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson configObject(const TrainingConfig& c) {
+    ojson o;
+    o["optimizer"] = std::string(optimizerName(c.optimizer));
+    o["optimizer_impl"] = std::string(optimizerImplName(c.impl));
+    o["amsgrad"] = c.amsgrad;
+    o["precision"] = std::string(precisionName(c.precision));
+    o["checkpointing"] = std::string(checkpointingName(c.checkpointing));
+    if (c.checkpointing == Checkpointing::EveryKthBlock) o["checkpoint_every"] = c.checkpointEvery;
+    o["accumulation_steps"] = c.accumulationSteps;
+    o["zero_grad_set_to_none"] = c.zeroGradSetToNone;
+    o["optimizer_offload"] = c.optimizerOffload;
+    o["first_step"] = c.firstStep;
+    o["margin_fraction"] = c.marginFraction;
+    o["fragmentation_fraction"] = c.fragmentationFraction;
+    o["cublas_workspace_bytes"] = c.cublasWorkspaceBytes;
+    return o;
+}
+
+ojson componentsObject(const ComponentBytes& b) {
+    ojson o;
+    o["parameter_bytes"] = b[Component::Parameters];
+    o["gradient_bytes"] = b[Component::Gradients];
+    o["optimizer_state_bytes"] = b[Component::OptimizerStates];
+    o["activation_bytes"] = b[Component::Activations];
+    o["temporary_bytes"] = b[Component::Temporaries];
+    return o;
+}
+
+ojson gpuObject(const GpuSpec& g) {
+    ojson o;
+    o["id"] = g.id;
+    o["name"] = g.name;
+    o["memory_bytes"] = g.memoryBytes;
+    return o;
+}
+
+ojson header(const Model& m, const TrainingConfig& c) {
+    ojson o;
+    o["batchfit_version"] = BATCHFIT_VERSION;
+    o["schema_version"] = kEstimateJsonVersion;
+    o["model"] = m.name;
+    o["config"] = configObject(c);
+    return o;
+}
+
+} // namespace
+
+std::string configJson(const TrainingConfig& config) { return configObject(config).dump(2); }
+
+std::string estimateJson(const ReportInput& in) {
+    const Estimate& e = *in.estimate;
+    ojson o = header(*in.model, *in.config);
+    o["batch"] = e.batch;
+    if (in.gpu) o["gpu"] = gpuObject(*in.gpu);
+    o["peak_allocated_bytes"] = e.peakAllocatedBytes;
+    o["peak_phase"] = phaseName(e.peakPhase);
+    o["peak_op"] = e.peakLabel;
+    o["at_peak"] = componentsObject(e.atPeak);
+    ojson t;
+    t["parameter_count"] = e.parameterCount;
+    t["trainable_parameter_count"] = e.trainableParameterCount;
+    t["parameter_bytes"] = e.parameterBytes;
+    t["gradient_bytes"] = e.gradientBytes;
+    t["optimizer_state_bytes"] = e.optimizerStateBytes;
+    t["saved_activation_bytes"] = e.savedActivationBytes;
+    t["autocast_weight_copy_bytes"] = e.autocastWeightCopyBytes;
+    t["host_bytes"] = e.hostBytes;
+    o["totals"] = t;
+    ojson ov;
+    ov["cuda_context_bytes"] = e.cudaContextBytes;
+    ov["allocator_reserve_bytes"] = e.allocatorReserveBytes;
+    ov["reserved_bytes"] = e.reservedBytes;
+    o["overheads"] = ov;
+    o["required_bytes"] = e.requiredBytes;
+    if (in.verdict) {
+        ojson v;
+        v["capacity_bytes"] = in.verdict->capacityBytes;
+        v["usable_bytes"] = in.verdict->usableBytes;
+        v["fits"] = in.verdict->fits;
+        v["headroom_bytes"] = in.verdict->headroomBytes;
+        o["verdict"] = v;
+    }
+    if (in.maxBatch) {
+        ojson m;
+        m["largest"] = in.maxBatch->largest;
+        m["largest_multiple_of_8"] = in.maxBatch->largestMultipleOf8;
+        m["capped"] = in.maxBatch->capped;
+        m["required_bytes_at_largest"] = in.maxBatch->requiredAtLargest;
+        o["max_batch"] = m;
+    }
+    ojson layers = ojson::array();
+    std::vector<const LayerActivation*> rows;
+    for (const auto& l : e.layers) rows.push_back(&l);
+    if (in.topLayers >= 0) {
+        std::stable_sort(rows.begin(), rows.end(),
+                         [](auto* a, auto* b) { return a->savedBytes > b->savedBytes; });
+        if (rows.size() > static_cast<std::size_t>(in.topLayers)) rows.resize(static_cast<std::size_t>(in.topLayers));
+    }
+    for (const auto* l : rows) {
+        ojson r;
+        r["path"] = l->path;
+        r["op"] = l->op;
+        r["saved_activation_bytes"] = l->savedBytes;
+        r["output_bytes"] = l->outputBytes;
+        r["share_of_peak"] = l->shareOfPeak;
+        layers.push_back(r);
+    }
+    o[in.topLayers >= 0 ? "top_layers" : "layers"] = layers;
+    if (!e.timeline.empty()) {
+        ojson tl = ojson::array();
+        for (const auto& p : e.timeline) {
+            ojson r;
+            r["phase"] = phaseName(p.phase);
+            r["op"] = p.label;
+            r["live"] = componentsObject(p.live);
+            tl.push_back(r);
+        }
+        o["timeline"] = tl;
+    }
+    return o.dump(2) + "\n";
+}
+
+std::string maxBatchJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu, const MaxBatch& m,
+                         std::uint64_t usableBytes) {
+    ojson o = header(model, config);
+    o["gpu"] = gpuObject(gpu);
+    o["usable_bytes"] = usableBytes;
+    o["largest"] = m.largest;
+    o["largest_multiple_of_8"] = m.largestMultipleOf8;
+    o["capped"] = m.capped;
+    o["required_bytes_at_largest"] = m.requiredAtLargest;
+    return o.dump(2) + "\n";
+}
+
+std::string sweepJson(const Model& model, const TrainingConfig& config, const std::vector<SweepPoint>& points,
+                      std::optional<std::uint64_t> usableBytes) {
+    ojson o = header(model, config);
+    if (usableBytes) o["usable_bytes"] = *usableBytes;
+    ojson arr = ojson::array();
+    for (const auto& p : points) {
+        ojson r;
+        r["batch"] = p.batch;
+        r["peak_allocated_bytes"] = p.peakAllocatedBytes;
+        r["required_bytes"] = p.requiredBytes;
+        r["at_peak"] = componentsObject(p.atPeak);
+        if (usableBytes) r["fits"] = p.requiredBytes <= *usableBytes;
+        arr.push_back(r);
+    }
+    o["points"] = arr;
+    return o.dump(2) + "\n";
+}
+
+} // namespace batchfit

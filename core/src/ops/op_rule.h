@@ -1,0 +1,109 @@
+#pragma once
+// One rule per op type: shape, parameters, what autograd saves, workspace, aliasing.
+#include "batchfit/attributes.h"
+#include "batchfit/result.h"
+#include "graph/graph.h"
+#include "graph/tensor_info.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+class GraphBuilder;
+
+/// How autocast treats the op (PyTorch's autocast op lists).
+enum class PrecisionClass {
+    Lower,    ///< runs in half under autocast (matmul, conv, linear)
+    Fp32,     ///< runs in fp32 under autocast (softmax, norms, losses)
+    Promote,  ///< widest input dtype (elementwise, activations)
+};
+
+enum class Alias { None, View, InPlace };
+
+struct ParamDecl {
+    ParamDecl(std::string n, Shape s, bool isBuffer = false, std::optional<DType> dt = std::nullopt)
+        : name(std::move(n)), shape(std::move(s)), buffer(isBuffer), dtype(dt) {}
+    std::string name;         ///< "weight", "bias", "running_mean"
+    Shape shape;
+    bool buffer = false;
+    std::optional<DType> dtype;  ///< default: the parameter dtype of the precision
+};
+
+struct SavedDecl {
+    enum class Kind { Input, Output, Param, Created, Target } kind;
+    int index = 0;
+};
+
+/// What a primitive op does, given its (already cast) inputs.
+struct OpPlan {
+    std::vector<TensorInfo> outputs;
+    std::vector<ParamDecl> params;
+    std::vector<TensorInfo> created;       ///< masks, statistics, indices
+    std::vector<std::string> createdRoles;
+    std::vector<SavedDecl> saved;
+    Alias alias = Alias::None;             ///< output 0 shares input 0's storage
+    GradKind grad = GradKind::Allocate;
+    bool passthroughSameShape = false;     ///< inputs with the output's shape get the output gradient itself
+    Affine fwdWorkspace;
+    Affine bwdWorkspace;
+    bool isLoss = false;
+    std::optional<TensorInfo> target;      ///< losses: the targets that come with the batch
+    bool needsContiguous = false;          ///< non-contiguous inputs are copied first (like reshape in matmul)
+    std::optional<std::string> tiedTo;     ///< weight shared with this layer path's weight
+};
+
+struct OpContext {
+    const std::string& path;
+    const Attributes& attrs;
+    std::vector<TensorInfo> inputs;
+    DType paramDtype;         ///< dtype of new parameters
+    DType computeDtype;       ///< dtype for floating outputs that are not derived from an input
+
+    Error fail(const std::string& msg) const { return makeError(path + ": " + msg); }
+    std::string in(int i = 0) const { return shapeToString(inputs[static_cast<std::size_t>(i)].shape); }
+    /// Required positive integer attribute.
+    Result<std::int64_t> positive(const std::string& key) const;
+    /// Optional integer with default and minimum.
+    Result<std::int64_t> integer(const std::string& key, std::int64_t def, std::int64_t min) const;
+    double real(const std::string& key, double def) const { return attrs.getDouble(key).value_or(def); }
+    bool flag(const std::string& key, bool def) const { return attrs.getBool(key).value_or(def); }
+};
+
+class OpRule {
+public:
+    virtual ~OpRule() = default;
+    virtual PrecisionClass precision() const { return PrecisionClass::Promote; }
+    virtual int minInputs() const { return 1; }
+    virtual int maxInputs() const { return 1; }
+    /// Composite ops expand into primitives through the builder; primitives return false.
+    virtual bool composite() const { return false; }
+    virtual Result<OpPlan> plan(const OpContext& ctx) const = 0;
+    /// For composites: adds primitive ops, returns the output tensor.
+    virtual Result<int> expand(GraphBuilder&, const std::string&, const Attributes&, const std::vector<int>&) const {
+        return makeError("not a composite op");
+    }
+};
+
+/// The rule for an op type, or nullptr.
+const OpRule* findOpRule(const std::string& type);
+/// All public op types (catalogue order), for messages and the UI.
+std::vector<std::string> opTypes();
+
+// Registration, one function per family (ops/*.cpp).
+void registerLinearOps();
+void registerConvOps();
+void registerNormOps();
+void registerActivationOps();
+void registerPoolOps();
+void registerShapeOps();
+void registerElementwiseOps();
+void registerEmbeddingOps();
+void registerLossOps();
+void registerAttentionOps();
+void registerOpaqueOps();
+void addOpRule(const std::string& type, std::unique_ptr<OpRule> rule, bool internal = false);
+
+} // namespace batchfit

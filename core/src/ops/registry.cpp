@@ -1,0 +1,75 @@
+#include "ops/op_rule.h"
+
+#include <map>
+#include <mutex>
+
+namespace batchfit {
+namespace {
+
+struct Registry {
+    std::map<std::string, std::unique_ptr<OpRule>> rules;
+    std::vector<std::string> order;
+};
+
+Registry& registry() {
+    static Registry r;
+    return r;
+}
+
+void ensureRegistered() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        registerLinearOps();
+        registerConvOps();
+        registerNormOps();
+        registerEmbeddingOps();
+        registerActivationOps();
+        registerPoolOps();
+        registerShapeOps();
+        registerElementwiseOps();
+        registerAttentionOps();
+        registerLossOps();
+        registerOpaqueOps();
+    });
+}
+
+} // namespace
+
+void addOpRule(const std::string& type, std::unique_ptr<OpRule> rule, bool internal) {
+    auto& r = registry();
+    if (!internal) r.order.push_back(type);
+    r.rules[type] = std::move(rule);
+}
+
+const OpRule* findOpRule(const std::string& type) {
+    ensureRegistered();
+    auto& r = registry();
+    auto it = r.rules.find(type);
+    return it == r.rules.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> opTypes() {
+    ensureRegistered();
+    return registry().order;
+}
+
+Result<std::int64_t> OpContext::positive(const std::string& key) const {
+    if (!attrs.has(key)) return fail("missing attribute '" + key + "' (expected a positive integer)");
+    auto v = attrs.getInt(key);
+    if (!v || *v <= 0)
+        return fail("attribute '" + key + "' must be a positive integer, got " + attrToString(*attrs.find(key)));
+    if (*v > (std::int64_t{1} << 40)) return fail("attribute '" + key + "' = " + std::to_string(*v) + " is too large");
+    return *v;
+}
+
+Result<std::int64_t> OpContext::integer(const std::string& key, std::int64_t def, std::int64_t min) const {
+    if (!attrs.has(key)) return def;
+    auto v = attrs.getInt(key);
+    if (!v) return fail("attribute '" + key + "' must be an integer, got " + attrToString(*attrs.find(key)));
+    if (*v < min) return fail("attribute '" + key + "' must be at least " + std::to_string(min) + ", got " +
+                              std::to_string(*v));
+    if (*v > (std::int64_t{1} << 40)) return fail("attribute '" + key + "' = " + std::to_string(*v) + " is too large");
+    return *v;
+}
+
+} // namespace batchfit

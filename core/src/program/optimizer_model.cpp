@@ -1,0 +1,84 @@
+#include "program/optimizer_model.h"
+
+namespace batchfit {
+
+int stateDtypeSize(const TrainingConfig& c, int paramDtypeSize) {
+    switch (c.precision) {
+    case Precision::PureFp16:
+    case Precision::PureBf16: return paramDtypeSize;
+    default: return 4;
+    }
+}
+
+static bool hasMaster(const TrainingConfig& c) {
+    return c.precision == Precision::MixedFp16Master || c.precision == Precision::MixedBf16Master;
+}
+
+OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::uint64_t n, int paramDtypeSize) {
+    const std::uint64_t s = static_cast<std::uint64_t>(stateDtypeSize(c, paramDtypeSize));
+    constexpr std::uint64_t kStepTensor = 4;  // torch >= 1.12: a 0-dim float32 `step` tensor per parameter
+    OptimizerCost out;
+    switch (c.optimizer) {
+    case OptimizerKind::Sgd: break;
+    case OptimizerKind::SgdMomentum:
+    case OptimizerKind::SgdNesterov: out.stateBytes = n * s; break;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+        out.stateBytes = n * s * (c.amsgrad ? 3 : 2) + kStepTensor;
+        out.deviceStepBytes = kStepTensor;
+        break;
+    case OptimizerKind::RmsProp:
+        out.stateBytes = n * s * (1 + (c.rmspropMomentum ? 1 : 0) + (c.rmspropCentered ? 1 : 0)) + kStepTensor;
+        out.deviceStepBytes = kStepTensor;
+        break;
+    case OptimizerKind::Adagrad:
+        out.stateBytes = n * s + kStepTensor;
+        out.deviceStepBytes = kStepTensor;
+        break;
+    case OptimizerKind::Adafactor: {
+        // Hugging Face Adafactor (beta1 = None): factored second moment for >= 2-D tensors, fp32.
+        if (shape.size() >= 2) {
+            const std::uint64_t cols = static_cast<std::uint64_t>(shape.back());
+            const std::uint64_t rows = static_cast<std::uint64_t>(shape[shape.size() - 2]);
+            const std::uint64_t lead = n / (rows * cols);
+            out.stateBytes = lead * (rows + cols) * 4;
+        } else {
+            out.stateBytes = n * 4;
+        }
+        break;
+    }
+    case OptimizerKind::Lion: out.stateBytes = n * s; break;
+    case OptimizerKind::Adam8bit:
+        // bitsandbytes: tensors under min_8bit_size (4096) keep 32-bit states; others 1 byte per element
+        // per state plus one fp32 absmax per 2048-element block.
+        if (n < 4096) out.stateBytes = 2 * n * 4;
+        else out.stateBytes = 2 * n + 2 * ((n + 2047) / 2048) * 4;
+        break;
+    }
+    if (hasMaster(c)) out.stateBytes += n * 4;  // fp32 master weights
+    return out;
+}
+
+double stepTemporaryFactor(const TrainingConfig& c) {
+    const bool forLoop = c.impl == OptimizerImpl::ForLoop;
+    if (c.impl == OptimizerImpl::Fused || c.optimizer == OptimizerKind::Adam8bit) return 0.0;
+    switch (c.optimizer) {
+    case OptimizerKind::Sgd: return 0.0;
+    case OptimizerKind::SgdMomentum: return 0.0;
+    case OptimizerKind::SgdNesterov: return 1.0;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW: return forLoop ? 2.0 : 1.0;  // sqrt(v) then / bias_correction (for-loop)
+    case OptimizerKind::RmsProp: return c.rmspropCentered ? 2.0 : 1.0;
+    case OptimizerKind::Adagrad: return 1.0;
+    case OptimizerKind::Adafactor: return 3.0;
+    case OptimizerKind::Lion: return 2.0;
+    case OptimizerKind::Adam8bit: return 0.0;
+    }
+    return 0.0;
+}
+
+std::uint64_t optimizerSharedBytes(const TrainingConfig& c) {
+    return c.optimizer == OptimizerKind::Adam8bit ? 2 * 256 * 4 : 0;
+}
+
+} // namespace batchfit

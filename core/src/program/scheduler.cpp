@@ -1,0 +1,336 @@
+#include "program/scheduler.h"
+
+#include "program/optimizer_model.h"
+
+#include <algorithm>
+
+namespace batchfit {
+
+Scheduler::Scheduler(const Graph& graph, const TrainingConfig& config, StepProgram& program)
+    : m_graph(graph), m_config(config), m_program(program) {}
+
+int Scheduler::newStep(Phase phase, std::string label) {
+    m_program.steps.push_back(ProgramStep{phase, std::move(label), {}, {}, {}});
+    return static_cast<int>(m_program.steps.size()) - 1;
+}
+
+int Scheduler::newInstance(Affine bytes, Component component, int step) {
+    m_program.instances.push_back(Instance{bytes, component, -1});
+    m_lastUse.push_back(step);
+    m_allocStep.push_back(step);
+    m_creatorLayer.push_back(-1);
+    m_trainableParam.push_back(false);
+    const int id = static_cast<int>(m_program.instances.size()) - 1;
+    m_program.steps[static_cast<std::size_t>(step)].allocs.push_back(id);
+    return id;
+}
+
+void Scheduler::transient(Affine bytes, Component component, int step) {
+    if (bytes.isZero()) return;
+    m_program.instances.push_back(Instance{bytes, component, -1});
+    m_lastUse.push_back(-1);  // not freed through frees[]
+    m_allocStep.push_back(step);
+    m_creatorLayer.push_back(-1);
+    m_trainableParam.push_back(false);
+    m_program.steps[static_cast<std::size_t>(step)].transients.push_back(
+        static_cast<int>(m_program.instances.size()) - 1);
+}
+
+void Scheduler::use(int instance, int step) {
+    if (instance < 0) return;
+    auto& l = m_lastUse[static_cast<std::size_t>(instance)];
+    if (l != kForever) l = std::max(l, step);
+}
+
+Affine Scheduler::tensorBytes(int tensor) const {
+    return m_graph.tensors[static_cast<std::size_t>(tensor)].info.bytes().value_or(Affine{});
+}
+
+int Scheduler::instanceOf(int tensor, int step, bool recompute) {
+    const int s = m_graph.storageOf(tensor);
+    const auto idx = static_cast<std::size_t>(s);
+    if (recompute && m_recompInst[idx] >= 0) return m_recompInst[idx];
+    if (m_fwdInst[idx] >= 0) return m_fwdInst[idx];
+    // First use of a tensor nobody allocated yet (model-wide constants such as rotary tables).
+    const int inst = newInstance(tensorBytes(s), Component::Activations, step);
+    m_fwdInst[idx] = inst;
+    return inst;
+}
+
+Status Scheduler::run() {
+    const std::size_t nt = m_graph.tensors.size();
+    m_fwdInst.assign(nt, -1);
+    m_recompInst.assign(nt, -1);
+    m_gradOf.assign(nt, -1);
+    m_paramGrad.assign(m_graph.params.size(), -1);
+    m_paramLayer.assign(m_graph.params.size(), -1);
+    m_unitOps.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
+    for (std::size_t i = 0; i < m_graph.ops.size(); ++i) {
+        const auto& op = m_graph.ops[i];
+        if (op.checkpointUnit >= 0) m_unitOps[static_cast<std::size_t>(op.checkpointUnit)].push_back(static_cast<int>(i));
+        if (op.type == "linear" || op.type == "matmul" || op.type == "attn_scores" || op.type == "sdpa")
+            m_hasMatmul = true;
+        for (int p : op.params)
+            if (m_paramLayer[static_cast<std::size_t>(p)] < 0) m_paramLayer[static_cast<std::size_t>(p)] = op.layer;
+    }
+    m_layerCount = static_cast<int>(m_graph.layers.size());
+    m_program.layers.clear();
+    m_program.layers.push_back(LayerInfo{"(input batch)", "input", {}, {}});
+    for (const auto& l : m_graph.layers) {
+        Affine out = l.output >= 0 ? tensorBytes(l.output) : Affine{};
+        m_program.layers.push_back(LayerInfo{l.path, l.op, {}, out});
+    }
+    setup();
+    const int micro = m_config.accumulationSteps > 1 ? 2 : 1;
+    for (int m = 0; m < micro; ++m) microStep(m == 0);
+    optimizerStep();
+    // Frees.
+    for (std::size_t i = 0; i < m_program.instances.size(); ++i) {
+        const int l = m_lastUse[i];
+        if (l < 0 || l == kForever) continue;
+        m_program.steps[static_cast<std::size_t>(std::max(l, m_allocStep[i]))].frees.push_back(static_cast<int>(i));
+    }
+    return Ok{};
+}
+
+void Scheduler::setup() {
+    const int s = newStep(Phase::Setup, m_config.firstStep ? "start of step 1" : "start of step (steady state)");
+    auto& t = m_program.m_totals;
+    const bool offload = m_config.optimizerOffload;
+    std::uint64_t stateTotal = optimizerSharedBytes(m_config);
+    for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
+        const auto& gp = m_graph.params[p];
+        if (gp.tiedTo >= 0) continue;
+        const std::uint64_t bytes = gp.numel * static_cast<std::uint64_t>(dtypeSize(gp.dtype));
+        const int inst = newInstance(Affine{bytes, 0}, Component::Parameters, s);
+        m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+        m_trainableParam[static_cast<std::size_t>(inst)] = gp.trainable;
+        m_creatorLayer[static_cast<std::size_t>(inst)] = m_paramLayer[p];
+        m_fwdInst[static_cast<std::size_t>(gp.tensor)] = inst;
+        t.parameterBytes += bytes;
+        if (gp.trainable) {
+            t.parameterCount += gp.numel;
+            t.trainableParameterCount += gp.numel;
+            t.gradientBytes += bytes;
+            const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
+            stateTotal += cost.stateBytes;
+            if (!m_config.zeroGradSetToNone) {
+                const int g = newInstance(Affine{bytes, 0}, Component::Gradients, s);
+                m_lastUse[static_cast<std::size_t>(g)] = kForever;
+                m_paramGrad[p] = g;
+            }
+        }
+    }
+    t.optimizerStateBytes = stateTotal;
+    if (offload) t.hostBytes = stateTotal;
+    if (!m_config.firstStep && !offload && stateTotal > 0) {
+        // One instance per parameter tensor would be exact for rounding; states are large, so group them.
+        for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
+            const auto& gp = m_graph.params[p];
+            if (gp.tiedTo >= 0 || !gp.trainable) continue;
+            const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
+            if (cost.stateBytes - cost.deviceStepBytes == 0) continue;
+            const int inst = newInstance(Affine{cost.stateBytes - cost.deviceStepBytes, 0}, Component::OptimizerStates, s);
+            m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+        }
+        if (optimizerSharedBytes(m_config)) {
+            const int inst = newInstance(Affine{optimizerSharedBytes(m_config), 0}, Component::OptimizerStates, s);
+            m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+        }
+    }
+    if (m_hasMatmul && m_config.cublasWorkspaceBytes > 0) {
+        const int inst = newInstance(Affine{m_config.cublasWorkspaceBytes, 0}, Component::Temporaries, s);
+        m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+    }
+}
+
+void Scheduler::microStep(bool first) {
+    m_firstMicroStep = first;
+    const std::size_t nt = m_graph.tensors.size();
+    for (std::size_t i = 0; i < nt; ++i) {
+        if (m_graph.tensors[i].param < 0) m_fwdInst[i] = -1;
+        m_recompInst[i] = -1;
+        m_gradOf[i] = -1;
+    }
+    m_savedBy.assign(m_graph.ops.size(), {});
+    m_unitHeld.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
+    m_recomputed.assign(static_cast<std::size_t>(m_graph.checkpointUnits), false);
+    m_autocastPending.clear();
+
+    const int load = newStep(Phase::Forward, first ? "batch loaded" : "next micro-batch loaded");
+    std::vector<int> batchInst;
+    for (int bt : m_graph.batchTensors) {
+        const int inst = newInstance(tensorBytes(bt), Component::Activations, load);
+        m_fwdInst[static_cast<std::size_t>(bt)] = inst;
+        m_creatorLayer[static_cast<std::size_t>(inst)] = -1;
+        batchInst.push_back(inst);
+    }
+    for (std::size_t i = 0; i < m_graph.ops.size(); ++i) forwardOp(static_cast<int>(i), false, -1);
+    const int fwdEnd = static_cast<int>(m_program.steps.size()) - 1;
+    for (int inst : m_autocastPending) use(inst, fwdEnd);
+    if (first) accountSaved();
+
+    // Backward.
+    const int start = newStep(Phase::Backward, "backward starts (gradient of the loss)");
+    if (m_graph.loss >= 0) {
+        m_gradOf[static_cast<std::size_t>(m_graph.loss)] = newInstance(tensorBytes(m_graph.loss), Component::Temporaries, start);
+        use(m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(m_graph.loss))], start);
+    }
+    for (int i = static_cast<int>(m_graph.ops.size()) - 1; i >= 0; --i) {
+        const int u = m_graph.ops[static_cast<std::size_t>(i)].checkpointUnit;
+        if (u >= 0 && !m_recomputed[static_cast<std::size_t>(u)]) recompute(u);
+        backwardOp(i);
+    }
+    m_lastBackwardStep = static_cast<int>(m_program.steps.size()) - 1;
+    for (int inst : batchInst) use(inst, m_lastBackwardStep);
+}
+
+void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
+    const auto& op = m_graph.ops[static_cast<std::size_t>(opIndex)];
+    const bool noGrad = !recompute && op.checkpointUnit >= 0;
+    const int s = newStep(recompute ? Phase::Backward : Phase::Forward,
+                          (recompute ? "recompute " : "") + op.path + " (" + op.type + ")");
+    const int layerRow = op.layer + 1;  // row 0 is the input batch
+    for (int t : op.inputs) use(instanceOf(t, s, recompute), s);
+    auto materialize = [&](int t) {
+        const auto& gt = m_graph.tensors[static_cast<std::size_t>(t)];
+        const auto idx = static_cast<std::size_t>(m_graph.storageOf(t));
+        if (gt.base >= 0) return;
+        const int inst = newInstance(tensorBytes(t), Component::Activations, s);
+        m_creatorLayer[static_cast<std::size_t>(inst)] = layerRow;
+        (recompute ? m_recompInst : m_fwdInst)[idx] = inst;
+        if (gt.autocastCopy) {
+            if (recompute) use(inst, unitLastOp);
+            else m_autocastPending.push_back(inst);
+        }
+    };
+    for (int t : op.outputs) materialize(t);
+    for (int t : op.created) materialize(t);
+    transient(op.fwdWorkspace, Component::Temporaries, s);
+    if (noGrad) {
+        // Checkpointed: nothing saved; the unit keeps the inputs it receives from outside.
+        const int u = op.checkpointUnit;
+        for (int t : op.inputs) {
+            const int prod = m_graph.tensors[static_cast<std::size_t>(m_graph.storageOf(t))].producer;
+            const bool inside = prod >= 0 && m_graph.ops[static_cast<std::size_t>(prod)].checkpointUnit == u;
+            const int inst = instanceOf(t, s, false);
+            if (!inside && !m_trainableParam[static_cast<std::size_t>(inst)])
+                m_unitHeld[static_cast<std::size_t>(u)].push_back(inst);
+        }
+        return;
+    }
+    auto& saved = m_savedBy[static_cast<std::size_t>(opIndex)];
+    for (int t : op.saved) {
+        const int inst = instanceOf(t, s, recompute);
+        if (!m_trainableParam[static_cast<std::size_t>(inst)]) saved.push_back(inst);
+    }
+}
+
+void Scheduler::recompute(int unit) {
+    m_recomputed[static_cast<std::size_t>(unit)] = true;
+    const auto& ops = m_unitOps[static_cast<std::size_t>(unit)];
+    const int lastStep = static_cast<int>(m_program.steps.size()) + static_cast<int>(ops.size()) - 1;
+    for (int i : ops) forwardOp(i, true, lastStep);
+}
+
+void Scheduler::backwardOp(int opIndex) {
+    const auto& op = m_graph.ops[static_cast<std::size_t>(opIndex)];
+    bool hasGrad = false;
+    for (int o : op.outputs) hasGrad = hasGrad || m_gradOf[static_cast<std::size_t>(o)] >= 0;
+    const int u = op.checkpointUnit;
+    const bool unitStart = u >= 0 && m_unitOps[static_cast<std::size_t>(u)].front() == opIndex;
+    if (!hasGrad && !unitStart) return;
+    const int s = newStep(Phase::Backward, "backward of " + op.path + " (" + op.type + ")");
+    if (unitStart)
+        for (int inst : m_unitHeld[static_cast<std::size_t>(u)]) use(inst, s);
+    if (!hasGrad) return;
+    for (int o : op.outputs) use(m_gradOf[static_cast<std::size_t>(o)], s);
+    for (int inst : m_savedBy[static_cast<std::size_t>(opIndex)]) use(inst, s);
+    const int outGrad = m_gradOf[static_cast<std::size_t>(op.outputs[0])];
+    if (op.grad != GradKind::None) {
+        std::vector<int> done;
+        for (std::size_t j = 0; j < op.inputs.size(); ++j) {
+            const int t = op.inputs[j];
+            if (!m_graph.tensors[static_cast<std::size_t>(t)].requiresGrad) continue;
+            if (std::find(done.begin(), done.end(), t) != done.end()) continue;
+            done.push_back(t);
+            int& g = m_gradOf[static_cast<std::size_t>(t)];
+            if (op.gradPassthrough[j] && outGrad >= 0) {
+                if (g < 0) g = outGrad;  // the same tensor flows on
+                else use(outGrad, s);    // accumulated in place into the existing buffer
+                continue;
+            }
+            if (g < 0) g = newInstance(tensorBytes(t), Component::Temporaries, s);
+            else transient(tensorBytes(t), Component::Temporaries, s);
+        }
+    }
+    for (int p : op.params) {
+        const auto& gp = m_graph.params[static_cast<std::size_t>(p)];
+        if (!gp.trainable) continue;
+        const Affine bytes{gp.numel * static_cast<std::uint64_t>(dtypeSize(gp.dtype)), 0};
+        int& g = m_paramGrad[static_cast<std::size_t>(p)];
+        if (g < 0) {
+            g = newInstance(bytes, Component::Gradients, s);
+        } else {
+            transient(bytes, Component::Gradients, s);
+        }
+    }
+    transient(op.bwdWorkspace, Component::Temporaries, s);
+}
+
+void Scheduler::optimizerStep() {
+    std::string label = "optimizer step (" + std::string(optimizerName(m_config.optimizer)) + ", " +
+                        std::string(optimizerImplName(m_config.impl)) + ")";
+    const int s = newStep(Phase::OptimizerStep, label);
+    for (int g : m_paramGrad) use(g, s);
+    const bool offload = m_config.optimizerOffload;
+    std::uint64_t largest = 0, total = 0, largestN = 0, totalN = 0;
+    for (const auto& gp : m_graph.params) {
+        if (gp.tiedTo >= 0 || !gp.trainable) continue;
+        const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
+        if (m_config.firstStep && !offload && cost.stateBytes > cost.deviceStepBytes) {
+            const int inst = newInstance(Affine{cost.stateBytes - cost.deviceStepBytes, 0}, Component::OptimizerStates, s);
+            m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+        }
+        const std::uint64_t sz = gp.numel * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype)));
+        largest = std::max(largest, sz);
+        total += sz;
+        largestN = std::max(largestN, gp.numel);
+        totalN += gp.numel;
+    }
+    if (m_config.firstStep && !offload && optimizerSharedBytes(m_config)) {
+        const int inst = newInstance(Affine{optimizerSharedBytes(m_config), 0}, Component::OptimizerStates, s);
+        m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+    }
+    if (!offload) {
+        const bool forLoop = m_config.impl == OptimizerImpl::ForLoop;
+        const double factor = stepTemporaryFactor(m_config);
+        const auto base = static_cast<double>(forLoop ? largest : total);
+        transient(Affine{static_cast<std::uint64_t>(factor * base), 0}, Component::Temporaries, s);
+        if (m_config.precision == Precision::MixedFp16Master || m_config.precision == Precision::MixedBf16Master)
+            transient(Affine{(forLoop ? largestN : totalN) * 4, 0}, Component::Temporaries, s);  // fp32 grads
+    }
+    if (m_config.zeroGradSetToNone)
+        for (int g : m_paramGrad) use(g, s);  // zero_grad(set_to_none=True) drops them after the step
+}
+
+void Scheduler::accountSaved() {
+    std::set<int> held;
+    for (const auto& v : m_savedBy) held.insert(v.begin(), v.end());
+    for (const auto& v : m_unitHeld) held.insert(v.begin(), v.end());
+    for (int inst : m_autocastPending) (void)inst;
+    auto& t = m_program.m_totals;
+    bool overflow = false;
+    for (int inst : held) {
+        const auto& in = m_program.instances[static_cast<std::size_t>(inst)];
+        t.savedActivations = addAffine(t.savedActivations, in.bytes, overflow);
+        const int row = m_creatorLayer[static_cast<std::size_t>(inst)];
+        auto& layer = m_program.layers[static_cast<std::size_t>(std::max(row, 0))];
+        layer.saved = addAffine(layer.saved, in.bytes, overflow);
+    }
+    for (int inst : m_autocastPending)
+        if (held.count(inst))
+            t.autocastCopies = addAffine(t.autocastCopies, m_program.instances[static_cast<std::size_t>(inst)].bytes, overflow);
+}
+
+} // namespace batchfit

@@ -1,0 +1,59 @@
+#pragma once
+// Turns a Graph into a StepProgram: simulates one training step the way autograd and the caching allocator
+// behave (see docs/memory-model.md, "The step simulation").
+#include "graph/graph.h"
+#include "program/step_program.h"
+
+#include <climits>
+#include <set>
+
+namespace batchfit {
+
+class Scheduler {
+public:
+    Scheduler(const Graph& graph, const TrainingConfig& config, StepProgram& program);
+    Status run();
+
+private:
+    static constexpr int kForever = INT_MAX;
+
+    int newStep(Phase phase, std::string label);
+    int newInstance(Affine bytes, Component component, int step);
+    void transient(Affine bytes, Component component, int step);
+    void use(int instance, int step);
+    Affine tensorBytes(int tensor) const;
+    int instanceOf(int tensor, int step, bool recompute);
+
+    void setup();
+    void microStep(bool first);
+    void forwardOp(int op, bool recompute, int unitLastOp);
+    void backwardOp(int op);
+    void recompute(int unit);
+    void optimizerStep();
+    void accountSaved();
+
+    const Graph& m_graph;
+    const TrainingConfig& m_config;
+    StepProgram& m_program;
+
+    std::vector<int> m_lastUse;
+    std::vector<int> m_allocStep;
+    std::vector<int> m_creatorLayer;     ///< per instance
+    std::vector<bool> m_trainableParam;  ///< per instance
+    std::vector<int> m_fwdInst;          ///< per storage tensor, this micro-step's forward
+    std::vector<int> m_recompInst;       ///< per storage tensor, during a unit's recomputation
+    std::vector<std::vector<int>> m_savedBy;  ///< per op: instances saved for its backward
+    std::vector<int> m_gradOf;           ///< per tensor: its gradient instance in this backward
+    std::vector<int> m_paramGrad;        ///< per parameter: its .grad instance
+    std::vector<int> m_paramLayer;
+    std::vector<std::vector<int>> m_unitOps;
+    std::vector<std::vector<int>> m_unitHeld;
+    std::vector<bool> m_recomputed;
+    std::vector<int> m_autocastPending;  ///< copies alive until the forward ends
+    int m_layerCount = 0;
+    bool m_firstMicroStep = true;
+    bool m_hasMatmul = false;
+    int m_lastBackwardStep = 0;
+};
+
+} // namespace batchfit

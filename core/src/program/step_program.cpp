@@ -1,0 +1,164 @@
+#include "program/step_program.h"
+
+#include "graph/graph_builder.h"
+#include "program/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace batchfit {
+
+Result<std::shared_ptr<const StepProgram>> StepProgram::lower(const Model& model, const TrainingConfig& config,
+                                                              std::uint64_t cudaContextBytes) {
+    if (config.accumulationSteps < 1 || config.accumulationSteps > 1'000'000)
+        return makeError("gradient accumulation steps must be between 1 and 1000000, got " +
+                         std::to_string(config.accumulationSteps));
+    if (config.checkpointEvery < 1) return makeError("checkpoint every k blocks: k must be at least 1");
+    if (!(config.marginFraction >= 0 && config.marginFraction < 1))
+        return makeError("safety margin must be in [0, 1)");
+    if (!(config.fragmentationFraction >= 0 && config.fragmentationFraction <= 1))
+        return makeError("fragmentation reserve must be in [0, 1]");
+    auto graph = buildGraph(model, config);
+    if (!graph) return graph.error();
+    auto program = std::make_shared<StepProgram>();
+    program->m_config = config;
+    program->m_contextBytes = config.cudaContextBytes.value_or(cudaContextBytes);
+    Scheduler scheduler(*graph, config, *program);
+    auto st = scheduler.run();
+    if (!st) return st.error();
+    program->finalize();
+    if (program->m_maxSafeBatch < 1) return makeError(model.name + ": the model is too large to estimate (bytes overflow)");
+    return std::shared_ptr<const StepProgram>(program);
+}
+
+void StepProgram::finalize() {
+    std::map<std::pair<std::uint64_t, std::uint64_t>, int> index;
+    groups.clear();
+    long double c = 0, k = 0;
+    for (auto& in : instances) {
+        auto key = std::make_pair(in.bytes.constant, in.bytes.perSample);
+        auto it = index.find(key);
+        if (it == index.end()) {
+            it = index.emplace(key, static_cast<int>(groups.size())).first;
+            groups.push_back(in.bytes);
+        }
+        in.group = it->second;
+        c += static_cast<long double>(in.bytes.constant) + 512;
+        k += static_cast<long double>(in.bytes.perSample);
+    }
+    const long double room = static_cast<long double>(kMaxBytes) - c;
+    if (room <= 0) m_maxSafeBatch = 0;
+    else if (k == 0) m_maxSafeBatch = kMaxBatch;
+    else m_maxSafeBatch = static_cast<std::int64_t>(std::min<long double>(room / k, static_cast<long double>(kMaxBatch)));
+}
+
+std::optional<std::uint64_t> StepProgram::peak(std::int64_t batch) const {
+    if (batch < 1 || batch > m_maxSafeBatch) return std::nullopt;
+    thread_local std::vector<std::uint64_t> size;
+    size.resize(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) size[g] = roundAllocation(groups[g].atUnchecked(batch));
+    std::uint64_t live = 0, best = 0;
+    for (const auto& st : steps) {
+        for (int a : st.allocs) live += size[static_cast<std::size_t>(instances[static_cast<std::size_t>(a)].group)];
+        std::uint64_t now = live;
+        for (int t : st.transients) now += size[static_cast<std::size_t>(instances[static_cast<std::size_t>(t)].group)];
+        best = std::max(best, now);
+        for (int f : st.frees) live -= size[static_cast<std::size_t>(instances[static_cast<std::size_t>(f)].group)];
+    }
+    return best;
+}
+
+std::optional<ComponentBytes> StepProgram::peakComponents(std::int64_t batch) const {
+    if (batch < 1 || batch > m_maxSafeBatch) return std::nullopt;
+    thread_local std::vector<std::uint64_t> size;
+    size.resize(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) size[g] = roundAllocation(groups[g].atUnchecked(batch));
+    ComponentBytes live, best;
+    std::uint64_t bestTotal = 0;
+    for (const auto& st : steps) {
+        for (int a : st.allocs) {
+            const auto& in = instances[static_cast<std::size_t>(a)];
+            live[in.component] += size[static_cast<std::size_t>(in.group)];
+        }
+        ComponentBytes now = live;
+        for (int t : st.transients) {
+            const auto& in = instances[static_cast<std::size_t>(t)];
+            now[in.component] += size[static_cast<std::size_t>(in.group)];
+        }
+        if (now.total() > bestTotal) {
+            bestTotal = now.total();
+            best = now;
+        }
+        for (int f : st.frees) {
+            const auto& in = instances[static_cast<std::size_t>(f)];
+            live[in.component] -= size[static_cast<std::size_t>(in.group)];
+        }
+    }
+    return best;
+}
+
+std::uint64_t StepProgram::required(std::uint64_t peakBytes) const {
+    constexpr std::uint64_t kSegment = 2u << 20;  // reserved memory grows in 2 MiB steps
+    const auto reserve = static_cast<std::uint64_t>(std::ceil(static_cast<double>(peakBytes) * m_config.fragmentationFraction));
+    const std::uint64_t reserved = (peakBytes + reserve + kSegment - 1) / kSegment * kSegment;
+    return reserved + m_contextBytes;
+}
+
+Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) const {
+    if (batch < 1) return makeError("batch size must be at least 1, got " + std::to_string(batch));
+    if (batch > kMaxBatch) return makeError("batch size " + std::to_string(batch) + " is larger than the maximum " +
+                                            std::to_string(kMaxBatch));
+    if (batch > m_maxSafeBatch)
+        return makeError("batch size " + std::to_string(batch) + " is too large for this model: its memory would exceed " +
+                         "2^62 bytes (the largest batch BatchFit can count is " + std::to_string(m_maxSafeBatch) + ")");
+    std::vector<std::uint64_t> size(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) size[g] = roundAllocation(groups[g].atUnchecked(batch));
+    auto sz = [&](int inst) { return size[static_cast<std::size_t>(instances[static_cast<std::size_t>(inst)].group)]; };
+    auto comp = [&](int inst) { return instances[static_cast<std::size_t>(inst)].component; };
+
+    Estimate e;
+    e.batch = batch;
+    ComponentBytes live;
+    std::size_t peakStep = 0;
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        const auto& st = steps[s];
+        for (int a : st.allocs) live[comp(a)] += sz(a);
+        ComponentBytes now = live;
+        for (int t : st.transients) now[comp(t)] += sz(t);
+        if (now.total() > e.peakAllocatedBytes || s == 0) {
+            e.peakAllocatedBytes = now.total();
+            e.atPeak = now;
+            peakStep = s;
+        }
+        if (withTimeline) e.timeline.push_back(TimelinePoint{st.phase, st.label, now});
+        for (int f : st.frees) live[comp(f)] -= sz(f);
+    }
+    e.peakPhase = steps[peakStep].phase;
+    e.peakLabel = steps[peakStep].label;
+    const auto& t = m_totals;
+    e.parameterCount = t.parameterCount;
+    e.trainableParameterCount = t.trainableParameterCount;
+    e.parameterBytes = t.parameterBytes;
+    e.gradientBytes = t.gradientBytes;
+    e.optimizerStateBytes = t.optimizerStateBytes;
+    e.hostBytes = t.hostBytes;
+    e.savedActivationBytes = t.savedActivations.atUnchecked(batch);
+    e.autocastWeightCopyBytes = t.autocastCopies.atUnchecked(batch);
+    e.cudaContextBytes = m_contextBytes;
+    e.requiredBytes = required(e.peakAllocatedBytes);
+    e.reservedBytes = e.requiredBytes - m_contextBytes;
+    e.allocatorReserveBytes = e.reservedBytes - e.peakAllocatedBytes;
+    for (const auto& l : layers) {
+        LayerActivation la;
+        la.path = l.path;
+        la.op = l.op;
+        la.savedBytes = l.saved.atUnchecked(batch);
+        la.outputBytes = l.output.atUnchecked(batch);
+        la.shareOfPeak = e.peakAllocatedBytes ? static_cast<double>(la.savedBytes) / static_cast<double>(e.peakAllocatedBytes) : 0;
+        e.layers.push_back(std::move(la));
+    }
+    return e;
+}
+
+} // namespace batchfit

@@ -1,0 +1,89 @@
+#pragma once
+// The lowered training step: every allocation with its bytes as constant + perSample * batch, its component,
+// and the step at which it is allocated and freed. Evaluating a batch size is a walk over these events.
+#include "batchfit/estimate.h"
+#include "batchfit/model.h"
+#include "batchfit/result.h"
+#include "batchfit/training_config.h"
+#include "graph/affine.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+struct Instance {
+    Affine bytes;
+    Component component = Component::Activations;
+    int group = -1;           ///< index of its (constant, perSample) size group
+};
+
+struct ProgramStep {
+    Phase phase = Phase::Forward;
+    std::string label;
+    std::vector<int> allocs;      ///< live from this step on
+    std::vector<int> transients;  ///< live only during this step
+    std::vector<int> frees;       ///< freed after this step
+};
+
+struct LayerInfo {
+    std::string path;
+    std::string op;
+    Affine saved;     ///< storages it created that are saved for backward (exact, unrounded)
+    Affine output;
+};
+
+struct StepTotals {
+    std::uint64_t parameterCount = 0;
+    std::uint64_t trainableParameterCount = 0;
+    std::uint64_t parameterBytes = 0;
+    std::uint64_t gradientBytes = 0;
+    std::uint64_t optimizerStateBytes = 0;
+    std::uint64_t hostBytes = 0;
+    Affine savedActivations;      ///< unique storages autograd holds when the forward ends
+    Affine autocastCopies;
+};
+
+class StepProgram {
+public:
+    static Result<std::shared_ptr<const StepProgram>> lower(const Model& model, const TrainingConfig& config,
+                                                            std::uint64_t cudaContextBytes);
+
+    /// Exact peak allocated bytes (512-byte rounding), or nullopt if too large.
+    std::optional<std::uint64_t> peak(std::int64_t batch) const;
+    /// Components live at the peak (same walk as peak()).
+    std::optional<ComponentBytes> peakComponents(std::int64_t batch) const;
+    /// Required bytes (peak + allocator reserve + context) for a peak value.
+    std::uint64_t required(std::uint64_t peak) const;
+    Result<Estimate> evaluate(std::int64_t batch, bool withTimeline) const;
+
+    const TrainingConfig& config() const { return m_config; }
+    const StepTotals& totals() const { return m_totals; }
+    std::uint64_t contextBytes() const { return m_contextBytes; }
+    /// Largest batch for which nothing can overflow.
+    std::int64_t maxSafeBatch() const { return m_maxSafeBatch; }
+
+    // Filled by the scheduler.
+    std::vector<Instance> instances;
+    std::vector<ProgramStep> steps;
+    std::vector<LayerInfo> layers;
+    std::vector<Affine> groups;   ///< distinct instance sizes
+
+    void finalize();  ///< groups, overflow bound
+
+private:
+    TrainingConfig m_config;
+    std::uint64_t m_contextBytes = 0;
+    StepTotals m_totals;
+    std::int64_t m_maxSafeBatch = 0;
+    friend class Scheduler;
+};
+
+/// Rounds a request the way PyTorch's CUDA caching allocator does (512-byte blocks; 0 stays 0).
+inline std::uint64_t roundAllocation(std::uint64_t bytes) {
+    if (bytes == 0) return 0;
+    return (bytes + 511) / 512 * 512;
+}
+
+} // namespace batchfit

@@ -1,0 +1,83 @@
+#include "batchfit/training_config.h"
+
+#include <array>
+#include <utility>
+
+namespace batchfit {
+namespace {
+
+template <class E, std::size_t N>
+Result<E> parseFrom(const std::array<std::pair<std::string_view, E>, N>& table, std::string_view s,
+                    std::string_view what) {
+    for (const auto& [name, value] : table)
+        if (name == s) return value;
+    std::string expected;
+    for (const auto& [name, value] : table) expected += (expected.empty() ? "" : ", ") + std::string(name);
+    return makeError("unknown " + std::string(what) + " '" + std::string(s) + "' (expected one of: " + expected + ")");
+}
+
+template <class E, std::size_t N>
+std::string_view nameFrom(const std::array<std::pair<std::string_view, E>, N>& table, E e) {
+    for (const auto& [name, value] : table)
+        if (value == e) return name;
+    return "?";
+}
+
+constexpr std::array<std::pair<std::string_view, OptimizerKind>, 10> kOptimizers{{
+    {"sgd", OptimizerKind::Sgd},
+    {"sgd-momentum", OptimizerKind::SgdMomentum},
+    {"sgd-nesterov", OptimizerKind::SgdNesterov},
+    {"adam", OptimizerKind::Adam},
+    {"adamw", OptimizerKind::AdamW},
+    {"rmsprop", OptimizerKind::RmsProp},
+    {"adagrad", OptimizerKind::Adagrad},
+    {"adafactor", OptimizerKind::Adafactor},
+    {"lion", OptimizerKind::Lion},
+    {"adam8bit", OptimizerKind::Adam8bit},
+}};
+constexpr std::array<std::pair<std::string_view, OptimizerImpl>, 3> kImpls{{
+    {"for-loop", OptimizerImpl::ForLoop}, {"foreach", OptimizerImpl::Foreach}, {"fused", OptimizerImpl::Fused}}};
+constexpr std::array<std::pair<std::string_view, Precision>, 7> kPrecisions{{
+    {"fp32", Precision::Fp32},
+    {"amp-fp16", Precision::AmpFp16},
+    {"amp-bf16", Precision::AmpBf16},
+    {"pure-fp16", Precision::PureFp16},
+    {"pure-bf16", Precision::PureBf16},
+    {"mixed-fp16", Precision::MixedFp16Master},
+    {"mixed-bf16", Precision::MixedBf16Master},
+}};
+constexpr std::array<std::pair<std::string_view, Checkpointing>, 4> kCheckpointing{{
+    {"none", Checkpointing::None},
+    {"every-block", Checkpointing::EveryBlock},
+    {"every-k", Checkpointing::EveryKthBlock},
+    {"selective", Checkpointing::Selective},
+}};
+
+} // namespace
+
+std::string_view optimizerName(OptimizerKind k) { return nameFrom(kOptimizers, k); }
+std::string_view optimizerImplName(OptimizerImpl i) { return nameFrom(kImpls, i); }
+std::string_view precisionName(Precision p) { return nameFrom(kPrecisions, p); }
+std::string_view checkpointingName(Checkpointing c) { return nameFrom(kCheckpointing, c); }
+Result<OptimizerKind> parseOptimizer(std::string_view s) { return parseFrom(kOptimizers, s, "optimizer"); }
+Result<OptimizerImpl> parseOptimizerImpl(std::string_view s) {
+    return parseFrom(kImpls, s, "optimizer implementation");
+}
+Result<Precision> parsePrecision(std::string_view s) { return parseFrom(kPrecisions, s, "precision"); }
+Result<Checkpointing> parseCheckpointing(std::string_view s) {
+    return parseFrom(kCheckpointing, s, "checkpointing mode");
+}
+
+std::vector<OptimizerKind> allOptimizers() {
+    std::vector<OptimizerKind> out;
+    for (const auto& p : kOptimizers) out.push_back(p.second);
+    return out;
+}
+
+std::vector<Precision> allPrecisions() {
+    std::vector<Precision> out;
+    for (const auto& p : kPrecisions) out.push_back(p.second);
+    return out;
+}
+
+} // namespace batchfit

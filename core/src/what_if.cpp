@@ -1,0 +1,60 @@
+#include "batchfit/what_if.h"
+
+#include "batchfit/estimator.h"
+
+#include <algorithm>
+
+namespace batchfit {
+
+std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, std::uint64_t capacityBytes,
+                              std::uint64_t cudaContextBytes) {
+    std::vector<Lever> levers;
+    auto baseline = Estimator::create(model, config, cudaContextBytes);
+    if (!baseline) return levers;
+    const std::int64_t base = baseline->maxBatch(capacityBytes).largest;
+
+    auto consider = [&](std::string id, std::string title, std::string cost, TrainingConfig c) {
+        if (c == config) return;
+        auto e = Estimator::create(model, c, cudaContextBytes);
+        if (!e) return;
+        // Batches are counted per optimizer update (micro-batch x accumulation steps).
+        Lever l{std::move(id), std::move(title), std::move(cost), c,
+                e->maxBatch(capacityBytes).largest * c.accumulationSteps, base * config.accumulationSteps};
+        levers.push_back(std::move(l));
+    };
+    if (config.checkpointing != Checkpointing::EveryBlock) {
+        TrainingConfig c = config;
+        c.checkpointing = Checkpointing::EveryBlock;
+        consider("checkpointing", "Gradient checkpointing of every block", "≈+33% compute", c);
+    }
+    if (config.precision == Precision::Fp32) {
+        TrainingConfig c = config;
+        c.precision = Precision::AmpBf16;
+        consider("amp-bf16", "bf16 mixed precision (autocast)", "needs bf16 hardware (Ampere+)", c);
+    }
+    const bool adamLike = config.optimizer == OptimizerKind::Adam || config.optimizer == OptimizerKind::AdamW;
+    if (adamLike) {
+        TrainingConfig c = config;
+        c.optimizer = OptimizerKind::Adam8bit;
+        c.amsgrad = false;
+        consider("adam8bit", "8-bit Adam (bitsandbytes)", "small accuracy risk", c);
+        c = config;
+        c.optimizer = OptimizerKind::SgdMomentum;
+        c.amsgrad = false;
+        consider("sgd-momentum", "SGD with momentum instead of Adam", "may need retuning", c);
+    }
+    if (!config.optimizerOffload && config.optimizer != OptimizerKind::Sgd) {
+        TrainingConfig c = config;
+        c.optimizerOffload = true;
+        consider("offload", "Offload optimizer states to CPU", "slower optimizer step", c);
+    }
+    if (config.accumulationSteps == 1 && base < 8) {
+        TrainingConfig c = config;
+        c.accumulationSteps = 4;
+        consider("accumulation", "Micro-batches with gradient accumulation (×4)", "4 steps per update", c);
+    }
+    std::stable_sort(levers.begin(), levers.end(), [](const Lever& a, const Lever& b) { return a.maxBatch > b.maxBatch; });
+    return levers;
+}
+
+} // namespace batchfit
