@@ -1,5 +1,6 @@
 #include "batchfit/estimator.h"
 
+#include "program/peak_evaluator.h"
 #include "program/step_program.h"
 
 #include <cmath>
@@ -85,20 +86,21 @@ Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t
     if (from < 1 || to < from || to > kMaxBatch) return makeError("sweep range must satisfy 1 <= from <= to <= 2^31");
     if (step < 1 || (logScale && step < 2)) return makeError("sweep step must be >= 1 (>= 2 for a log sweep)");
     std::vector<SweepPoint> out;
-    for (std::int64_t b = from; b <= to;) {
-        auto c = m_program->peakComponents(b);
-        if (!c) break;
+    const std::int64_t last = std::min(to, m_program->maxSafeBatch());
+    if (last < from) return out;
+    const PeakEvaluator fast(*m_program, from, last);
+    for (std::int64_t b = from; b <= last;) {
         SweepPoint p;
         p.batch = b;
-        p.atPeak = *c;
-        p.peakAllocatedBytes = c->total();
+        p.atPeak = fast.atPeak(b);
+        p.peakAllocatedBytes = p.atPeak.total();
         p.requiredBytes = m_program->required(p.peakAllocatedBytes);
         out.push_back(p);
         if (logScale) {
-            if (b > to / step) break;
+            if (b > last / step) break;
             b *= step;
         } else {
-            if (b > to - step) break;
+            if (b > last - step) break;
             b += step;
         }
     }

@@ -1,1 +1,178 @@
-#include "catch_compat.h"
+#include "test_util.h"
+
+#include "batchfit/what_if.h"
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+TEST_CASE("components at the peak add up to the peak", "[estimator]") {
+    for (const char* id : {"resnet50", "transformer-12", "gpt2-small", "mobilenet_v2"}) {
+        INFO(id);
+        auto e = estimateAt(preset(id), 4);
+        CHECK(e.atPeak.total() == e.peakAllocatedBytes);
+        CHECK(e.atPeak[Component::Parameters] >= e.parameterBytes);
+        CHECK(e.requiredBytes == e.reservedBytes + e.cudaContextBytes);
+        CHECK(e.reservedBytes >= e.peakAllocatedBytes);
+    }
+}
+
+TEST_CASE("estimate(b+1) >= estimate(b) and the solver is exact", "[estimator][property]") {
+    for (const char* id : {"resnet50", "transformer-12", "gpt2-small", "vgg16", "vit_b_16"}) {
+        INFO(id);
+        Estimator est = estimator(preset(id));
+        std::uint64_t prev = 0;
+        for (std::int64_t b = 1; b <= 64; ++b) {
+            auto r = est.requiredBytes(b);
+            REQUIRE(r);
+            CHECK(*r >= prev);
+            prev = *r;
+        }
+        for (std::uint64_t gib : {8ull, 16ull, 24ull, 80ull}) {
+            const std::uint64_t cap = gib << 30;
+            MaxBatch m = est.maxBatch(cap);
+            if (m.largest > 0) {
+                CHECK(est.verdict(m.largest, cap)->fits);
+                CHECK(m.largestMultipleOf8 == m.largest / 8 * 8);
+                CHECK(m.requiredAtLargest == *est.requiredBytes(m.largest));
+            }
+            CHECK_FALSE(est.verdict(m.largest + 1, cap)->fits);
+        }
+    }
+}
+
+TEST_CASE("the peak of a CNN is in the backward; the verdict reports headroom", "[estimator]") {
+    Estimator est = estimator(preset("resnet50"));
+    auto e = est.estimate(64);
+    REQUIRE(e);
+    CHECK(e->peakPhase == Phase::Backward);
+    CHECK(e->atPeak[Component::Activations] > e->atPeak[Component::Parameters]);
+    auto v = est.verdict(64, 24ull << 30);
+    REQUIRE(v);
+    CHECK(v->usableBytes == static_cast<std::uint64_t>(static_cast<double>(24ull << 30) * 0.95));
+    CHECK(v->headroomBytes == static_cast<std::int64_t>(v->usableBytes) - static_cast<std::int64_t>(e->requiredBytes));
+}
+
+TEST_CASE("gradient checkpointing never raises saved activations and lowers them for deep stacks", "[estimator][property]") {
+    for (const char* id : {"resnet50", "transformer-12", "gpt2-small", "vit_b_16"}) {
+        INFO(id);
+        Model m = preset(id);
+        const auto base = estimateAt(m, 8);
+        TrainingConfig every;
+        every.checkpointing = Checkpointing::EveryBlock;
+        const auto ck = estimateAt(m, 8, every);
+        CHECK(ck.savedActivationBytes < base.savedActivationBytes);
+        TrainingConfig kth = every;
+        kth.checkpointing = Checkpointing::EveryKthBlock;
+        kth.checkpointEvery = 2;
+        const auto k2 = estimateAt(m, 8, kth);
+        CHECK(k2.savedActivationBytes <= base.savedActivationBytes);
+        CHECK(k2.savedActivationBytes >= ck.savedActivationBytes);
+        TrainingConfig sel;
+        sel.checkpointing = Checkpointing::Selective;
+        CHECK(estimateAt(m, 8, sel).savedActivationBytes <= base.savedActivationBytes);
+    }
+}
+
+TEST_CASE("selective checkpointing removes the S x S attention tensors", "[estimator]") {
+    Model m = preset("gpt2-small");
+    TrainingConfig sel;
+    sel.checkpointing = Checkpointing::Selective;
+    const auto base = estimateAt(m, 1);
+    const auto s = estimateAt(m, 1, sel);
+    // Per layer, softmax output (4 B) + dropout mask (1 B) + dropped probabilities (4 B) of 12 x 1024 x 1024.
+    const std::uint64_t perLayer = 12ull * 1024 * 1024 * 9;
+    CHECK(base.savedActivationBytes - s.savedActivationBytes >= 12 * perLayer);
+}
+
+TEST_CASE("adding a layer never lowers the peak", "[estimator][property]") {
+    Model m = preset("resnet50");
+    const auto base = estimateAt(m, 16);
+    Model more = m;
+    Layer extra;
+    extra.name = "extra";
+    extra.op = "relu";
+    more.layers.insert(more.layers.begin() + 3, extra);  // after relu, before maxpool
+    CHECK(estimateAt(more, 16).peakAllocatedBytes >= base.peakAllocatedBytes);
+    Model wider = m;
+    Layer fc;
+    fc.name = "fc2";
+    fc.op = "linear";
+    fc.attrs.set("out_features", std::int64_t{1000});
+    wider.layers.insert(wider.layers.end() - 1, fc);
+    CHECK(estimateAt(wider, 16).peakAllocatedBytes >= base.peakAllocatedBytes);
+}
+
+TEST_CASE("sweep matches single estimates", "[estimator]") {
+    Estimator est = estimator(preset("transformer-12"));
+    auto pts = est.sweep(1, 1024, 2, true);
+    REQUIRE(pts);
+    REQUIRE(pts->size() == 11);
+    for (const auto& p : *pts) {
+        auto e = est.estimate(p.batch);
+        REQUIRE(e);
+        CHECK(p.peakAllocatedBytes == e->peakAllocatedBytes);
+        CHECK(p.requiredBytes == e->requiredBytes);
+        CHECK(p.atPeak.total() == p.peakAllocatedBytes);
+    }
+    auto lin = est.sweep(1, 10, 3, false);
+    REQUIRE(lin);
+    CHECK(lin->size() == 4);
+    CHECK(lin->back().batch == 10);
+    CHECK_FALSE(est.sweep(0, 10));
+}
+
+TEST_CASE("timeline walks forward, backward and the optimizer step", "[estimator]") {
+    auto e = estimator(preset("resnet50")).estimate(8, true);
+    REQUIRE(e);
+    REQUIRE_FALSE(e->timeline.empty());
+    CHECK(e->timeline.front().phase == Phase::Setup);
+    CHECK(e->timeline.back().phase == Phase::OptimizerStep);
+    std::uint64_t maxLive = 0;
+    bool sawBackward = false;
+    for (const auto& p : e->timeline) {
+        maxLive = std::max(maxLive, p.live.total());
+        sawBackward = sawBackward || p.phase == Phase::Backward;
+    }
+    CHECK(sawBackward);
+    CHECK(maxLive == e->peakAllocatedBytes);
+}
+
+TEST_CASE("what-if levers are ranked and each is a real improvement or not", "[estimator][what-if]") {
+    Model m = preset("gpt2-small");
+    auto levers = rankLevers(m, TrainingConfig{}, 24ull << 30, 536870912);
+    REQUIRE(levers.size() >= 4);
+    for (std::size_t i = 1; i < levers.size(); ++i) CHECK(levers[i - 1].maxBatch >= levers[i].maxBatch);
+    bool sawCheckpointing = false;
+    for (const auto& l : levers) {
+        if (l.id == "checkpointing") {
+            sawCheckpointing = true;
+            CHECK(l.maxBatch > l.baselineMaxBatch);
+        }
+        auto e = Estimator::create(m, l.config, 536870912);
+        REQUIRE(e);
+        CHECK(e->maxBatch(24ull << 30).largest * l.config.accumulationSteps == l.maxBatch);
+    }
+    CHECK(sawCheckpointing);
+}
+
+TEST_CASE("the pruned sweep evaluator is exact at every batch", "[estimator][property]") {
+    std::vector<TrainingConfig> configs(3);
+    configs[1].precision = Precision::AmpBf16;
+    configs[1].checkpointing = Checkpointing::EveryBlock;
+    configs[2].optimizer = OptimizerKind::Sgd;
+    configs[2].accumulationSteps = 2;
+    for (const char* id : {"resnet50", "gpt2-small", "mobilenet_v2"}) {
+        for (const auto& c : configs) {
+            INFO(id);
+            Estimator est = estimator(preset(id), c);
+            auto pts = est.sweep(1, 300, 7, false);
+            REQUIRE(pts);
+            for (const auto& p : *pts) {
+                INFO("batch " << p.batch);
+                CHECK(p.peakAllocatedBytes == *est.peakAllocatedBytes(p.batch));
+                auto e = est.estimate(p.batch);
+                CHECK(p.atPeak.total() == e->atPeak.total());
+            }
+        }
+    }
+}

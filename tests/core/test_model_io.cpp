@@ -1,1 +1,116 @@
-#include "catch_compat.h"
+#include "test_util.h"
+
+#include <filesystem>
+#include <sys/stat.h>
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+TEST_CASE("every preset survives save -> load -> save byte-identically", "[model_io]") {
+    for (const auto& p : presetList()) {
+        INFO(p.id);
+        Model m = preset(p.id);
+        const std::string once = serializeModel(m);
+        auto again = parseModel(once, p.id);
+        REQUIRE(again);
+        CHECK(*again == m);
+        CHECK(serializeModel(*again) == once);
+    }
+}
+
+TEST_CASE("model file keeps blocks, shortcuts, inputs and attributes", "[model_io]") {
+    const std::string json = R"({
+      "format": "batchfit-model", "version": 1, "name": "blocks",
+      "input": {"shape": [8], "dtype": "float32"},
+      "layers": [
+        {"name": "b", "repeat": 3, "first_index": 1, "checkpoint": true,
+         "layers": [{"name": "fc", "op": "linear", "out_features": 8, "bias": false}],
+         "shortcut": [{"name": "sc", "op": "identity"}], "merge": "concat", "merge_dim": 0,
+         "after": [{"name": "act", "op": "gelu", "approximate": "tanh"}]},
+        {"name": "proj", "op": "linear", "out_features": 2, "inputs": ["b"], "scale": 0.5},
+        {"name": "loss", "op": "cross_entropy"}
+      ]})";
+    Model m = parseOrFail(json);
+    REQUIRE(m.layers.size() == 3);
+    const Layer& b = m.layers[0];
+    CHECK(b.isBlock());
+    CHECK(b.repeat == 3);
+    CHECK(b.firstIndex == 1);
+    CHECK(b.checkpointUnit);
+    CHECK(b.shortcut == ShortcutKind::Layers);
+    CHECK(b.merge == MergeKind::Concat);
+    CHECK(b.after.at(0).attrs.getString("approximate") == std::optional<std::string>("tanh"));
+    CHECK(m.layers[1].inputs == std::vector<std::string>{"b"});
+    CHECK(m.layers[1].attrs.getDouble("scale") == 0.5);
+    CHECK(b.layers[0].attrs.getBool("bias") == false);
+    CHECK(parseOrFail(serializeModel(m)) == m);
+}
+
+TEST_CASE("errors name the file, the JSON path and what was expected", "[model_io][bad-input]") {
+    auto bad = [](const std::string& json) {
+        auto m = parseModel(json, "broken.json");
+        REQUIRE_FALSE(m);
+        return m.error().message;
+    };
+    CHECK(bad("{") .find("broken.json: not valid JSON") == 0);
+    CHECK(bad(R"({"format":"other","version":1})").find("$.format") != std::string::npos);
+    CHECK(bad(R"({"format":"batchfit-model","version":7,"input":{"shape":[1]},"layers":[]})").find("unsupported version 7") !=
+          std::string::npos);
+    const std::string head = R"({"format":"batchfit-model","version":1,"input":{"shape":[4]},"layers":)";
+    CHECK(bad(head + R"([{"name":"a","op":"linear","out_features":{"x":1}}]})").find("$.layers[0].out_features: expected") !=
+          std::string::npos);
+    CHECK(bad(head + R"([{"name":"a","layers":[{"name":"b","op":"relu"}],"repeat":0}]})").find("$.layers[0].repeat") !=
+          std::string::npos);
+    CHECK(bad(head + R"([{"name":"a","layers":[],"repeat":5000000000}]})").find("too large") != std::string::npos);
+    CHECK(bad(head + R"([{"name":"a","op":"relu"},{"name":"a","op":"relu"}]})").find("duplicate name 'a'") !=
+          std::string::npos);
+    CHECK(bad(head + R"([{"name":"a.b","op":"relu"}]})").find("must not contain") != std::string::npos);
+    CHECK(bad(R"({"format":"batchfit-model","version":1,"input":{"shape":[0]},"layers":[{"name":"a","op":"relu"}]})")
+              .find("$.input.shape") != std::string::npos);
+}
+
+TEST_CASE("deeply nested blocks are refused, not recursed into", "[model_io][bad-input]") {
+    std::string json = R"({"format":"batchfit-model","version":1,"input":{"shape":[4]},"layers":[)";
+    const int depth = 5000;
+    for (int i = 0; i < depth; ++i) json += R"({"name":"b","layers":[)";
+    json += R"({"name":"r","op":"relu"})";
+    for (int i = 0; i < depth; ++i) json += "]}";
+    json += "]}";
+    auto m = parseModel(json, "deep.json");
+    REQUIRE_FALSE(m);
+    CHECK(m.error().message.find("nested deeper") != std::string::npos);
+}
+
+TEST_CASE("saving is atomic: a failed save leaves the old file intact", "[model_io]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "batchfit-save-test";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string path = (dir / "m.json").string();
+    Model m = preset("resnet50");
+    REQUIRE(saveModelFile(m, path));
+    const std::string before = readFile(path);
+    CHECK(before == serializeModel(m));
+    auto loaded = loadModelFile(path);
+    REQUIRE(loaded);
+    CHECK(*loaded == m);
+    if (::geteuid() != 0) {  // root ignores permissions
+        fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
+        Model other = preset("vgg16");
+        auto st = saveModelFile(other, path);
+        CHECK_FALSE(st);
+        CHECK(readFile(path) == before);
+        fs::permissions(dir, fs::perms::owner_all);
+    }
+    auto st = saveModelFile(m, (dir / "missing-dir" / "m.json").string());
+    REQUIRE_FALSE(st);
+    CHECK(st.error().message.find("missing-dir") != std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("oversized files are refused before parsing", "[model_io][bad-input]") {
+    std::string huge(kMaxModelFileBytes + 1, ' ');
+    auto m = parseModel(huge, "huge.json");
+    REQUIRE_FALSE(m);
+    CHECK(m.error().message.find("huge.json") == 0);
+}

@@ -1,1 +1,123 @@
-#include "catch_compat.h"
+#include "test_util.h"
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+namespace {
+
+// Two linears: 1000x1000 (+bias) and 1000x10 (+bias): 1,011,010 parameters in 4 tensors.
+const char* kMlp = R"({"format":"batchfit-model","version":1,"name":"mlp","input":{"shape":[1000]},"layers":[
+  {"name":"fc1","op":"linear","out_features":1000},{"name":"act","op":"relu"},
+  {"name":"fc2","op":"linear","out_features":10},{"name":"loss","op":"cross_entropy"}]})";
+constexpr std::uint64_t kParams = 1000 * 1000 + 1000 + 1000 * 10 + 10;
+
+std::uint64_t states(OptimizerKind k, Precision p = Precision::Fp32, bool amsgrad = false) {
+    TrainingConfig c;
+    c.optimizer = k;
+    c.precision = p;
+    c.amsgrad = amsgrad;
+    return estimateAt(parseOrFail(kMlp), 1, c).optimizerStateBytes;
+}
+
+} // namespace
+
+TEST_CASE("optimizer states per parameter (fp32)", "[training][optimizer]") {
+    CHECK(states(OptimizerKind::Sgd) == 0);
+    CHECK(states(OptimizerKind::SgdMomentum) == 4 * kParams);
+    CHECK(states(OptimizerKind::SgdNesterov) == 4 * kParams);
+    CHECK(states(OptimizerKind::Adam) == 8 * kParams + 4 * 4);  // + a 4-byte step tensor per parameter tensor
+    CHECK(states(OptimizerKind::AdamW, Precision::Fp32, true) == 12 * kParams + 4 * 4);
+    CHECK(states(OptimizerKind::Adagrad) == 4 * kParams + 4 * 4);
+    CHECK(states(OptimizerKind::Lion) == 4 * kParams);
+    // Adafactor: rows + cols for matrices, full for vectors.
+    CHECK(states(OptimizerKind::Adafactor) == 4 * ((1000 + 1000) + 1000 + (10 + 1000) + 10));
+    // 8-bit Adam: tensors >= 4096 elements take 1 byte per state + an fp32 absmax per 2048-block; small ones 32-bit.
+    const std::uint64_t big = 2 * 1000000 + 2 * ((1000000 + 2047) / 2048) * 4 + 2 * 10000 + 2 * ((10000 + 2047) / 2048) * 4;
+    CHECK(states(OptimizerKind::Adam8bit) == big + 2 * 4 * (1000 + 10) + 2 * 256 * 4);
+}
+
+TEST_CASE("precision: pure half halves everything, ZeRO-style master weights cost 16 bytes/param with Adam",
+          "[training][precision]") {
+    Model m = parseOrFail(kMlp);
+    const auto fp32 = estimateAt(m, 1);
+    CHECK(fp32.parameterBytes == 4 * kParams);
+    CHECK(fp32.gradientBytes == 4 * kParams);
+    TrainingConfig pure;
+    pure.precision = Precision::PureBf16;
+    const auto pb = estimateAt(m, 1, pure);
+    CHECK(pb.parameterBytes == 2 * kParams);
+    CHECK(pb.gradientBytes == 2 * kParams);
+    CHECK(pb.optimizerStateBytes == 4 * kParams + 4 * 4);
+    TrainingConfig mixed;
+    mixed.precision = Precision::MixedFp16Master;
+    const auto mx = estimateAt(m, 1, mixed);
+    CHECK(mx.parameterBytes + mx.gradientBytes + mx.optimizerStateBytes == 16 * kParams + 4 * 4);
+}
+
+TEST_CASE("AMP keeps fp32 weights and saves half copies of the weights it casts", "[training][precision]") {
+    Model m = parseOrFail(kMlp);
+    TrainingConfig amp;
+    amp.precision = Precision::AmpBf16;
+    const auto a = estimateAt(m, 8, amp);
+    const auto f = estimateAt(m, 8);
+    CHECK(a.parameterBytes == f.parameterBytes);
+    CHECK(a.autocastWeightCopyBytes == 2 * (1000 * 1000 + 1000 * 10));
+    // Half activations: the saved ones shrink except for fp32 ops (log_softmax) and casts.
+    CHECK(a.savedActivationBytes - a.autocastWeightCopyBytes < f.savedActivationBytes);
+}
+
+TEST_CASE("offload moves optimizer states to host memory", "[training]") {
+    Model m = parseOrFail(kMlp);
+    TrainingConfig off;
+    off.optimizerOffload = true;
+    const auto o = estimateAt(m, 1, off);
+    const auto d = estimateAt(m, 1);
+    CHECK(o.hostBytes == d.optimizerStateBytes);
+    CHECK(o.atPeak[Component::OptimizerStates] == 0);
+    CHECK(o.peakAllocatedBytes < d.peakAllocatedBytes);
+}
+
+TEST_CASE("gradients: set_to_none frees them between steps, accumulation keeps them through the forward",
+          "[training]") {
+    Model m = preset("resnet50");
+    const auto none = estimateAt(m, 32);
+    TrainingConfig keep;
+    keep.zeroGradSetToNone = false;
+    const auto k = estimateAt(m, 32, keep);
+    CHECK(k.peakAllocatedBytes >= none.peakAllocatedBytes);
+    TrainingConfig acc;
+    acc.accumulationSteps = 4;
+    const auto a = estimateAt(m, 32, acc);
+    CHECK(a.peakAllocatedBytes >= none.peakAllocatedBytes);
+    CHECK(a.atPeak[Component::Gradients] >= a.gradientBytes);  // the second micro-batch runs with all grads alive
+}
+
+TEST_CASE("first step creates optimizer states in step(); steady state has them from the start", "[training]") {
+    Model m = preset("transformer-12");
+    TrainingConfig first;
+    first.firstStep = true;
+    const auto f = estimator(m, first).estimate(1, true);
+    REQUIRE(f);
+    CHECK(f->timeline.front().live[Component::OptimizerStates] == 0);
+    CHECK(f->timeline.back().live[Component::OptimizerStates] >= f->optimizerStateBytes - 4 * 1024);
+    const auto s = estimator(m).estimate(1, true);
+    REQUIRE(s);
+    CHECK(s->timeline.front().live[Component::OptimizerStates] > 0);
+}
+
+TEST_CASE("foreach optimizers hold about one copy of the parameters during step()", "[training][optimizer]") {
+    Model m = preset("transformer-12");
+    TrainingConfig loop, fe, fused;
+    fe.impl = OptimizerImpl::Foreach;
+    fused.impl = OptimizerImpl::Fused;
+    const auto l = estimator(m, loop).estimate(1, true);
+    const auto f = estimator(m, fe).estimate(1, true);
+    const auto u = estimator(m, fused).estimate(1, true);
+    REQUIRE(l);
+    REQUIRE(f);
+    REQUIRE(u);
+    const auto stepTemp = [](const Estimate& e) { return e.timeline.back().live[Component::Temporaries]; };
+    CHECK(stepTemp(*f) >= f->parameterBytes);
+    CHECK(stepTemp(*u) < stepTemp(*l));
+    CHECK(stepTemp(*l) < stepTemp(*f));
+}

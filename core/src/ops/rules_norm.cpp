@@ -31,6 +31,7 @@ public:
             p.params.push_back({"running_var", {ch}, true, DType::Float32});
             p.saved.push_back({SavedDecl::Kind::Param, idx});
             p.saved.push_back({SavedDecl::Kind::Param, idx + 1});
+            p.params.push_back({"num_batches_tracked", {}, true, DType::Int64});
         }
         p.created = {{{ch}, DType::Float32, false, true}, {{ch}, DType::Float32, false, true}};
         p.createdRoles = {"save_mean", "save_invstd"};

@@ -1,0 +1,53 @@
+#pragma once
+// Shared helpers for core tests.
+#include "batchfit/estimator.h"
+#include "batchfit/model_io.h"
+#include "batchfit/presets.h"
+#include "catch_compat.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace batchfit::test {
+
+inline Model parseOrFail(const std::string& json) {
+    auto m = parseModel(json, "test.json");
+    INFO(json);
+    if (!m) FAIL(m.error().message);
+    return *m;
+}
+
+inline Model preset(const std::string& id) {
+    auto m = loadPreset(id);
+    if (!m) FAIL(m.error().message);
+    return *m;
+}
+
+inline Estimator estimator(const Model& m, const TrainingConfig& c = {}) {
+    auto e = Estimator::create(m, c, 0);
+    if (!e) FAIL(e.error().message);
+    return *e;
+}
+
+inline Estimate estimateAt(const Model& m, std::int64_t batch, const TrainingConfig& c = {}) {
+    auto e = estimator(m, c).estimate(batch);
+    if (!e) FAIL(e.error().message);
+    return *e;
+}
+
+inline std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// A model of one layer (plus an optional loss) over an input.
+inline std::string oneLayer(const std::string& input, const std::string& dtype, const std::string& layer,
+                            bool withLoss = false) {
+    return R"({"format":"batchfit-model","version":1,"name":"t","input":{"shape":)" + input + R"(,"dtype":")" + dtype +
+           R"("},"layers":[)" + layer + (withLoss ? R"(,{"name":"loss","op":"mse_loss"})" : "") + "]}";
+}
+
+} // namespace batchfit::test
