@@ -87,8 +87,7 @@ int main(int argc, char** argv) {
 
     auto model = loadModel(o);
     if (!model) return fail(kBadInput, model.error().message);
-    const std::uint64_t context = o.gpu ? o.gpu->contextBytes : 536870912;
-    auto est = Estimator::create(*model, o.config, context);
+    auto est = o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
     if (!est) return fail(kBadInput, est.error().message);
 
     if (o.command == "check") {

@@ -15,6 +15,12 @@ Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& co
     return Estimator(std::move(*p));
 }
 
+Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& config, const GpuSpec& gpu) {
+    TrainingConfig c = config;
+    if (!c.cublasWorkspaceBytes) c.cublasWorkspaceBytes = gpu.cublasWorkspaceBytes;
+    return create(model, c, gpu.contextBytes);
+}
+
 Result<Estimate> Estimator::estimate(std::int64_t batch, bool withTimeline) const {
     return m_program->evaluate(batch, withTimeline);
 }

@@ -30,6 +30,7 @@ std::vector<GpuSpec> parseCatalogue() {
         s.memoryBytes = g.value("memory_bytes", std::uint64_t{0});
         s.contextBytes = g.value("context_bytes", std::uint64_t{536870912});
         s.source = g.value("source", "");
+        s.cublasWorkspaceBytes = g.value("cublas_workspace_bytes", std::uint64_t{8519680});
         if (!s.id.empty() && s.memoryBytes > 0) out.push_back(std::move(s));
     }
     return out;

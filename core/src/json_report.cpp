@@ -21,7 +21,7 @@ ojson configObject(const TrainingConfig& c) {
     o["first_step"] = c.firstStep;
     o["margin_fraction"] = c.marginFraction;
     o["fragmentation_fraction"] = c.fragmentationFraction;
-    o["cublas_workspace_bytes"] = c.cublasWorkspaceBytes;
+    if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
     return o;
 }
 

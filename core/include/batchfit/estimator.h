@@ -1,6 +1,7 @@
 #pragma once
 // Lowers a model + training set-up once into a step program, then answers per batch size quickly.
 #include "batchfit/estimate.h"
+#include "batchfit/gpu.h"
 #include "batchfit/model.h"
 #include "batchfit/result.h"
 #include "batchfit/training_config.h"
@@ -18,6 +19,8 @@ public:
     /// Validates and lowers. Fails with a message naming the layer path for bad models.
     static Result<Estimator> create(const Model& model, const TrainingConfig& config,
                                     std::uint64_t cudaContextBytes = 0);
+    /// Same, with the GPU's defaults (CUDA context, cuBLAS workspace) unless the config overrides them.
+    static Result<Estimator> create(const Model& model, const TrainingConfig& config, const GpuSpec& gpu);
 
     /// Full estimate at a micro-batch size (1 .. kMaxBatch).
     Result<Estimate> estimate(std::int64_t batch, bool withTimeline = false) const;

@@ -32,7 +32,7 @@ struct TrainingConfig {
 
     // Overheads (outside the four components).
     std::optional<std::uint64_t> cudaContextBytes;  ///< override of the GPU's default CUDA context
-    std::uint64_t cublasWorkspaceBytes = 8519680;   ///< PyTorch's default cuBLAS workspace (see docs)
+    std::optional<std::uint64_t> cublasWorkspaceBytes;  ///< override of the GPU's cuBLAS workspace (per handle)
     double fragmentationFraction = 0.05;            ///< reserve for allocator fragmentation, of the peak
     double marginFraction = 0.05;                   ///< user's safety margin, of the capacity
 

@@ -138,9 +138,15 @@ void Scheduler::setup() {
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
     }
-    if (m_hasMatmul && m_config.cublasWorkspaceBytes > 0) {
-        const int inst = newInstance(Affine{m_config.cublasWorkspaceBytes, 0}, Component::Temporaries, s);
-        m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+    // cuBLAS workspaces come from the caching allocator, one per (handle, stream): the forward runs on the
+    // Python thread and the backward on autograd's device thread, each with its own handle, so two.
+    const std::uint64_t ws = m_config.cublasWorkspaceBytes.value_or(8519680);
+    if (m_hasMatmul && ws > 0) {
+        for (int i = 0; i < (m_config.firstStep ? 1 : 2); ++i) {
+            const int inst = newInstance(Affine{ws, 0}, Component::Temporaries, s);
+            m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+        }
+        m_backwardWorkspace = m_config.firstStep ? ws : 0;
     }
 }
 
@@ -172,6 +178,11 @@ void Scheduler::microStep(bool first) {
 
     // Backward.
     const int start = newStep(Phase::Backward, "backward starts (gradient of the loss)");
+    if (m_backwardWorkspace) {
+        const int inst = newInstance(Affine{m_backwardWorkspace, 0}, Component::Temporaries, start);
+        m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+        m_backwardWorkspace = 0;
+    }
     if (m_graph.loss >= 0) {
         m_gradOf[static_cast<std::size_t>(m_graph.loss)] = newInstance(tensorBytes(m_graph.loss), Component::Temporaries, start);
         use(m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(m_graph.loss))], start);

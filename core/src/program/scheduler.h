@@ -54,6 +54,7 @@ private:
     bool m_firstMicroStep = true;
     bool m_hasMatmul = false;
     int m_lastBackwardStep = 0;
+    std::uint64_t m_backwardWorkspace = 0;  ///< first step: the backward handle's workspace, made on first use
 };
 
 } // namespace batchfit
