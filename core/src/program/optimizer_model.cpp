@@ -25,15 +25,15 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
     case OptimizerKind::Adam:
     case OptimizerKind::AdamW:
         out.stateBytes = n * s * (c.amsgrad ? 3 : 2) + kStepTensor;
-        out.deviceStepBytes = kStepTensor;
+        out.hostStepBytes = kStepTensor;
         break;
     case OptimizerKind::RmsProp:
         out.stateBytes = n * s * (1 + (c.rmspropMomentum ? 1 : 0) + (c.rmspropCentered ? 1 : 0)) + kStepTensor;
-        out.deviceStepBytes = kStepTensor;
+        out.hostStepBytes = kStepTensor;
         break;
     case OptimizerKind::Adagrad:
         out.stateBytes = n * s + kStepTensor;
-        out.deviceStepBytes = kStepTensor;
+        out.hostStepBytes = kStepTensor;
         break;
     case OptimizerKind::Adafactor: {
         // Hugging Face Adafactor (beta1 = None): factored second moment for >= 2-D tensors, fp32.

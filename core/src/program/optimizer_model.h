@@ -9,7 +9,7 @@ namespace batchfit {
 
 struct OptimizerCost {
     std::uint64_t stateBytes = 0;      ///< persistent state (incl. master weights) for this tensor
-    std::uint64_t deviceStepBytes = 0; ///< part of stateBytes that is a per-tensor `step` scalar kept on the host
+    std::uint64_t hostStepBytes = 0;   ///< part of stateBytes that is a per-tensor `step` scalar kept on the host
 };
 
 /// `paramDtypeSize`: bytes per element of the parameter (2 for half weights).

@@ -129,8 +129,8 @@ void Scheduler::setup() {
             const auto& gp = m_graph.params[p];
             if (gp.tiedTo >= 0 || !gp.trainable) continue;
             const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
-            if (cost.stateBytes - cost.deviceStepBytes == 0) continue;
-            const int inst = newInstance(Affine{cost.stateBytes - cost.deviceStepBytes, 0}, Component::OptimizerStates, s);
+            if (cost.stateBytes - cost.hostStepBytes == 0) continue;
+            const int inst = newInstance(Affine{cost.stateBytes - cost.hostStepBytes, 0}, Component::OptimizerStates, s);
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
         if (optimizerSharedBytes(m_config)) {
@@ -299,8 +299,8 @@ void Scheduler::optimizerStep() {
     for (const auto& gp : m_graph.params) {
         if (gp.tiedTo >= 0 || !gp.trainable) continue;
         const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
-        if (m_config.firstStep && !offload && cost.stateBytes > cost.deviceStepBytes) {
-            const int inst = newInstance(Affine{cost.stateBytes - cost.deviceStepBytes, 0}, Component::OptimizerStates, s);
+        if (m_config.firstStep && !offload && cost.stateBytes > cost.hostStepBytes) {
+            const int inst = newInstance(Affine{cost.stateBytes - cost.hostStepBytes, 0}, Component::OptimizerStates, s);
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
         const std::uint64_t sz = gp.numel * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype)));
