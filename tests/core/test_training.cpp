@@ -61,7 +61,9 @@ TEST_CASE("AMP keeps fp32 weights and saves half copies of the weights it casts"
     const auto a = estimateAt(m, 8, amp);
     const auto f = estimateAt(m, 8);
     CHECK(a.parameterBytes == f.parameterBytes);
-    CHECK(a.autocastWeightCopyBytes == 2 * (1000 * 1000 + 1000 * 10));
+    // fc1's input needs no gradient, so only fc2 saves its bf16 weight copy (fc1's lives in the cache until
+    // the forward ends).
+    CHECK(a.autocastWeightCopyBytes == 2 * (1000 * 10));
     // Half activations: the saved ones shrink except for fp32 ops (log_softmax) and casts.
     CHECK(a.savedActivationBytes - a.autocastWeightCopyBytes < f.savedActivationBytes);
 }

@@ -246,6 +246,9 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     if (requiresGrad) {
         for (const auto& s : plan.saved) {
             const auto idx = static_cast<std::size_t>(s.index);
+            if (s.ifGrad >= 0 && (static_cast<std::size_t>(s.ifGrad) >= inputs.size() ||
+                                  !m_graph.tensors[static_cast<std::size_t>(inputs[static_cast<std::size_t>(s.ifGrad)])].requiresGrad))
+                continue;
             int t = -1;
             switch (s.kind) {
             case SavedDecl::Kind::Input: t = idx < inputs.size() ? inputs[idx] : -1; break;

@@ -35,6 +35,7 @@ struct ParamDecl {
 struct SavedDecl {
     enum class Kind { Input, Output, Param, Created, Target } kind;
     int index = 0;
+    int ifGrad = -1;  ///< >= 0: saved only if input `ifGrad` requires a gradient (autograd saves what it needs)
 };
 
 /// What a primitive op does, given its (already cast) inputs.

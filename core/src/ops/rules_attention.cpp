@@ -34,7 +34,7 @@ public:
         if (!h) return h.error();
         OpPlan p;
         p.outputs.push_back({{*h, q.shape[0], c.inputs[1].shape[0]}, q.dtype, q.batched, true});
-        p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Input, 1}};
+        p.saved = {{SavedDecl::Kind::Input, 0, 1}, {SavedDecl::Kind::Input, 1, 0}};
         return p;
     }
 };
@@ -51,7 +51,7 @@ public:
         const std::int64_t h = probs.shape[0];
         OpPlan p;
         p.outputs.push_back({{h, probs.shape[1], v.shape[1] / h}, probs.dtype, probs.batched, true});
-        p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Input, 1}};
+        p.saved = {{SavedDecl::Kind::Input, 0, 1}, {SavedDecl::Kind::Input, 1, 0}};
         return p;
     }
 };

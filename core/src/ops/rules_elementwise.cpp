@@ -38,7 +38,7 @@ public:
         OpPlan p;
         p.outputs.push_back(*out);
         if (m_mul) {
-            p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Input, 1}};
+            p.saved = {{SavedDecl::Kind::Input, 0, 1}, {SavedDecl::Kind::Input, 1, 0}};
         } else {
             p.passthroughSameShape = true;  // a broadcast operand's gradient is a new, reduced tensor
         }

@@ -25,7 +25,7 @@ public:
         p.params.push_back({"weight", {*out, inF}});
         if (c.flag("bias", true)) p.params.push_back({"bias", {*out}});
         if (auto t = c.attrs.getString("tied_to")) p.tiedTo = *t;
-        p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Param, 0}};
+        p.saved = {{SavedDecl::Kind::Input, 0, -1}, {SavedDecl::Kind::Param, 0, 0}};  // mat2 only for grad_input
         p.needsContiguous = in.rank() > 1;
         return p;
     }
@@ -58,7 +58,7 @@ public:
         out.push_back(b.shape.back());
         OpPlan p;
         p.outputs.push_back({out, a.dtype, a.batched || b.batched, true});
-        p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Input, 1}};
+        p.saved = {{SavedDecl::Kind::Input, 0, 1}, {SavedDecl::Kind::Input, 1, 0}};
         p.needsContiguous = true;
         return p;
     }
