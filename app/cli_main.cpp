@@ -55,7 +55,7 @@ int listGpus(const CliOptions& o) {
                       << "\", \"memory_bytes\": " << g.memoryBytes << ", \"context_bytes\": " << g.contextBytes << "}"
                       << (i + 1 < cat.size() ? ",\n" : "\n");
         else
-            std::printf("%-14s %-36s %-7s %10s\n", g.id.c_str(), g.name.c_str(), g.vendor.c_str(),
+            std::printf("%-18s %-36s %-7s %10s\n", g.id.c_str(), g.name.c_str(), g.vendor.c_str(),
                         formatBytes(g.memoryBytes).c_str());
     }
     if (o.json) std::cout << "]\n";
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     auto model = loadModel(o);
     if (!model) return fail(kBadInput, model.error().message);
     auto est = o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
-    if (!est) return fail(kBadInput, est.error().message);
+    if (!est) return fail(kBadInput, (o.modelFile.empty() ? "" : o.modelFile + ": ") + est.error().message);
 
     if (o.command == "check") {
         auto e = est->estimate(1);
