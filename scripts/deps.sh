@@ -7,7 +7,7 @@ pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev catch2
       qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
       libgl1-mesa-dev fonts-noto-cjk)
 if [ "$kind" = test ]; then
-  pkgs+=(poppler-utils xvfb xauth python3-torch python3-torchvision)
+  pkgs+=(poppler-utils xvfb xauth python3-torch python3-torchvision python3-jsonschema)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
