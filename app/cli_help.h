@@ -19,6 +19,9 @@ Commands:
 Model:
   --preset NAME          a built-in model (see `presets`)
   --model FILE           a BatchFit model file (JSON, docs/model-format.md)
+  --hf-config FILE       a Hugging Face config.json (gpt2, bert, roberta, llama, mistral, qwen2, gemma,
+                         phi3, gpt_neox); with --seq N (default: the config's maximum) and
+                         --attention eager|mem_efficient|flash
 
 Training set-up:
   --batch N              micro-batch size (default 1)

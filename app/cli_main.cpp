@@ -1,5 +1,6 @@
 // batchfit-cli: the estimation core for scripts and CI.
 #include "batchfit/estimator.h"
+#include "batchfit/hf_import.h"
 #include "batchfit/json_report.h"
 #include "batchfit/model_io.h"
 #include "batchfit/presets.h"
@@ -9,6 +10,12 @@
 
 #include <cstdio>
 #include <iostream>
+
+#ifdef BATCHFIT_HAVE_REPORT
+#include "report/headless_app.h"
+#include "report/report_exporter.h"
+#include "report/report_language.h"
+#endif
 
 using namespace batchfit;
 
@@ -22,7 +29,10 @@ int fail(int code, const std::string& msg) {
 }
 
 Result<Model> loadModel(const CliOptions& o) {
-    if (!o.preset.empty() && !o.modelFile.empty()) return makeError("give either --preset or --model, not both");
+    if (!o.preset.empty() + !o.modelFile.empty() + !o.hfConfig.empty() > 1)
+        return makeError("give one of --preset, --model and --hf-config");
+    if (!o.hfConfig.empty()) return importHfConfigFile(o.hfConfig, HfImportOptions{o.sequence, o.attention});
+    if (o.sequence || o.attention) return makeError("--seq and --attention apply to --hf-config imports");
     if (!o.modelFile.empty()) return loadModelFile(o.modelFile);
     return loadPreset(o.preset.empty() ? "resnet50" : o.preset);
 }
@@ -62,6 +72,32 @@ int listGpus(const CliOptions& o) {
     return kOk;
 }
 
+#ifdef BATCHFIT_HAVE_REPORT
+/// `report`: renders with batchfit_report on a headless QGuiApplication (works with no display, e.g. in CI).
+int writeReportFile(const CliOptions& o, const Model& model) {
+    const QString out = QString::fromStdString(o.out);
+    const std::string formats = reportExtensionsText().toStdString();
+    if (o.out.empty()) return fail(kUsage, "report needs --out FILE (" + formats + ")");
+    if (!reportFormatForPath(out)) return fail(kUsage, "--out: unknown report format '" + o.out + "' (use " + formats + ")");
+    if (!o.gpu) return fail(kUsage, "report needs --gpu (a catalogue id or a capacity such as 24GiB)");
+    if (const ReportLanguage lang(QString::fromStdString(o.lang)); !lang.ok())
+        return fail(kUsage, "--lang: " + lang.error().toStdString());
+    if (!ensureGuiApplication()) return fail(kReportFailed, "cannot start the Qt GUI library to render the report");
+    ReportRequest request;
+    request.model = model;
+    request.config = o.config;
+    request.gpu = *o.gpu;
+    request.batch = o.batch;
+    request.language = QString::fromStdString(o.lang);
+    request.topLayers = o.top;
+    auto data = buildReportData(request);
+    if (!data) return fail(kBadInput, (o.modelFile.empty() ? (o.hfConfig.empty() ? "" : o.hfConfig + ": ") : o.modelFile + ": ") + data.error().message);
+    if (auto written = writeReport(*data, out); !written) return fail(kReportFailed, written.error().message);
+    std::cout << "wrote " << o.out << "\n";
+    return kOk;
+}
+#endif
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -82,11 +118,16 @@ int main(int argc, char** argv) {
     if (o.command != "estimate" && o.command != "max-batch" && o.command != "sweep" && o.command != "check" &&
         o.command != "report")
         return fail(kUsage, "unknown command '" + o.command + "' (see --help)");
+#ifndef BATCHFIT_HAVE_REPORT
     if (o.command == "report")
         return fail(kReportFailed, "this batchfit-cli was built without Qt: reports need the desktop build");
+#endif
 
     auto model = loadModel(o);
     if (!model) return fail(kBadInput, model.error().message);
+#ifdef BATCHFIT_HAVE_REPORT
+    if (o.command == "report") return writeReportFile(o, *model);
+#endif
     auto est = o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
     if (!est) return fail(kBadInput, (o.modelFile.empty() ? "" : o.modelFile + ": ") + est.error().message);
 

@@ -66,6 +66,18 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
         else if (a == "--preset") { BF_NEXT(v); o.preset = v; }
         else if (a == "--model") { BF_NEXT(v); o.modelFile = v; }
         else if (a == "--out") { BF_NEXT(v); o.out = v; }
+        else if (a == "--hf-config") { BF_NEXT(v); o.hfConfig = v; }
+        else if (a == "--attention") {
+            BF_NEXT(v);
+            if (v != "eager" && v != "mem_efficient" && v != "flash")
+                return makeError("--attention must be eager, mem_efficient or flash, got '" + v + "'");
+            o.attention = v;
+        } else if (a == "--seq") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, std::int64_t{1} << 24);
+            if (!r) return r.error();
+            o.sequence = *r;
+        }
         else if (a == "--lang") { BF_NEXT(v); o.lang = v; }
         else if (a == "--batch") {
             BF_NEXT(v);

@@ -14,6 +14,9 @@ struct CliOptions {
     std::string command;
     std::string preset;
     std::string modelFile;
+    std::string hfConfig;
+    std::optional<std::int64_t> sequence;
+    std::optional<std::string> attention;
     std::int64_t batch = 1;
     bool batchGiven = false;
     std::optional<GpuSpec> gpu;

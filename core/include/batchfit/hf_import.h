@@ -1,0 +1,24 @@
+#pragma once
+// Builds a model from a Hugging Face config.json (no download, no Python).
+#include "batchfit/model.h"
+#include "batchfit/result.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+struct HfImportOptions {
+    std::optional<std::int64_t> sequenceLength;  ///< default: the config's maximum positions
+    std::optional<std::string> attention;        ///< "eager", "mem_efficient" or "flash" (default per family)
+};
+
+/// model_type values understood: gpt2, bert, roberta, llama, mistral, qwen2, gemma, phi3, gpt_neox.
+std::vector<std::string> hfSupportedModelTypes();
+/// `source` names the file in messages. Mixture-of-experts configs are refused with a clear message.
+Result<Model> importHfConfig(const std::string& jsonText, const std::string& source, const HfImportOptions& options = {});
+Result<Model> importHfConfigFile(const std::string& path, const HfImportOptions& options = {});
+
+} // namespace batchfit

@@ -1,0 +1,94 @@
+#include "test_util.h"
+
+#include "batchfit/hf_import.h"
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+namespace {
+
+Model hf(const std::string& file, HfImportOptions o = {}) {
+    auto m = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/" + file, o);
+    if (!m) FAIL(m.error().message);
+    return *m;
+}
+
+} // namespace
+
+TEST_CASE("Hugging Face configs give the published parameter counts", "[hf]") {
+    const std::pair<const char*, std::uint64_t> published[] = {
+        {"gpt2.json", 124439808ull},          {"llama-2-7b.json", 6738415616ull},  {"mistral-7b.json", 7241732096ull},
+        {"llama-3-8b.json", 8030261248ull},   {"qwen2-0.5b.json", 494032768ull},   {"gemma-2b.json", 2506172416ull},
+        {"phi-3-mini-4k.json", 3821079552ull}, {"pythia-160m.json", 162322944ull}, {"bert-base-uncased.json", 109514298ull},
+        {"bert-base-classifier.json", 109483778ull},
+    };
+    for (const auto& [file, params] : published) {
+        INFO(file);
+        HfImportOptions o;
+        o.sequenceLength = 256;
+        CHECK(estimator(hf(file, o)).parameterCount() == params);
+    }
+}
+
+TEST_CASE("the gpt2 config gives the same estimate as the gpt2-small preset", "[hf]") {
+    Estimator a = estimator(hf("gpt2.json"));
+    Estimator b = estimator(preset("gpt2-small"));
+    for (std::int64_t batch : {1, 4}) {
+        auto ea = a.estimate(batch), eb = b.estimate(batch);
+        REQUIRE(ea);
+        REQUIRE(eb);
+        CHECK(ea->savedActivationBytes == eb->savedActivationBytes);
+        CHECK(ea->peakAllocatedBytes == eb->peakAllocatedBytes);
+        CHECK(ea->optimizerStateBytes == eb->optimizerStateBytes);
+    }
+}
+
+TEST_CASE("a BERT classifier config at sequence 128 matches the transformer-12 preset", "[hf]") {
+    HfImportOptions o;
+    o.sequenceLength = 128;
+    auto ea = estimator(hf("bert-base-classifier.json", o)).estimate(2);
+    auto eb = estimator(preset("transformer-12")).estimate(2);
+    REQUIRE(ea);
+    REQUIRE(eb);
+    CHECK(ea->savedActivationBytes == eb->savedActivationBytes);
+    CHECK(ea->peakAllocatedBytes == eb->peakAllocatedBytes);
+}
+
+TEST_CASE("GQA and flash attention shape the estimate", "[hf]") {
+    HfImportOptions o;
+    o.sequenceLength = 4096;
+    Model mistral = hf("mistral-7b.json", o);
+    Model llama = hf("llama-2-7b.json", o);
+    // Mistral's k/v projections are 4x smaller (8 kv heads): its attention saves less per layer than Llama-2's,
+    // even though its MLP is wider.
+    const auto m = estimateAt(mistral, 1);
+    const auto l = estimateAt(llama, 1);
+    CHECK(m.parameterCount > l.parameterCount);
+    HfImportOptions eager = o;
+    eager.attention = "eager";
+    const auto le = estimateAt(hf("llama-2-7b.json", eager), 1);
+    // Eager attention materialises 32 x 4096 x 4096 scores per layer: far more than flash.
+    CHECK(le.savedActivationBytes > l.savedActivationBytes + 32ull * 32 * 4096 * 4096 * 4 / 10 * 9);
+}
+
+TEST_CASE("bad or unsupported configs are explained", "[hf][bad-input]") {
+    auto err = [](const std::string& text) {
+        auto m = importHfConfig(text, "config.json");
+        REQUIRE_FALSE(m);
+        return m.error().message;
+    };
+    CHECK(err("{").find("config.json: not valid JSON") == 0);
+    CHECK(err(R"({"hidden_size": 4})").find("$.model_type: missing") != std::string::npos);
+    CHECK(err(R"({"model_type": "t5"})").find("'t5' is not supported") != std::string::npos);
+    CHECK(err(R"({"model_type": "llama", "hidden_size": "big"})").find("$.hidden_size: expected a positive integer") !=
+          std::string::npos);
+    CHECK(err(R"({"model_type": "llama", "hidden_size": 64})").find("$.num_hidden_layers: missing") != std::string::npos);
+    auto moe = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/mixtral-8x7b.json");
+    REQUIRE_FALSE(moe);
+    CHECK(moe.error().message.find("mixture of experts") != std::string::npos);
+    HfImportOptions tooLong;
+    tooLong.sequenceLength = 5000;
+    auto m = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/llama-2-7b.json", tooLong);
+    REQUIRE_FALSE(m);
+    CHECK(m.error().message.find("exceeds the model's maximum 4096") != std::string::npos);
+}
