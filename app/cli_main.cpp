@@ -29,10 +29,7 @@ int fail(int code, const std::string& msg) {
 }
 
 Result<Model> loadModel(const CliOptions& o) {
-    if (!o.preset.empty() + !o.modelFile.empty() + !o.hfConfig.empty() > 1)
-        return makeError("give one of --preset, --model and --hf-config");
     if (!o.hfConfig.empty()) return importHfConfigFile(o.hfConfig, HfImportOptions{o.sequence, o.attention});
-    if (o.sequence || o.attention) return makeError("--seq and --attention apply to --hf-config imports");
     if (!o.modelFile.empty()) return loadModelFile(o.modelFile);
     return loadPreset(o.preset.empty() ? "resnet50" : o.preset);
 }
@@ -123,6 +120,10 @@ int main(int argc, char** argv) {
         return fail(kReportFailed, "this batchfit-cli was built without Qt: reports need the desktop build");
 #endif
 
+    if (!o.preset.empty() + !o.modelFile.empty() + !o.hfConfig.empty() > 1)
+        return fail(kUsage, "give one of --preset, --model and --hf-config");
+    if ((o.sequence || o.attention) && o.hfConfig.empty())
+        return fail(kUsage, "--seq and --attention apply to --hf-config imports");
     auto model = loadModel(o);
     if (!model) return fail(kBadInput, model.error().message);
 #ifdef BATCHFIT_HAVE_REPORT
