@@ -187,13 +187,13 @@ def inverted_residual_layers(cin, cout, stride, t):
         layers += [
             op("expand_conv", "conv2d", out_channels=hidden, kernel=1, bias=False),
             op("expand_bn", "batchnorm2d"),
-            op("expand_relu", "relu6", inplace=True),
+            op("expand_relu", "relu6"),
         ]
     layers += [
         op("dw_conv", "conv2d", out_channels=hidden, kernel=3, stride=stride, padding=1,
            groups=hidden, bias=False),
         op("dw_bn", "batchnorm2d"),
-        op("dw_relu", "relu6", inplace=True),
+        op("dw_relu", "relu6"),
         op("project_conv", "conv2d", out_channels=cout, kernel=1, bias=False),
         op("project_bn", "batchnorm2d"),
     ]
@@ -207,7 +207,7 @@ def mobilenet_v2():
     features = [block("", [
         op("conv", "conv2d", out_channels=32, kernel=3, stride=2, padding=1, bias=False),
         op("bn", "batchnorm2d"),
-        op("relu", "relu6", inplace=True),
+        op("relu", "relu6"),
     ], repeat=1, first_index=0)]
     cin, index = 32, 1
     for t, c, n, s in settings:
@@ -225,7 +225,7 @@ def mobilenet_v2():
     features.append(block("", [
         op("conv", "conv2d", out_channels=1280, kernel=1, bias=False),
         op("bn", "batchnorm2d"),
-        op("relu", "relu6", inplace=True),
+        op("relu", "relu6"),
     ], repeat=1, first_index=index))
     assert index == 18
     layers = [
