@@ -63,3 +63,9 @@ TEST_CASE("resnet50 matches PyTorch exactly", "[accuracy]") {
 TEST_CASE("transformer-12 within 1% of PyTorch", "[accuracy]") { checkModel("transformer-12", OptimizerKind::Adam); }
 
 TEST_CASE("gpt2-small within 1% of PyTorch", "[accuracy]") { checkModel("gpt2-small", OptimizerKind::AdamW); }
+
+TEST_CASE("vgg16, mobilenet_v2 and vit_b_16 within 1% of PyTorch", "[accuracy]") {
+    checkModel("vgg16", OptimizerKind::Adam);
+    checkModel("mobilenet_v2", OptimizerKind::Adam);
+    checkModel("vit_b_16", OptimizerKind::Adam);
+}
