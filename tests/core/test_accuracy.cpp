@@ -29,7 +29,10 @@ void checkModel(const std::string& id, OptimizerKind opt) {
     auto e1 = est.estimate(1);
     REQUIRE(e1);
     CHECK(e1->parameterCount == ref["params"].get<std::uint64_t>());
-    CHECK(e1->parameterBytes == ref["param_bytes"].get<std::uint64_t>() + ref["buffer_bytes"].get<std::uint64_t>());
+    // Buffers: BatchFit keeps those autograd or the step touch (BN statistics, masks); position ids are made
+    // per step rather than stored, so the torch model may have up to its buffer_bytes more.
+    CHECK(e1->parameterBytes >= ref["param_bytes"].get<std::uint64_t>());
+    CHECK(e1->parameterBytes <= ref["param_bytes"].get<std::uint64_t>() + ref["buffer_bytes"].get<std::uint64_t>());
     CHECK(e1->gradientBytes == ref["param_bytes"].get<std::uint64_t>());
     CHECK(e1->optimizerStateBytes == ref["optimizer_state_bytes"].get<std::uint64_t>());
     for (const auto& [batch, bytes] : ref["saved"].items()) {
@@ -42,14 +45,37 @@ void checkModel(const std::string& id, OptimizerKind opt) {
 
 } // namespace
 
-TEST_CASE("reference data matches the numbers the issue was filed with", "[accuracy]") {
-    CHECK(reference("resnet50")["saved"]["1"] == 86338476);
-    CHECK(reference("resnet50")["saved"]["4"] == 344079012);
-    CHECK(reference("resnet50")["optimizer_state_bytes"] == 204456900);
-    CHECK(reference("transformer-12")["saved"]["1"] == 100010768);
-    CHECK(reference("transformer-12")["params"] == 109483778);
-    CHECK(reference("gpt2-small")["saved"]["1"] == 2207551488);
-    CHECK(reference("gpt2-small")["optimizer_state_bytes"] == 995519056);
+TEST_CASE("estimates match the numbers the issue was filed with", "[accuracy]") {
+    // Measured with Debian's torch 1.13 (issue #2). The committed data differs from these by the 0-dim CPU
+    // scalars some models save (see docs/accuracy-reference.md); both are checked.
+    struct Row {
+        const char* model;
+        OptimizerKind opt;
+        std::int64_t batch;
+        std::uint64_t saved;
+    };
+    const Row rows[] = {{"resnet50", OptimizerKind::Adam, 1, 86338476ull},
+                        {"resnet50", OptimizerKind::Adam, 2, 172251988ull},
+                        {"resnet50", OptimizerKind::Adam, 4, 344079012ull},
+                        {"transformer-12", OptimizerKind::Adam, 1, 100010768ull},
+                        {"transformer-12", OptimizerKind::Adam, 2, 200020512ull},
+                        {"transformer-12", OptimizerKind::Adam, 4, 400040000ull},
+                        {"gpt2-small", OptimizerKind::AdamW, 1, 2207551488ull}};
+    for (const auto& r : rows) {
+        INFO(r.model << " batch " << r.batch);
+        TrainingConfig c;
+        c.optimizer = r.opt;
+        auto e = estimator(preset(r.model), c).estimate(r.batch);
+        REQUIRE(e);
+        CHECK(relError(e->savedActivationBytes, r.saved) < 0.01);
+        if (std::string(r.model) == "resnet50") CHECK(e->savedActivationBytes == r.saved);
+    }
+    TrainingConfig adam, adamw;
+    adamw.optimizer = OptimizerKind::AdamW;
+    CHECK(estimateAt(preset("resnet50"), 1, adam).parameterBytes - 212904 == 102228128ull);
+    CHECK(estimateAt(preset("resnet50"), 1, adam).optimizerStateBytes == 204456900ull);
+    CHECK(estimateAt(preset("transformer-12"), 1, adam).parameterCount == 109483778ull);
+    CHECK(estimateAt(preset("gpt2-small"), 1, adamw).optimizerStateBytes == 995519056ull);
 }
 
 TEST_CASE("resnet50 matches PyTorch exactly", "[accuracy]") {
@@ -68,4 +94,33 @@ TEST_CASE("vgg16, mobilenet_v2 and vit_b_16 within 1% of PyTorch", "[accuracy]")
     checkModel("vgg16", OptimizerKind::Adam);
     checkModel("mobilenet_v2", OptimizerKind::Adam);
     checkModel("vit_b_16", OptimizerKind::Adam);
+}
+
+TEST_CASE("optimizer states of every torch.optim optimizer match PyTorch exactly (resnet50)", "[accuracy][optimizer]") {
+    const auto ref = reference("optimizers");
+    struct Row {
+        const char* key;
+        OptimizerKind kind;
+        bool amsgrad, momentum, centered;
+    };
+    const Row rows[] = {{"sgd", OptimizerKind::Sgd, false, false, false},
+                        {"sgd-momentum", OptimizerKind::SgdMomentum, false, false, false},
+                        {"adam", OptimizerKind::Adam, false, false, false},
+                        {"adamw", OptimizerKind::AdamW, false, false, false},
+                        {"adamw-amsgrad", OptimizerKind::AdamW, true, false, false},
+                        {"rmsprop", OptimizerKind::RmsProp, false, false, false},
+                        {"rmsprop-momentum", OptimizerKind::RmsProp, false, true, false},
+                        {"rmsprop-centered", OptimizerKind::RmsProp, false, false, true},
+                        {"adagrad", OptimizerKind::Adagrad, false, false, false}};
+    for (const auto& r : rows) {
+        INFO(r.key);
+        REQUIRE(ref["optimizers"].contains(r.key));
+        TrainingConfig c;
+        c.optimizer = r.kind;
+        c.amsgrad = r.amsgrad;
+        c.rmspropMomentum = r.momentum;
+        c.rmspropCentered = r.centered;
+        CHECK(estimateAt(preset("resnet50"), 1, c).optimizerStateBytes ==
+              ref["optimizers"][r.key]["state_bytes"].get<std::uint64_t>());
+    }
 }

@@ -27,9 +27,8 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
         out.stateBytes = n * s * (c.amsgrad ? 3 : 2) + kStepTensor;
         out.hostStepBytes = kStepTensor;
         break;
-    case OptimizerKind::RmsProp:
-        out.stateBytes = n * s * (1 + (c.rmspropMomentum ? 1 : 0) + (c.rmspropCentered ? 1 : 0)) + kStepTensor;
-        out.hostStepBytes = kStepTensor;
+    case OptimizerKind::RmsProp:  // torch 1.13/2.x RMSprop keeps `step` as a Python int here
+        out.stateBytes = n * s * (1 + (c.rmspropMomentum ? 1 : 0) + (c.rmspropCentered ? 1 : 0));
         break;
     case OptimizerKind::Adagrad:
         out.stateBytes = n * s + kStepTensor;
@@ -40,7 +39,7 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
         if (shape.size() >= 2) {
             const std::uint64_t cols = static_cast<std::uint64_t>(shape.back());
             const std::uint64_t rows = static_cast<std::uint64_t>(shape[shape.size() - 2]);
-            const std::uint64_t lead = n / (rows * cols);
+            const std::uint64_t lead = rows && cols ? n / (rows * cols) : 0;  // a zero-size tensor has no state
             out.stateBytes = lead * (rows + cols) * 4;
         } else {
             out.stateBytes = n * 4;
