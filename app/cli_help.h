@@ -22,6 +22,9 @@ Model:
   --hf-config FILE       a Hugging Face config.json (gpt2, bert, roberta, llama, mistral, qwen2, gemma,
                          phi3, gpt_neox); with --seq N (default: the config's maximum) and
                          --attention eager|mem_efficient|flash
+  --onnx FILE            an ONNX model (needs a build with libonnx-dev); the batch is dim 0 of its input;
+                         with --onnx-loss cross-entropy|mse|none (default cross-entropy) and
+                         --onnx-allow-opaque (unmapped operators become opaque layers)
 
 Training set-up:
   --batch N              micro-batch size (default 1)

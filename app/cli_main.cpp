@@ -3,6 +3,7 @@
 #include "batchfit/hf_import.h"
 #include "batchfit/json_report.h"
 #include "batchfit/model_io.h"
+#include "batchfit/onnx_import.h"
 #include "batchfit/presets.h"
 #include "cli_help.h"
 #include "cli_options.h"
@@ -30,6 +31,16 @@ int fail(int code, const std::string& msg) {
 
 Result<Model> loadModel(const CliOptions& o) {
     if (!o.hfConfig.empty()) return importHfConfigFile(o.hfConfig, HfImportOptions{o.sequence, o.attention});
+    if (!o.onnxFile.empty()) {
+        OnnxImportOptions onnx;
+        if (o.onnxLoss) {
+            auto loss = parseOnnxLoss(*o.onnxLoss);
+            if (!loss) return loss.error();
+            onnx.loss = *loss;
+        }
+        onnx.allowOpaque = o.onnxAllowOpaque;
+        return importOnnxFile(o.onnxFile, onnx);
+    }
     if (!o.modelFile.empty()) return loadModelFile(o.modelFile);
     return loadPreset(o.preset.empty() ? "resnet50" : o.preset);
 }
@@ -88,7 +99,7 @@ int writeReportFile(const CliOptions& o, const Model& model) {
     request.language = QString::fromStdString(o.lang);
     request.topLayers = o.top;
     auto data = buildReportData(request);
-    if (!data) return fail(kBadInput, (o.modelFile.empty() ? (o.hfConfig.empty() ? "" : o.hfConfig + ": ") : o.modelFile + ": ") + data.error().message);
+    if (!data) return fail(kBadInput, (o.modelFile.empty() ? (o.hfConfig.empty() ? (o.onnxFile.empty() ? "" : o.onnxFile + ": ") : o.hfConfig + ": ") : o.modelFile + ": ") + data.error().message);
     if (auto written = writeReport(*data, out); !written) return fail(kReportFailed, written.error().message);
     std::cout << "wrote " << o.out << "\n";
     return kOk;
@@ -120,10 +131,12 @@ int main(int argc, char** argv) {
         return fail(kReportFailed, "this batchfit-cli was built without Qt: reports need the desktop build");
 #endif
 
-    if (!o.preset.empty() + !o.modelFile.empty() + !o.hfConfig.empty() > 1)
-        return fail(kUsage, "give one of --preset, --model and --hf-config");
+    if (!o.preset.empty() + !o.modelFile.empty() + !o.hfConfig.empty() + !o.onnxFile.empty() > 1)
+        return fail(kUsage, "give one of --preset, --model, --hf-config and --onnx");
     if ((o.sequence || o.attention) && o.hfConfig.empty())
         return fail(kUsage, "--seq and --attention apply to --hf-config imports");
+    if ((o.onnxLoss || o.onnxAllowOpaque) && o.onnxFile.empty())
+        return fail(kUsage, "--onnx-loss and --onnx-allow-opaque apply to --onnx imports");
     auto model = loadModel(o);
     if (!model) return fail(kBadInput, model.error().message);
 #ifdef BATCHFIT_HAVE_REPORT

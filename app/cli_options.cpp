@@ -67,6 +67,14 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
         else if (a == "--model") { BF_NEXT(v); o.modelFile = v; }
         else if (a == "--out") { BF_NEXT(v); o.out = v; }
         else if (a == "--hf-config") { BF_NEXT(v); o.hfConfig = v; }
+        else if (a == "--onnx") { BF_NEXT(v); o.onnxFile = v; }
+        else if (a == "--onnx-allow-opaque") o.onnxAllowOpaque = true;
+        else if (a == "--onnx-loss") {
+            BF_NEXT(v);
+            if (v != "cross-entropy" && v != "mse" && v != "none")
+                return makeError("--onnx-loss must be cross-entropy, mse or none, got '" + v + "'");
+            o.onnxLoss = v;
+        }
         else if (a == "--attention") {
             BF_NEXT(v);
             if (v != "eager" && v != "mem_efficient" && v != "flash")

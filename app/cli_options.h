@@ -15,6 +15,9 @@ struct CliOptions {
     std::string preset;
     std::string modelFile;
     std::string hfConfig;
+    std::string onnxFile;
+    std::optional<std::string> onnxLoss;  ///< --onnx-loss cross-entropy|mse|none
+    bool onnxAllowOpaque = false;
     std::optional<std::int64_t> sequence;
     std::optional<std::string> attention;
     std::int64_t batch = 1;

@@ -3,7 +3,9 @@
 #include "program/peak_evaluator.h"
 #include "program/step_program.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace batchfit {
 
@@ -43,7 +45,10 @@ Result<std::uint64_t> Estimator::requiredBytes(std::int64_t batch) const {
 
 std::uint64_t Estimator::usableBytes(std::uint64_t capacityBytes) const {
     const double margin = m_program->config().marginFraction;
-    return static_cast<std::uint64_t>(std::floor(static_cast<double>(capacityBytes) * (1.0 - margin)));
+    const double usable = std::floor(static_cast<double>(capacityBytes) * (1.0 - margin));
+    // A capacity near 2^64 rounds up to 2^64 as a double, which no uint64 holds; never report above the capacity.
+    if (usable >= 18446744073709551616.0) return capacityBytes;
+    return std::min(static_cast<std::uint64_t>(usable), capacityBytes);
 }
 
 Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityBytes) const {
@@ -53,7 +58,10 @@ Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityByt
     v.capacityBytes = capacityBytes;
     v.usableBytes = usableBytes(capacityBytes);
     v.fits = *r <= v.usableBytes;
-    v.headroomBytes = static_cast<std::int64_t>(v.usableBytes) - static_cast<std::int64_t>(*r);
+    // Saturating: usable can be up to 2^64 - 1, which does not fit an int64.
+    constexpr std::uint64_t kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    v.headroomBytes = v.fits ? static_cast<std::int64_t>(std::min(v.usableBytes - *r, kMax))
+                             : -static_cast<std::int64_t>(std::min(*r - v.usableBytes, kMax));
     return v;
 }
 

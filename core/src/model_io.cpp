@@ -16,7 +16,7 @@ using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 constexpr int kMaxDepth = 64;
-constexpr std::int64_t kMaxRepeat = 100000;
+constexpr std::int64_t kMaxRepeat = kMaxBlockRepeat;
 const std::set<std::string> kLayerKeys = {"name", "op", "inputs", "comment"};
 const std::set<std::string> kBlockKeys = {"name", "layers", "repeat", "first_index", "shortcut",
                                           "merge", "merge_dim", "after", "checkpoint", "comment"};
@@ -37,6 +37,15 @@ public:
         if (j.is_string()) return "a string";
         if (j.is_array()) return "an array";
         return "an object";
+    }
+
+    /// A value for messages. Never dumps a container: dump() recurses, and a file nested a million levels deep
+    /// would overflow the stack.
+    static std::string describe(const json& j) {
+        if (j.is_array() || j.is_object()) return kind(j);
+        std::string s = j.dump();
+        if (s.size() > 64) s = s.substr(0, 60) + "...";
+        return s;
     }
 
     Result<Model> model(const json& root) {
@@ -60,7 +69,8 @@ public:
         if (!root.contains("input") || !root["input"].is_object())
             return fail("$.input", "expected an object {\"shape\": [...], \"dtype\": ...}");
         const json& in = root["input"];
-        auto shape = ints(in.contains("shape") ? in["shape"] : json(), "$.input.shape", true);
+        static const json kMissing;  // a reference, not a copy: copying a deeply nested value recurses
+        auto shape = ints(in.contains("shape") ? in["shape"] : kMissing, "$.input.shape", true);
         if (!shape) return shape.error();
         if (shape->empty()) return fail("$.input.shape", "expected at least one per-sample dimension");
         for (auto d : *shape)
@@ -153,7 +163,7 @@ private:
         if (j.contains("repeat")) {
             const json& r = j["repeat"];
             if (!r.is_number_integer() || r.get<std::int64_t>() < 1)
-                return fail(path + ".repeat", "expected a positive integer, got " + r.dump());
+                return fail(path + ".repeat", "expected a positive integer, got " + describe(r));
             if (r.get<std::int64_t>() > kMaxRepeat)
                 return fail(path + ".repeat", "repeat " + r.dump() + " is too large (at most " +
                                                   std::to_string(kMaxRepeat) + ")");
@@ -183,7 +193,7 @@ private:
             const json& mg = j["merge"];
             if (mg == "add") l.merge = MergeKind::Add;
             else if (mg == "concat") l.merge = MergeKind::Concat;
-            else return fail(path + ".merge", "expected \"add\" or \"concat\", got " + mg.dump());
+            else return fail(path + ".merge", "expected \"add\" or \"concat\", got " + describe(mg));
         }
         if (j.contains("merge_dim")) {
             if (!j["merge_dim"].is_number_integer()) return fail(path + ".merge_dim", "expected an integer");
@@ -259,7 +269,7 @@ Result<Model> parseModel(const std::string& jsonText, const std::string& source)
     json root;
     try {
         root = json::parse(jsonText);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
         return makeError(source + ": not valid JSON: " + e.what());
     }
     try {

@@ -3,13 +3,18 @@
 #include "batchfit/model.h"
 #include "batchfit/result.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace batchfit {
 
 inline constexpr int kModelFormatVersion = 1;
-/// Files larger than this are refused before parsing.
-inline constexpr std::size_t kMaxModelFileBytes = 64u * 1024u * 1024u;
+/// Files larger than this are refused before parsing (the largest real models take well under 1 MiB; parsing
+/// 16 MiB of JSON already takes about a second and ~300 MB).
+inline constexpr std::size_t kMaxModelFileBytes = 16u * 1024u * 1024u;
+/// Largest `repeat` of a block (importers that build blocks keep to it, so their models save and load).
+inline constexpr std::int64_t kMaxBlockRepeat = 100000;
 
 /// Parses model JSON text. `source` names the file in messages. Checks structure, not shapes (see validateModel).
 Result<Model> parseModel(const std::string& jsonText, const std::string& source = "<model>");

@@ -2,10 +2,17 @@
 
 #include "ops/op_rule.h"
 
+#include <algorithm>
+
 namespace batchfit {
 namespace {
 
-constexpr std::uint64_t kMaxOps = 2'000'000;
+// Lowering costs ~10 us and ~1 KB per op: 50,000 ops (blocks' repetitions count too) take well under a second.
+// The largest real models need a few thousand (Llama-3-405B, 126 layers, eager attention under AMP: ~3,800).
+constexpr std::uint64_t kMaxOps = 50'000;
+// Parameter elements of the whole model: 2^56 (7.2e16) keeps every byte count derived from them (weights,
+// gradients, optimizer states with master weights: at most 24 bytes per element) far below 2^62.
+constexpr std::uint64_t kMaxParameterElements = std::uint64_t{1} << 56;
 
 std::string joinPath(const std::string& prefix, const std::string& seg) {
     if (prefix.empty()) return seg;
@@ -15,6 +22,25 @@ std::string joinPath(const std::string& prefix, const std::string& seg) {
 }
 
 bool isHalfPrecision(Precision p) { return p != Precision::Fp32; }
+
+/// A lower bound of what walking `layers` counts against the op budget (one per op layer, per block repetition
+/// and per merge), saturating just past `limit`: over-budget models are refused before anything is built.
+std::uint64_t minimumOps(const std::vector<Layer>& layers, std::uint64_t limit) {
+    std::uint64_t n = 0;
+    for (const auto& l : layers) {
+        if (!l.isBlock()) {
+            ++n;
+        } else {
+            const std::uint64_t perRepetition = 1 + (l.shortcut != ShortcutKind::None ? 1 : 0) +
+                                                minimumOps(l.layers, limit) + minimumOps(l.shortcutLayers, limit) +
+                                                minimumOps(l.after, limit);
+            const auto repeat = static_cast<std::uint64_t>(std::max<std::int64_t>(l.repeat, 1));
+            n += perRepetition > (limit + 1) / repeat ? limit + 1 : perRepetition * repeat;
+        }
+        if (n > limit) return limit + 1;
+    }
+    return n;
+}
 
 } // namespace
 
@@ -103,6 +129,13 @@ Result<int> GraphBuilder::castTo(int tensor, DType dtype, const std::string& pat
     return addOp("cast", path + ".cast", a, {tensor});
 }
 
+Status GraphBuilder::countOp(const std::string& path) {
+    if (++m_opBudget > kMaxOps)
+        return makeError(path + ": the model expands to more than " + std::to_string(kMaxOps) +
+                         " ops; refusing to build it (check repeat counts)");
+    return Ok{};
+}
+
 Result<int> GraphBuilder::addOp(const std::string& type, const std::string& path, const Attributes& attrs,
                                 const std::vector<int>& inputs) {
     const OpRule* rule = findOpRule(type);
@@ -126,9 +159,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
         for (const auto& t : opTypes()) known += (known.empty() ? "" : ", ") + t;
         return makeError(path + ": unknown op '" + type + "' (known ops: " + known + ")");
     }
-    if (++m_opBudget > kMaxOps)
-        return makeError(path + ": the model expands to more than " + std::to_string(kMaxOps) +
-                         " ops; refusing to build it (check repeat counts)");
+    if (auto st = countOp(path); !st) return st.error();
     const int n = static_cast<int>(inputsIn.size());
     if (n < rule->minInputs() || n > rule->maxInputs())
         return makeError(path + ": " + type + " takes " + std::to_string(rule->minInputs()) +
@@ -198,7 +229,14 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     // Parameters (and autocast's half copies of weights).
     std::vector<int> paramTensors;  // per ParamDecl: the tensor the op computes with
     for (const auto& decl : plan.params) {
-        if (!shapeNumel(decl.shape)) return makeError(path + ": parameter " + decl.name + " is too large");
+        const auto numel = shapeNumel(decl.shape);
+        if (!numel) return makeError(path + ": parameter " + decl.name + " is too large");
+        if (!plan.tiedTo || decl.name != "weight") {
+            m_parameterElements += *numel;  // each is at most 2^62: no wrap before the check
+            if (m_parameterElements > kMaxParameterElements)
+                return makeError(path + ": parameter " + decl.name + " makes the model too large (more than 2^56 = " +
+                                 std::to_string(kMaxParameterElements) + " parameter elements)");
+        }
         int tied = -1;
         if (plan.tiedTo && decl.name == "weight") {
             auto it = m_weightByLayer.find(*plan.tiedTo);
@@ -306,6 +344,13 @@ Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope,
         if (!t) return t.error();
         inputs.push_back(*t);
     }
+    if (!isPublicOpType(layer.op)) {
+        // Internal ops (cast, split, attn_scores, ...) exist only inside composites, which give them inputs of
+        // the ranks they expect; a model file naming one gets the same answer as for any unknown op.
+        std::string known;
+        for (const auto& t : opTypes()) known += (known.empty() ? "" : ", ") + t;
+        return makeError(path + ": unknown op '" + layer.op + "' (known ops: " + known + ")");
+    }
     m_graph.layers.push_back(GLayer{path, layer.op, -1});
     m_currentLayer = static_cast<int>(m_graph.layers.size()) - 1;
     const int layerIndex = m_currentLayer;
@@ -325,6 +370,8 @@ Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope,
     for (std::int64_t r = 0; r < block.repeat; ++r) {
         const std::string seg = block.name + (indexed ? "[" + std::to_string(first + r) + "]" : "");
         const std::string path = joinPath(prefix, seg);
+        // Repetitions count against the budget too: nested blocks with no ops would otherwise loop for ever.
+        if (auto st = countOp(path); !st) return st.error();
         const int savedUnit = m_currentUnit;
         if (unitMode && m_currentUnit < 0 && (block.repeat > 1 || block.checkpointUnit)) {
             const std::int64_t k = std::max<std::int64_t>(1, m_config.checkpointEvery);
@@ -373,6 +420,9 @@ Result<Graph> GraphBuilder::build(const Model& model) {
     TensorInfo in{model.inputShape, model.inputDtype, true, true};
     if (isHalfPrecision(m_config.precision) && !autocast() && isFloating(in.dtype)) in.dtype = halfDtype();
     if (!in.bytes()) return makeError("input: shape " + shapeToString(model.inputShape) + " is too large");
+    if (minimumOps(model.layers, kMaxOps) > kMaxOps)
+        return makeError(model.name + ": the model expands to more than " + std::to_string(kMaxOps) +
+                         " ops; refusing to build it (check repeat counts)");
     int x = newTensor(in, -1, "input batch");
     m_graph.batchTensors.push_back(x);
     Scope root{{}, x, nullptr};

@@ -47,6 +47,7 @@ private:
     Result<int> resolve(const std::string& name, const Scope& scope, int prev, const std::string& path) const;
     Result<int> castTo(int tensor, DType dtype, const std::string& path);
     int newTensor(const TensorInfo& info, int producer, const std::string& role);
+    Status countOp(const std::string& path);
     int paramTensor(const std::string& path, const ParamDecl& decl, int tiedTo);
     Status addTargets(GOp& op);
     bool autocast() const;
@@ -62,6 +63,7 @@ private:
     std::map<std::string, int> m_shared;
     std::map<std::string, int> m_weightByLayer;  ///< layer path -> its "weight" parameter (for tied_to)
     std::uint64_t m_opBudget = 0;
+    std::uint64_t m_parameterElements = 0;
 };
 
 } // namespace batchfit

@@ -3,6 +3,7 @@
 // modeling_gemma.py, modeling_phi3.py, modeling_gpt_neox.py).
 #include "batchfit/hf_import.h"
 
+#include "batchfit/model_io.h"
 #include "import/layer_builder.h"
 
 #include <cmath>
@@ -23,11 +24,26 @@ public:
         for (const char* k : keys) {
             if (!m_j.contains(k) || m_j[k].is_null()) continue;
             if (!m_j[k].is_number_integer() || m_j[k].get<std::int64_t>() <= 0 || m_j[k].get<std::int64_t>() > (1ll << 40))
-                return makeError(m_source + ": $." + k + ": expected a positive integer, got " + m_j[k].dump());
+                return makeError(m_source + ": $." + k + ": expected a positive integer, got " + describe(m_j[k]));
             return m_j[k].get<std::int64_t>();
         }
         if (def) return *def;
         return makeError(m_source + ": $." + *keys.begin() + ": missing (expected a positive integer)");
+    }
+    /// The layer count: a block repeat, so at most kMaxBlockRepeat (the model must save and load).
+    Result<std::int64_t> layerCount(std::initializer_list<const char*> keys) const {
+        auto n = integer(keys);
+        if (n && *n > kMaxBlockRepeat)
+            return makeError(m_source + ": $." + *keys.begin() + ": " + std::to_string(*n) + " layers is too large (at most " +
+                             std::to_string(kMaxBlockRepeat) + ")");
+        return n;
+    }
+    /// A value for messages; never dumps a container (dump() recurses: deep nesting would overflow the stack).
+    static std::string describe(const json& j) {
+        if (j.is_array()) return "an array";
+        if (j.is_object()) return "an object";
+        std::string s = j.dump();
+        return s.size() > 64 ? s.substr(0, 60) + "..." : s;
     }
     double real(const char* key, double def) const {
         return m_j.contains(key) && m_j[key].is_number() ? m_j[key].get<double>() : def;
@@ -82,7 +98,7 @@ Layer dropout(const std::string& name, double p) { return op(name, "dropout", {{
 
 Result<Model> gpt2(const Config& c, const HfImportOptions& o) {
     BF_TRY(d, c.integer({"n_embd", "hidden_size"}));
-    BF_TRY(layers, c.integer({"n_layer", "num_hidden_layers"}));
+    BF_TRY(layers, c.layerCount({"n_layer", "num_hidden_layers"}));
     BF_TRY(heads, c.integer({"n_head", "num_attention_heads"}));
     BF_TRY(vocab, c.integer({"vocab_size"}));
     BF_TRY(positions, c.integer({"n_positions", "max_position_embeddings"}, 1024));
@@ -121,7 +137,7 @@ Result<Model> gpt2(const Config& c, const HfImportOptions& o) {
 
 Result<Model> bert(const Config& c, const HfImportOptions& o, bool roberta) {
     BF_TRY(d, c.integer({"hidden_size"}));
-    BF_TRY(layers, c.integer({"num_hidden_layers"}));
+    BF_TRY(layers, c.layerCount({"num_hidden_layers"}));
     BF_TRY(heads, c.integer({"num_attention_heads"}));
     BF_TRY(inner, c.integer({"intermediate_size"}, 4 * d));
     BF_TRY(vocab, c.integer({"vocab_size"}));
@@ -175,7 +191,7 @@ Result<Model> bert(const Config& c, const HfImportOptions& o, bool roberta) {
 /// Llama-style decoders: Llama 1/2/3, Mistral, Qwen2, Gemma, Phi-3.
 Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::string& type) {
     BF_TRY(d, c.integer({"hidden_size"}));
-    BF_TRY(layers, c.integer({"num_hidden_layers"}));
+    BF_TRY(layers, c.layerCount({"num_hidden_layers"}));
     BF_TRY(heads, c.integer({"num_attention_heads"}));
     BF_TRY(kv, c.integer({"num_key_value_heads"}, heads));
     BF_TRY(inner, c.integer({"intermediate_size"}));
@@ -226,7 +242,7 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
 
 Result<Model> neox(const Config& c, const HfImportOptions& o) {
     BF_TRY(d, c.integer({"hidden_size"}));
-    BF_TRY(layers, c.integer({"num_hidden_layers"}));
+    BF_TRY(layers, c.layerCount({"num_hidden_layers"}));
     BF_TRY(heads, c.integer({"num_attention_heads"}));
     BF_TRY(inner, c.integer({"intermediate_size"}, 4 * d));
     BF_TRY(vocab, c.integer({"vocab_size"}));

@@ -92,6 +92,8 @@ public:
 const OpRule* findOpRule(const std::string& type);
 /// All public op types (catalogue order), for messages and the UI.
 std::vector<std::string> opTypes();
+/// True for the op types a model file may use (not the internal ones composites expand into).
+bool isPublicOpType(const std::string& type);
 
 // Registration, one function per family (ops/*.cpp).
 void registerLinearOps();

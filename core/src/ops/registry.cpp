@@ -1,5 +1,6 @@
 #include "ops/op_rule.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -51,6 +52,12 @@ const OpRule* findOpRule(const std::string& type) {
 std::vector<std::string> opTypes() {
     ensureRegistered();
     return registry().order;
+}
+
+bool isPublicOpType(const std::string& type) {
+    ensureRegistered();
+    const auto& order = registry().order;
+    return std::find(order.begin(), order.end(), type) != order.end();
 }
 
 Result<std::int64_t> OpContext::positive(const std::string& key) const {

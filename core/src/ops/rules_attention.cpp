@@ -148,6 +148,10 @@ public:
         if (!a.has("head_dim") && x.shape[1] % h.heads)
             return makeError(path + ": width " + std::to_string(x.shape[1]) + " is not divisible by heads " +
                              std::to_string(h.heads));
+        std::int64_t allHeads = 0;  // heads * head_dim, the q width (kv widths are at most this)
+        if (__builtin_mul_overflow(h.heads, h.headDim, &allHeads) || allHeads > (std::int64_t{1} << 40))
+            return makeError(path + ": heads " + std::to_string(h.heads) + " x head_dim " + std::to_string(h.headDim) +
+                             " is too large");
         const std::string impl = a.getString("impl").value_or("eager");
         if (impl != "eager" && impl != "flash" && impl != "mem_efficient")
             return makeError(path + ": impl must be \"eager\", \"flash\" or \"mem_efficient\", got \"" + impl + "\"");

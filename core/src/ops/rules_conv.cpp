@@ -53,8 +53,14 @@ public:
                 pad[i] > (1 << 20))
                 return c.fail(name + ": kernel, stride and dilation must be positive and padding non-negative");
             std::int64_t o;
-            if (m_transposed) o = (x - 1) * s - 2 * pad[i] + dl * (k - 1) + (*outPad)[i] + 1;
-            else if (same) o = x;
+            if (m_transposed) {
+                const std::int64_t op = (*outPad)[i];
+                if (op < 0 || (op >= s && op >= dl))  // PyTorch: smaller than either stride or dilation
+                    return c.fail(name + ": output_padding must be non-negative and smaller than stride or dilation");
+                // x can be up to 2^62 and s up to 2^20: check the product; the other terms are below 2^42.
+                if (__builtin_mul_overflow(x - 1, s, &o) || __builtin_add_overflow(o, dl * (k - 1) + op + 1 - 2 * pad[i], &o))
+                    return c.fail(name + ": output of input " + c.in() + " is too large");
+            } else if (same) o = x;
             else o = (x + 2 * pad[i] - dl * (k - 1) - 1) / s + 1;
             if (o <= 0 || (!m_transposed && x + 2 * pad[i] < dl * (k - 1) + 1))
                 return c.fail(name + ": input " + c.in() + " is too small for kernel " + std::to_string(k) +

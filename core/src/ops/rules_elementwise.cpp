@@ -77,7 +77,9 @@ public:
                 if (i != static_cast<std::size_t>(dim) && a.shape[i] != b.shape[i])
                     return c.fail("concat: shapes differ outside dim " + std::to_string(dim) + ": " + c.in(0) +
                                   " and " + c.in(static_cast<int>(k)));
-            out.shape[static_cast<std::size_t>(dim)] += b.shape[static_cast<std::size_t>(dim)];
+            auto& d = out.shape[static_cast<std::size_t>(dim)];
+            if (__builtin_add_overflow(d, b.shape[static_cast<std::size_t>(dim)], &d))
+                return c.fail("concat: the output is too large");
             out.batched = out.batched || b.batched;
         }
         out.contiguous = true;

@@ -30,7 +30,7 @@ public:
         Shape out{in.shape[0]};
         for (int i = 0; i < 2; ++i) {
             const auto ki = (*k)[i], si = (*s)[i], pi = (*p)[i], di = (*d)[i];
-            if (ki <= 0 || si <= 0 || di <= 0 || pi < 0 || ki > (1 << 20) || si > (1 << 20) || pi * 2 > ki)
+            if (ki <= 0 || si <= 0 || di <= 0 || pi < 0 || ki > (1 << 20) || si > (1 << 20) || di > (1 << 20) || pi * 2 > ki)
                 return c.fail(name + ": kernel/stride must be positive and padding at most half the kernel");
             const auto o = pooledSize(in.shape[static_cast<std::size_t>(i) + 1], ki, si, pi, di, ceil);
             if (o <= 0) return c.fail(name + ": input " + c.in() + " is smaller than the kernel");

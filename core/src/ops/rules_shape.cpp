@@ -64,7 +64,8 @@ public:
             const auto d = (*shape)[i];
             if (d == -1 && inferred < 0) inferred = static_cast<int>(i);
             else if (d <= 0) return c.fail("reshape: bad dimension " + std::to_string(d) + " in " + shapeToString(*shape));
-            else known *= static_cast<std::uint64_t>(d);
+            else if (__builtin_mul_overflow(known, static_cast<std::uint64_t>(d), &known))
+                return c.fail("reshape: cannot view " + c.in() + " as " + shapeToString(*shape));
             if (known > total) break;
         }
         Shape out = *shape;
@@ -141,7 +142,7 @@ public:
             start = std::clamp<std::int64_t>(start, 0, size);
             end = std::clamp<std::int64_t>(end, 0, size);
             if (step <= 0 || end <= start) return c.fail("slice: empty or backwards range on " + c.in());
-            out[*d] = (end - start + step - 1) / step;
+            out[*d] = (end - start - 1) / step + 1;  // ceil((end - start) / step) without overflow for a huge step
         }
         OpPlan p;
         p.outputs.push_back({out, in.dtype, in.batched, false});

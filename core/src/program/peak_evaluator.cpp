@@ -59,8 +59,9 @@ PeakEvaluator::PeakEvaluator(const StepProgram& p, std::int64_t lo, std::int64_t
     std::vector<std::uint64_t> counts(p.groups.size() * static_cast<std::size_t>(comps), 0);
     auto bump = [&](int i, int d) {
         const auto& in = inst[static_cast<std::size_t>(i)];
-        counts[static_cast<std::size_t>(in.group) * comps + static_cast<std::size_t>(in.component)] +=
-            static_cast<std::uint64_t>(static_cast<std::int64_t>(d));
+        auto& n = counts[static_cast<std::size_t>(in.group) * comps + static_cast<std::size_t>(in.component)];
+        if (d > 0) ++n;
+        else --n;  // every free follows its allocation: never below zero
     };
     for (std::size_t s = 0; s < p.steps.size(); ++s) {
         const auto& st = p.steps[s];

@@ -19,6 +19,10 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lower(const Model& model
         return makeError("safety margin must be in [0, 1)");
     if (!(config.fragmentationFraction >= 0 && config.fragmentationFraction <= 1))
         return makeError("fragmentation reserve must be in [0, 1]");
+    // required() adds the context to at most ~2^63 of reserved bytes: keep the sum below 2^64.
+    if (config.cudaContextBytes.value_or(cudaContextBytes) > kMaxBytes)
+        return makeError("CUDA context of " + std::to_string(config.cudaContextBytes.value_or(cudaContextBytes)) +
+                         " bytes is too large (at most 2^62)");
     auto graph = buildGraph(model, config);
     if (!graph) return graph.error();
     auto program = std::make_shared<StepProgram>();

@@ -1,0 +1,399 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>batchfit::ReportText</name>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source> (continued)</source>
+        <translation>（续）</translation>
+    </message>
+    <message>
+        <source>GPU memory report</source>
+        <translation>GPU 显存报告</translation>
+    </message>
+    <message>
+        <source>%1 parameters · %2 layers · input %3 %4</source>
+        <translation>%1 个参数 · %2 层 · 输入 %3 %4</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>微批大小</translation>
+    </message>
+    <message>
+        <source>, states in host memory</source>
+        <translation>，状态存于主机内存</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source> (every %1 blocks)</source>
+        <translation>（每 %1 个块）</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>激活检查点</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>梯度累积</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>%1 micro-batches per optimizer step (effective batch %2)</source>
+        <translation>每次优化器更新 %1 个微批（等效批大小 %2）</translation>
+    </message>
+    <message>
+        <source>Safety margin</source>
+        <translation>安全余量</translation>
+    </message>
+    <message>
+        <source>%1 of capacity</source>
+        <translation>容量的 %1</translation>
+    </message>
+    <message>
+        <source>Step simulated</source>
+        <translation>模拟的训练步</translation>
+    </message>
+    <message>
+        <source>first step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <source>steady state</source>
+        <translation>稳态</translation>
+    </message>
+    <message>
+        <source>batch %1 · %2, %3, checkpointing %4 · %5 (%6)</source>
+        <translation>批大小 %1 · %2，%3，检查点 %4 · %5（%6）</translation>
+    </message>
+    <message>
+        <source>Batch %1 fits on %2</source>
+        <translation>批大小 %1 可以放入 %2</translation>
+    </message>
+    <message>
+        <source>Batch %1 does not fit on %2</source>
+        <translation>批大小 %1 放不进 %2</translation>
+    </message>
+    <message>
+        <source>Needs %1 of %2 usable (%3 of capacity); %4 to spare.</source>
+        <translation>需要 %1，可用 %2（占容量的 %3）；还剩 %4。</translation>
+    </message>
+    <message>
+        <source>Needs %1 but only %2 is usable: short by %3.</source>
+        <translation>需要 %1，但只有 %2 可用：还差 %3。</translation>
+    </message>
+    <message>
+        <source>Not even batch 1 fits on this GPU with this set-up.</source>
+        <translation>在此 GPU 和当前设置下，连批大小 1 都放不下。</translation>
+    </message>
+    <message>
+        <source>Largest batch that fits: more than %1 (the solver&apos;s limit).</source>
+        <translation>可放入的最大批大小：超过 %1（求解器上限）。</translation>
+    </message>
+    <message>
+        <source>Largest batch that fits: %1 · largest multiple of 8: %2</source>
+        <translation>可放入的最大批大小：%1 · 其中最大的 8 的倍数：%2</translation>
+    </message>
+    <message>
+        <source>Peak allocated %1 during %2, at %3</source>
+        <translation>显存峰值 %1，出现在%2：%3</translation>
+    </message>
+    <message>
+        <source>Memory at the peak (batch %1)</source>
+        <translation>峰值时的显存（批大小 %1）</translation>
+    </message>
+    <message>
+        <source>Component</source>
+        <translation>组成部分</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Bytes</source>
+        <translation>字节数</translation>
+    </message>
+    <message>
+        <source>% of capacity</source>
+        <translation>占容量</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>显存峰值（已分配）</translation>
+    </message>
+    <message>
+        <source>Allocator reserve</source>
+        <translation>分配器预留</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+        <source>Required (nvidia-smi)</source>
+        <translation>所需显存（nvidia-smi）</translation>
+    </message>
+    <message>
+        <source>Usable (minus %1 margin)</source>
+        <translation>可用（扣除 %1 余量）</translation>
+    </message>
+    <message>
+        <source>GPU capacity</source>
+        <translation>GPU 容量</translation>
+    </message>
+    <message>
+        <source>Headroom</source>
+        <translation>剩余</translation>
+    </message>
+    <message>
+        <source>Short by</source>
+        <translation>缺口</translation>
+    </message>
+    <message>
+        <source>Host memory (offloaded optimizer)</source>
+        <translation>主机内存（卸载的优化器）</translation>
+    </message>
+    <message>
+        <source>Top layers by activation memory</source>
+        <translation>激活显存最多的层</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Saved for backward</source>
+        <translation>为反向保存</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>% of peak</source>
+        <translation>占峰值</translation>
+    </message>
+    <message>
+        <source>Memory by batch size</source>
+        <translation>显存随批大小的变化</translation>
+    </message>
+    <message>
+        <source>Memory through one training step (batch %1)</source>
+        <translation>一个训练步中的显存变化（批大小 %1）</translation>
+    </message>
+    <message>
+        <source>Assumptions</source>
+        <translation>假设</translation>
+    </message>
+    <message>
+        <source>Every figure is computed by the BatchFit estimator from the model&apos;s layers and the set-up above; nothing in this report was measured on a GPU.</source>
+        <translation>本报告的所有数字均由 BatchFit 估算器根据模型各层和上述设置计算得出，没有任何数字是在 GPU 上实测的。</translation>
+    </message>
+    <message>
+        <source>The marks labelled &quot;measured&quot; on the chart were supplied by the user.</source>
+        <translation>图中标为“实测”的点由用户提供。</translation>
+    </message>
+    <message>
+        <source>Peak allocated is what torch.cuda.max_memory_allocated() would report: the tensors live at the step&apos;s peak, each rounded up as PyTorch&apos;s caching allocator rounds requests.</source>
+        <translation>显存峰值即 torch.cuda.max_memory_allocated() 会报告的值：训练步峰值时存活的张量，每个都按 PyTorch 缓存分配器的规则向上取整。</translation>
+    </message>
+    <message>
+        <source>CUDA context: %1 (%2). The CUDA driver and libraries hold it outside PyTorch&apos;s allocator; nvidia-smi counts it.</source>
+        <translation>CUDA 上下文：%1（%2）。这部分显存由 CUDA 驱动和库在 PyTorch 分配器之外占用，nvidia-smi 会把它计算在内。</translation>
+    </message>
+    <message>
+        <source>set for this report</source>
+        <translation>本报告中指定</translation>
+    </message>
+    <message>
+        <source>the default for %1</source>
+        <translation>%1 的默认值</translation>
+    </message>
+    <message>
+        <source>Allocator reserve: %1, taken as %2 of the peak allocated, for the caching allocator&apos;s segments and fragmentation (reserved minus allocated).</source>
+        <translation>分配器预留：%1，按显存峰值的 %2 计算，用于缓存分配器的内存段和碎片（预留减去已分配）。</translation>
+    </message>
+    <message>
+        <source>Required = reserved + CUDA context: what nvidia-smi would show at the peak. A batch fits when the required memory is at most the usable memory.</source>
+        <translation>所需显存 = 预留显存 + CUDA 上下文，即峰值时 nvidia-smi 会显示的值。所需显存不超过可用显存时，该批大小即可放入。</translation>
+    </message>
+    <message>
+        <source>Safety margin: %1 of the capacity is held back, so %2 of %3 is usable.</source>
+        <translation>安全余量：保留容量的 %1，因此 %3 中有 %2 可用。</translation>
+    </message>
+    <message>
+        <source>cuBLAS workspace: %1 per handle, counted in temporaries when the model multiplies matrices.</source>
+        <translation>cuBLAS 工作区：每个句柄 %1，模型含矩阵乘法时计入临时缓冲区。</translation>
+    </message>
+    <message>
+        <source>First training step: optimizer states are created inside optimizer.step().</source>
+        <translation>第一个训练步：优化器状态在 optimizer.step() 中创建。</translation>
+    </message>
+    <message>
+        <source>Steady state: optimizer states already exist when the step starts.</source>
+        <translation>稳态：训练步开始时优化器状态已经存在。</translation>
+    </message>
+    <message>
+        <source>Gradients are freed between steps (zero_grad(set_to_none=True)).</source>
+        <translation>梯度在两个训练步之间被释放（zero_grad(set_to_none=True)）。</translation>
+    </message>
+    <message>
+        <source>Gradients stay allocated between steps (zero_grad(set_to_none=False)).</source>
+        <translation>梯度在两个训练步之间保持分配（zero_grad(set_to_none=False)）。</translation>
+    </message>
+    <message>
+        <source>Optimizer states and master weights live in host memory: %1 of host RAM, not on the GPU.</source>
+        <translation>优化器状态和主权重存于主机内存：占用 %1 主机内存，不占 GPU 显存。</translation>
+    </message>
+    <message>
+        <source>GPU memory size: %1 (source: %2).</source>
+        <translation>GPU 显存大小：%1（来源：%2）。</translation>
+    </message>
+    <message>
+        <source>What the components are</source>
+        <translation>各组成部分的含义</translation>
+    </message>
+    <message>
+        <source>Parameters: the model&apos;s weights and buffers on the GPU.</source>
+        <translation>模型参数：模型在 GPU 上的权重和缓冲区（buffer）。</translation>
+    </message>
+    <message>
+        <source>Gradients: the .grad tensors of the trainable parameters that are live at the peak.</source>
+        <translation>梯度：峰值时存活的可训练参数的 .grad 张量。</translation>
+    </message>
+    <message>
+        <source>Optimizer states: e.g. Adam&apos;s exp_avg and exp_avg_sq, and master weights in mixed precision.</source>
+        <translation>优化器状态：如 Adam 的 exp_avg 和 exp_avg_sq，以及混合精度训练中的主权重。</translation>
+    </message>
+    <message>
+        <source>Activations: the tensors autograd saves for the backward pass (the layer table attributes each to the layer that created it).</source>
+        <translation>激活：autograd 为反向传播保存的张量（层表把每个张量归到创建它的层）。</translation>
+    </message>
+    <message>
+        <source>Temporaries: short-lived buffers live at the peak, such as an op&apos;s intermediate results, gradients being computed and cuBLAS workspaces.</source>
+        <translation>临时缓冲区：峰值时存活的短期缓冲区，如算子的中间结果、正在计算的梯度和 cuBLAS 工作区。</translation>
+    </message>
+    <message>
+        <source>Allocator reserve and CUDA context: memory nvidia-smi shows beyond the allocated tensors.</source>
+        <translation>分配器预留和 CUDA 上下文：nvidia-smi 显示的、超出已分配张量的那部分显存。</translation>
+    </message>
+    <message>
+        <source>Generated by BatchFit %1 on %2</source>
+        <translation>由 BatchFit %1 生成于 %2</translation>
+    </message>
+    <message>
+        <source>Page %1 of %2</source>
+        <translation>第 %1 页，共 %2 页</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>模型参数</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>临时缓冲区</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>准备</translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation>前向传播</translation>
+    </message>
+    <message>
+        <source>Backward</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
+        <source>Optimizer step</source>
+        <translation>优化器更新</translation>
+    </message>
+    <message>
+        <source>Allocator reserve + CUDA context</source>
+        <translation>分配器预留 + CUDA 上下文</translation>
+    </message>
+    <message>
+        <source>Usable (minus margin)</source>
+        <translation>可用（扣除余量）</translation>
+    </message>
+    <message>
+        <source>Chosen batch</source>
+        <translation>所选批大小</translation>
+    </message>
+    <message>
+        <source>Largest batch that fits</source>
+        <translation>可放入的最大批大小</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>Micro-batch size</source>
+        <translation>微批大小</translation>
+    </message>
+    <message>
+        <source>capacity %1 · usable %2</source>
+        <translation>容量 %1 · 可用 %2</translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>批大小 %1</translation>
+    </message>
+    <message>
+        <source>max %1</source>
+        <translation>最大 %1</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>Ops in execution order</source>
+        <translation>按执行顺序排列的算子</translation>
+    </message>
+    <message>
+        <source>Peak %1 (%2)</source>
+        <translation>峰值 %1（%2）</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,1679 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>batchfit::AttributeTableModel</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Attribute</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::AttributeValue</name>
+    <message>
+        <source>a value is required (delete the attribute to use the default)</source>
+        <translation>必须填写一个值（如需使用默认值，请删除该属性）</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; starts a list but has no closing &apos;]&apos;</source>
+        <translation>“%1”以列表开头，但缺少右括号“]”</translation>
+    </message>
+    <message>
+        <source>list items must be whole numbers; &apos;%1&apos; is not</source>
+        <translation>列表中的每一项都必须是整数，“%1”不是</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a finite number</source>
+        <translation>“%1”不是有限的数值</translation>
+    </message>
+    <message>
+        <source>expected %1, e.g. %2; &apos;%3&apos; is not</source>
+        <translation>这里需要%1，例如 %2；“%3”不符合</translation>
+    </message>
+    <message>
+        <source>true/false</source>
+        <translation>true/false（布尔值）</translation>
+    </message>
+    <message>
+        <source>an integer</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <source>a number</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>a list of integers</source>
+        <translation>整数列表</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::BatchPanel</name>
+    <message>
+        <source>&amp;Batch size:</source>
+        <translation>批大小(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>Micro-batch size: drag to see the memory at each batch size.</source>
+        <translation>微批次大小：拖动滑块，查看每个批大小下的显存占用。</translation>
+    </message>
+    <message>
+        <source>&amp;Largest batch that fits</source>
+        <translation>能放下的最大批(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Jump to the largest batch size that fits the usable memory (Ctrl+M).</source>
+        <translation>跳到可用显存能放下的最大批大小（Ctrl+M）。</translation>
+    </message>
+    <message>
+        <source>What the GPU shows at the peak of one training step (nvidia-smi), against its capacity. It fits when it stays below the usable memory (capacity minus margin).</source>
+        <translation>训练一步时显存峰值（即 nvidia-smi 显示的占用）与显存容量的对比。只要不超过可用显存（容量减去安全余量），就放得下。</translation>
+    </message>
+    <message>
+        <source>even batch 1 does not fit</source>
+        <translation>批大小为 1 也放不下</translation>
+    </message>
+    <message>
+        <source>largest: %1 · largest multiple of 8: %2</source>
+        <translation>最大：%1 · 8 的最大倍数：%2</translation>
+    </message>
+    <message>
+        <source>fits at every batch up to %1</source>
+        <translation>批大小不超过 %1 时都放得下</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::BreakdownModel</name>
+    <message>
+        <source>Allocator reserve</source>
+        <translation>分配器预留</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+        <source>Peak GPU memory (must fit)</source>
+        <translation>显存峰值（必须放得下）</translation>
+    </message>
+    <message>
+        <source>Host memory (offloaded)</source>
+        <translation>主机内存（已卸载）</translation>
+    </message>
+    <message>
+        <source>Reserved by PyTorch&apos;s caching allocator beyond what tensors use (segments, fragmentation).</source>
+        <translation>PyTorch 缓存分配器在张量实际用量之外额外预留的显存（内存段、碎片）。</translation>
+    </message>
+    <message>
+        <source>The CUDA context and libraries (cuBLAS, cuDNN), outside PyTorch&apos;s allocator.</source>
+        <translation>CUDA 上下文及各类库（cuBLAS、cuDNN）占用的显存，不经过 PyTorch 的分配器。</translation>
+    </message>
+    <message>
+        <source>What nvidia-smi would show at the peak of the step: this must fit the usable memory.</source>
+        <translation>训练一步达到峰值时 nvidia-smi 显示的占用；它必须放进可用显存。</translation>
+    </message>
+    <message>
+        <source>Optimizer states kept in CPU memory; not part of the GPU budget.</source>
+        <translation>保存在 CPU 内存中的优化器状态，不计入显存预算。</translation>
+    </message>
+    <message>
+        <source>Component</source>
+        <translation>组成部分</translation>
+    </message>
+    <message>
+        <source>At the peak</source>
+        <translation>峰值时</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::BudgetBar</name>
+    <message>
+        <source>The memory budget at the current batch: what is live at the peak, then the overheads, against the usable memory (dashed) and the capacity.</source>
+        <translation>当前批大小下的显存预算：先是峰值时刻驻留的各部分，再是额外开销；虚线为可用显存，实线为显存容量。</translation>
+    </message>
+    <message>
+        <source>Allocator reserve</source>
+        <translation>分配器预留</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+        <source>needs %1</source>
+        <translation>需要 %1</translation>
+    </message>
+    <message>
+        <source>capacity %1</source>
+        <translation>容量 %1</translation>
+    </message>
+    <message>
+        <source>usable %1</source>
+        <translation>可用 %1</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ByteFormat</name>
+    <message>
+        <source>%1 TiB</source>
+        <translation>%1 TiB</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+    <message>
+        <source>fits: %1 of %2 GiB — %3%</source>
+        <translation>放得下：占用 %1 / %2 GiB — %3%</translation>
+    </message>
+    <message>
+        <source>out of memory by %1 GiB</source>
+        <translation>显存不足，还差 %1 GiB</translation>
+    </message>
+    <message>
+        <source>out of memory by %1</source>
+        <translation>显存不足，还差 %1</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ComponentStyle</name>
+    <message>
+        <source>Model parameters</source>
+        <translation>模型参数</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>反向梯度</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>前向激活</translation>
+    </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>临时缓冲</translation>
+    </message>
+    <message>
+        <source>Overhead</source>
+        <translation>额外开销</translation>
+    </message>
+    <message>
+        <source>The weights and buffers of the model on the GPU (including half-precision copies).</source>
+        <translation>模型在 GPU 上的权重和 buffer（包括半精度副本）。</translation>
+    </message>
+    <message>
+        <source>The .grad tensors of every trainable parameter, filled during the backward pass.</source>
+        <translation>每个可训练参数的 .grad 张量，在反向传播中写入。</translation>
+    </message>
+    <message>
+        <source>What the optimizer keeps per parameter, e.g. Adam&apos;s two moments and fp32 master weights.</source>
+        <translation>优化器为每个参数保存的状态，例如 Adam 的一阶、二阶矩和 fp32 主权重。</translation>
+    </message>
+    <message>
+        <source>Forward activations saved for the backward pass; they grow with the batch size.</source>
+        <translation>前向传播中为反向传播保存的激活，随批大小线性增长。</translation>
+    </message>
+    <message>
+        <source>Short-lived buffers of single operations (workspaces, gradients of activations) live at the peak.</source>
+        <translation>峰值时刻仍驻留的单个算子的短期缓冲（工作区、激活的梯度等）。</translation>
+    </message>
+    <message>
+        <source>Memory outside PyTorch&apos;s tensors: the caching allocator&apos;s reserve and the CUDA context.</source>
+        <translation>PyTorch 张量之外的显存：缓存分配器的预留和 CUDA 上下文。</translation>
+    </message>
+    <message>
+        <source>Does not fit</source>
+        <translation>放不下</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::Document</name>
+    <message>
+        <source>Untitled</source>
+        <translation>未命名</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::FileController</name>
+    <message>
+        <source>BatchFit models (*.json);;All files (*)</source>
+        <translation>BatchFit 模型 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Open Model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>Cannot Open Model</source>
+        <translation>无法打开模型</translation>
+    </message>
+    <message>
+        <source>%1 could not be read: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 is larger than %2 MiB; it is not a BatchFit model.</source>
+        <translation>%1 超过 %2 MiB，不是 BatchFit 模型文件。</translation>
+    </message>
+    <message>
+        <source>The model was not opened; the current one is unchanged.
+
+%1</source>
+        <translation>未打开该模型，当前模型保持不变。
+
+%1</translation>
+    </message>
+    <message>
+        <source>Cannot Load Preset</source>
+        <translation>无法加载预设模型</translation>
+    </message>
+    <message>
+        <source>Save Model As</source>
+        <translation>模型另存为</translation>
+    </message>
+    <message>
+        <source>Cannot Save Model</source>
+        <translation>无法保存模型</translation>
+    </message>
+    <message>
+        <source>%1 could not be written: %2
+The previous file, if any, is unchanged.</source>
+        <translation>无法写入 %1：%2
+原有文件（如有）保持不变。</translation>
+    </message>
+    <message>
+        <source>Unsaved Changes</source>
+        <translation>未保存的修改</translation>
+    </message>
+    <message>
+        <source>The model &quot;%1&quot; has changes that are not saved. Save them first?</source>
+        <translation>模型“%1”有尚未保存的修改。要先保存吗？</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::LayerActivationModel</name>
+    <message>
+        <source>(input batch)</source>
+        <translation>（输入批次）</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Saved for backward</source>
+        <translation>为反向保存</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>% of peak</source>
+        <translation>占峰值</translation>
+    </message>
+    <message>
+        <source>Tensors this layer creates that autograd keeps until the backward pass.</source>
+        <translation>该层创建、由 autograd 一直保留到反向传播的张量。</translation>
+    </message>
+    <message>
+        <source>Size of the layer&apos;s output tensor (it may be freed if nothing saves it).</source>
+        <translation>该层输出张量的大小（若无算子保存它，可能会被释放）。</translation>
+    </message>
+    <message>
+        <source>Saved bytes as a share of the peak allocated memory.</source>
+        <translation>保存的字节数占峰值已分配显存的比例。</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::LayerEditor</name>
+    <message>
+        <source>A layer needs a name.</source>
+        <translation>层必须有名称。</translation>
+    </message>
+    <message>
+        <source>Names cannot contain &apos;.&apos;, &apos;[&apos; or &apos;]&apos; (they separate layer paths).</source>
+        <translation>名称不能包含“.”“[”或“]”（它们用于分隔层路径）。</translation>
+    </message>
+    <message>
+        <source>Select a layer to edit it, or the input row to change the input shape.</source>
+        <translation>选中一层即可编辑；选中“输入”行可修改输入形状。</translation>
+    </message>
+    <message>
+        <source>Per-sample shape, without the batch dimension: e.g. 3, 224, 224 for images or 128 for a sequence of token ids.</source>
+        <translation>单个样本的形状，不含批维度：例如图像为 3, 224, 224，长度 128 的 token id 序列为 128。</translation>
+    </message>
+    <message>
+        <source>Element type of the input: float32 for images, int64 for token ids.</source>
+        <translation>输入的数据类型：图像用 float32，token id 用 int64。</translation>
+    </message>
+    <message>
+        <source>Input &amp;shape:</source>
+        <translation>输入形状(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>Input &amp;dtype:</source>
+        <translation>输入类型(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>Input dtype %1</source>
+        <translation>输入类型改为 %1</translation>
+    </message>
+    <message>
+        <source>Unique among its siblings; other layers refer to it by this name.</source>
+        <translation>在同级层中必须唯一；其他层通过这个名称引用它。</translation>
+    </message>
+    <message>
+        <source>The operation (docs/model-format.md lists each op&apos;s attributes).</source>
+        <translation>算子类型（各算子的属性见 docs/model-format.md）。</translation>
+    </message>
+    <message>
+        <source>previous layer</source>
+        <translation>上一层</translation>
+    </message>
+    <message>
+        <source>Comma-separated layer names this layer reads (empty: the previous layer&apos;s output; @input is the block&apos;s input).</source>
+        <translation>该层读取的层名，用逗号分隔（留空表示上一层的输出；@input 表示模块的输入）。</translation>
+    </message>
+    <message>
+        <source>The op&apos;s attributes; click a value to edit it. Missing ones take PyTorch&apos;s defaults.</source>
+        <translation>算子的属性；点击值即可编辑。未列出的属性取 PyTorch 的默认值。</translation>
+    </message>
+    <message>
+        <source>Add an attribute</source>
+        <translation>添加属性</translation>
+    </message>
+    <message>
+        <source>Remove the selected attribute (back to its default)</source>
+        <translation>删除选中的属性（恢复默认值）</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>名称(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>&amp;Op:</source>
+        <translation>算子(&amp;O)：</translation>
+    </message>
+    <message>
+        <source>&amp;Inputs:</source>
+        <translation>输入(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>Change op to %1</source>
+        <translation>将算子改为 %1</translation>
+    </message>
+    <message>
+        <source>Set %1</source>
+        <translation>设置 %1</translation>
+    </message>
+    <message>
+        <source>Add %1</source>
+        <translation>添加 %1</translation>
+    </message>
+    <message>
+        <source>Other…</source>
+        <translation>其他…</translation>
+    </message>
+    <message>
+        <source>May be empty: the block then adds only its index to layer paths.</source>
+        <translation>可以为空：此时模块在层路径中只体现为序号。</translation>
+    </message>
+    <message>
+        <source>How many times the block runs, each repetition with its own weights (e.g. 32 decoder layers).</source>
+        <translation>模块重复的次数，每次重复都有独立的权重（例如 32 个解码器层）。</translation>
+    </message>
+    <message>
+        <source>automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Index of the first repetition in layer paths (automatic: none for a single block, 0 otherwise).</source>
+        <translation>第一次重复在层路径中的序号（自动：只运行一次的模块不加序号，否则从 0 开始）。</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>identity (residual)</source>
+        <translation>恒等（残差）</translation>
+    </message>
+    <message>
+        <source>layers (e.g. downsample)</source>
+        <translation>若干层（如下采样）</translation>
+    </message>
+    <message>
+        <source>A residual branch from the block&apos;s input, merged with the block&apos;s output.</source>
+        <translation>从模块输入引出的残差分支，与模块输出合并。</translation>
+    </message>
+    <message>
+        <source>add</source>
+        <translation>相加</translation>
+    </message>
+    <message>
+        <source>concatenate</source>
+        <translation>拼接</translation>
+    </message>
+    <message>
+        <source>How the residual branch is merged with the main branch.</source>
+        <translation>残差分支与主分支的合并方式。</translation>
+    </message>
+    <message>
+        <source>Per-sample dimension of a concatenating merge.</source>
+        <translation>拼接合并所沿的维度（不含批维度）。</translation>
+    </message>
+    <message>
+        <source>Checkpoint as one unit</source>
+        <translation>作为一个检查点单元</translation>
+    </message>
+    <message>
+        <source>With &quot;every block&quot; checkpointing, treat this block as one unit even when it runs once.</source>
+        <translation>使用“每个模块”检查点时，即使该模块只运行一次，也把它当作一个单元。</translation>
+    </message>
+    <message>
+        <source>&amp;Repeat:</source>
+        <translation>重复次数(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>&amp;First index:</source>
+        <translation>起始序号(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>&amp;Shortcut:</source>
+        <translation>捷径分支(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Merge:</source>
+        <translation>合并方式(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>Merge &amp;dim:</source>
+        <translation>合并维度(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>Repeat × %1</source>
+        <translation>重复 × %1</translation>
+    </message>
+    <message>
+        <source>First index</source>
+        <translation>起始序号</translation>
+    </message>
+    <message>
+        <source>Shortcut: %1</source>
+        <translation>捷径分支：%1</translation>
+    </message>
+    <message>
+        <source>Merge: %1</source>
+        <translation>合并方式：%1</translation>
+    </message>
+    <message>
+        <source>Merge dim</source>
+        <translation>合并维度</translation>
+    </message>
+    <message>
+        <source>Checkpoint block</source>
+        <translation>对模块做检查点</translation>
+    </message>
+    <message>
+        <source>Do not checkpoint block</source>
+        <translation>不对模块做检查点</translation>
+    </message>
+    <message>
+        <source>Another layer here is already called &apos;%1&apos;.</source>
+        <translation>同级已有一层名为“%1”。</translation>
+    </message>
+    <message>
+        <source>Rename to %1</source>
+        <translation>重命名为 %1</translation>
+    </message>
+    <message>
+        <source>Input shape: &apos;%1&apos; is not a positive whole number. Write the per-sample dimensions, e.g. 3, 224, 224.</source>
+        <translation>输入形状：“%1”不是正整数。请填写单个样本的各维大小，例如 3, 224, 224。</translation>
+    </message>
+    <message>
+        <source>Input shape: give at least one dimension, e.g. 128.</source>
+        <translation>输入形状：至少填写一个维度，例如 128。</translation>
+    </message>
+    <message>
+        <source>Input shape %1</source>
+        <translation>输入形状改为 %1</translation>
+    </message>
+    <message>
+        <source>Set inputs</source>
+        <translation>设置输入</translation>
+    </message>
+    <message>
+        <source>Add attribute</source>
+        <translation>添加属性</translation>
+    </message>
+    <message>
+        <source>Attribute name:</source>
+        <translation>属性名：</translation>
+    </message>
+    <message>
+        <source>Remove %1</source>
+        <translation>删除 %1</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::LayerStackPanel</name>
+    <message>
+        <source>&amp;Add Layer</source>
+        <translation>添加层(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Add a layer after the selected one</source>
+        <translation>在选中的层之后添加一层</translation>
+    </message>
+    <message>
+        <source>D&amp;uplicate</source>
+        <translation>复制(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Duplicate the selected layer or block</source>
+        <translation>复制选中的层或模块</translation>
+    </message>
+    <message>
+        <source>&amp;Delete Layer</source>
+        <translation>删除层(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Delete the selected layer or block</source>
+        <translation>删除选中的层或模块</translation>
+    </message>
+    <message>
+        <source>Move &amp;Up</source>
+        <translation>上移(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Move Do&amp;wn</source>
+        <translation>下移(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>&amp;Wrap in Block</source>
+        <translation>放入新模块(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Put the selected layer into a new block</source>
+        <translation>把选中的层放进一个新模块</translation>
+    </message>
+    <message>
+        <source>Set &amp;Repeat…</source>
+        <translation>设置重复次数(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Set how many times the selected block runs</source>
+        <translation>设置选中模块的重复次数</translation>
+    </message>
+    <message>
+        <source>Add %1</source>
+        <translation>添加 %1</translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Wrap in block</source>
+        <translation>放入新模块</translation>
+    </message>
+    <message>
+        <source>Set Repeat</source>
+        <translation>设置重复次数</translation>
+    </message>
+    <message>
+        <source>Times the block runs:</source>
+        <translation>模块重复次数：</translation>
+    </message>
+    <message>
+        <source>Repeat × %1</source>
+        <translation>重复 × %1</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::LayerTreeModel</name>
+    <message>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>shortcut</source>
+        <translation>捷径分支</translation>
+    </message>
+    <message>
+        <source>residual branch</source>
+        <translation>残差分支</translation>
+    </message>
+    <message>
+        <source>(unnamed)</source>
+        <translation>（未命名）</translation>
+    </message>
+    <message>
+        <source>%1 (after merge)</source>
+        <translation>%1（合并后）</translation>
+    </message>
+    <message>
+        <source>block × %1</source>
+        <translation>模块 × %1</translation>
+    </message>
+    <message>
+        <source>block</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>, residual</source>
+        <translation>，残差</translation>
+    </message>
+    <message>
+        <source>%1 saved for the backward pass at batch %2 (%3 of the peak); blocks and repeated layers show the sum over their layers and repetitions.</source>
+        <translation>批大小为 %2 时为反向传播保存了 %1（占峰值的 %3）；模块和重复的层显示其所有层、所有重复次数的合计。</translation>
+    </message>
+    <message>
+        <source>Size of the layer&apos;s output tensor at the current batch (first repetition).</source>
+        <translation>当前批大小下该层输出张量的大小（取第一次重复）。</translation>
+    </message>
+    <message>
+        <source>Per-layer parameter counts are not available from the core yet.</source>
+        <translation>核心库暂未提供逐层参数量。</translation>
+    </message>
+    <message>
+        <source>The per-sample input: shape without the batch dimension, and its dtype. Select it to edit.</source>
+        <translation>单个样本的输入：不含批维度的形状及数据类型。选中即可编辑。</translation>
+    </message>
+    <message>
+        <source>Layers on the residual branch, merged with the block&apos;s output (e.g. ResNet&apos;s downsample).</source>
+        <translation>残差分支上的层，与模块输出合并（例如 ResNet 的下采样）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>A block of layers. It runs %n time(s), each repetition with its own weights.</source>
+        <translation>
+            <numerusform>由若干层组成的模块，共运行 %n 次，每次重复都有独立的权重。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 Runs after the residual merge.</source>
+        <translation>%1 在残差合并之后运行。</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>前向激活</translation>
+    </message>
+    <message>
+        <source>% of peak</source>
+        <translation>占峰值</translation>
+    </message>
+    <message>
+        <source>Input: per-sample shape. Layers: output tensor size at the current batch.</source>
+        <translation>输入行：单个样本的形状。其他层：当前批大小下输出张量的大小。</translation>
+    </message>
+    <message>
+        <source>Forward activations the layer saves for the backward pass at the current batch.</source>
+        <translation>当前批大小下，该层在前向传播中为反向传播保存的激活。</translation>
+    </message>
+    <message>
+        <source>Those activations as a share of the peak allocated memory.</source>
+        <translation>这些激活占峰值已分配显存的比例。</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::LeverModel</name>
+    <message>
+        <source>Gradient checkpointing of every block</source>
+        <translation>对每个模块做梯度检查点</translation>
+    </message>
+    <message>
+        <source>bf16 mixed precision (autocast)</source>
+        <translation>bf16 混合精度（autocast）</translation>
+    </message>
+    <message>
+        <source>8-bit Adam (bitsandbytes)</source>
+        <translation>8 位 Adam（bitsandbytes）</translation>
+    </message>
+    <message>
+        <source>SGD with momentum instead of Adam</source>
+        <translation>用带动量的 SGD 代替 Adam</translation>
+    </message>
+    <message>
+        <source>Offload optimizer states to CPU</source>
+        <translation>把优化器状态卸载到 CPU</translation>
+    </message>
+    <message>
+        <source>Smaller micro-batches with gradient accumulation (×%1)</source>
+        <translation>更小的微批次 + 梯度累积（×%1）</translation>
+    </message>
+    <message>
+        <source>≈+33% compute</source>
+        <translation>计算量约增加 33%</translation>
+    </message>
+    <message>
+        <source>needs bf16 hardware (Ampere or newer)</source>
+        <translation>需要支持 bf16 的硬件（Ampere 及更新架构）</translation>
+    </message>
+    <message>
+        <source>small accuracy risk</source>
+        <translation>精度略有风险</translation>
+    </message>
+    <message>
+        <source>may need retuning</source>
+        <translation>可能需要重新调参</translation>
+    </message>
+    <message>
+        <source>slower optimizer step</source>
+        <translation>优化器更新变慢</translation>
+    </message>
+    <message>
+        <source>%1 micro-steps per update</source>
+        <translation>每次更新需 %1 个微步</translation>
+    </message>
+    <message>
+        <source>Keep only each block&apos;s input in the forward pass and recompute the rest during the backward pass.</source>
+        <translation>前向时只保留每个模块的输入，其余激活在反向传播时重新计算。</translation>
+    </message>
+    <message>
+        <source>Run matrix multiplications in bfloat16 and save half-size activations.</source>
+        <translation>矩阵乘法用 bfloat16 计算，保存的激活只占一半大小。</translation>
+    </message>
+    <message>
+        <source>Store Adam&apos;s two moments in 8 bits instead of 32.</source>
+        <translation>把 Adam 的两个矩从 32 位改为 8 位存储。</translation>
+    </message>
+    <message>
+        <source>One state tensor per parameter instead of Adam&apos;s two.</source>
+        <translation>每个参数只需一个状态张量，而 Adam 需要两个。</translation>
+    </message>
+    <message>
+        <source>Keep optimizer states and master weights in host memory.</source>
+        <translation>把优化器状态和主权重放在主机内存中。</translation>
+    </message>
+    <message>
+        <source>Split each update into micro-batches; the batch column counts samples per update.</source>
+        <translation>每次更新拆成多个微批次；“最大批”一列按每次更新的样本数计算。</translation>
+    </message>
+    <message>
+        <source>now fits</source>
+        <translation>现在放得下</translation>
+    </message>
+    <message>
+        <source>still does not fit</source>
+        <translation>仍然放不下</translation>
+    </message>
+    <message>
+        <source>×%1</source>
+        <translation>×%1</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>调整</translation>
+    </message>
+    <message>
+        <source>Largest batch</source>
+        <translation>最大批</translation>
+    </message>
+    <message>
+        <source>vs now</source>
+        <translation>对比当前</translation>
+    </message>
+    <message>
+        <source>Largest batch per optimizer update (micro-batch × accumulation steps) that fits with this change.</source>
+        <translation>采用这项调整后，每次优化器更新能放下的最大批（微批次 × 累积步数）。</translation>
+    </message>
+    <message>
+        <source>cost: %1</source>
+        <translation>代价：%1</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::MainWindow</name>
+    <message>
+        <source>estimating…</source>
+        <translation>正在估算…</translation>
+    </message>
+    <message>
+        <source>Apply: %1</source>
+        <translation>应用：%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Welcome.&lt;/b&gt; ResNet-50 is loaded. Drag the batch slider to see what fits your GPU, pick another model under &lt;i&gt;Model → Presets&lt;/i&gt; or &lt;i&gt;File → Open&lt;/i&gt;, edit layers on the left, and ask &lt;i&gt;What would help?&lt;/i&gt; on the right.</source>
+        <translation>&lt;b&gt;欢迎使用。&lt;/b&gt;已加载 ResNet-50。拖动批大小滑块，看看你的 GPU 放得下多大的批；也可以在&lt;i&gt;模型 → 预设模型&lt;/i&gt;或&lt;i&gt;文件 → 打开&lt;/i&gt;中换一个模型，在左侧编辑网络层，或在右侧查看&lt;i&gt;优化建议&lt;/i&gt;。</translation>
+    </message>
+    <message>
+        <source>Hide this hint</source>
+        <translation>隐藏此提示</translation>
+    </message>
+    <message>
+        <source>&amp;Breakdown</source>
+        <translation>显存构成(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Step &amp;timeline</source>
+        <translation>单步时间线(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Per-&amp;layer activations</source>
+        <translation>逐层激活(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Layer Stack</source>
+        <translation>网络层</translation>
+    </message>
+    <message>
+        <source>Training Set-up</source>
+        <translation>训练配置</translation>
+    </message>
+    <message>
+        <source>What Would Help?</source>
+        <translation>优化建议</translation>
+    </message>
+    <message>
+        <source>%1 · %2 parameters · %3 · lowered in %4 ms</source>
+        <translation>%1 · %2 个参数 · %3 · 建模耗时 %4 毫秒</translation>
+    </message>
+    <message>
+        <source>The model has a problem, so the chart shows the last valid estimate: %1</source>
+        <translation>模型有问题，图表显示的是上一次有效的估算：%1</translation>
+    </message>
+    <message>
+        <source>no estimate: the model has a problem</source>
+        <translation>无法估算：模型有问题</translation>
+    </message>
+    <message>
+        <source>%1[*] — BatchFit</source>
+        <translation>%1[*] — BatchFit</translation>
+    </message>
+    <message>
+        <source>Export Report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>Cannot Export Report</source>
+        <translation>无法导出报告</translation>
+    </message>
+    <message>
+        <source>Report written to %1</source>
+        <translation>报告已保存到 %1</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>BatchFit will use %1 the next time it starts.</source>
+        <translation>BatchFit 下次启动时将使用%1。</translation>
+    </message>
+    <message>
+        <source>About BatchFit</source>
+        <translation>关于 BatchFit</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;BatchFit %1&lt;/h3&gt;&lt;p&gt;How much GPU memory one training step needs, and the largest batch that fits — before you spend a GPU-hour.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;BatchFit %1&lt;/h3&gt;&lt;p&gt;在花掉一小时 GPU 之前，先算清楚训练一步需要多少显存、最大能放下多大的批。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;New Model</source>
+        <translation>新建模型(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save &amp;As…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export Report…</source>
+        <translation>导出报告(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>This build has no report support.</source>
+        <translation>此版本未包含报告功能。</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Presets</source>
+        <translation>预设模型(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Largest Batch That Fits</source>
+        <translation>能放下的最大批(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Jump to the largest batch size that fits</source>
+        <translation>跳到能放下的最大批大小</translation>
+    </message>
+    <message>
+        <source>Focus &amp;Batch Size</source>
+        <translation>定位到批大小(&amp;B)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Logarithmic Batch Axis</source>
+        <translation>批大小对数坐标(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About BatchFit</source>
+        <translation>关于 BatchFit(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About &amp;Qt</source>
+        <translation>关于 &amp;Qt</translation>
+    </message>
+    <message>
+        <source>Bottom to top: what is live at the peak of one training step, then the overheads.</source>
+        <translation>自下而上：训练一步峰值时刻驻留的各部分，然后是额外开销。</translation>
+    </message>
+    <message>
+        <source>custom %1 GiB</source>
+        <translation>自定义 %1 GiB</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::MemoryChart</name>
+    <message>
+        <source>Does not fit</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <source>GPU capacity</source>
+        <translation>显存容量</translation>
+    </message>
+    <message>
+        <source>Usable (capacity − margin)</source>
+        <translation>可用显存（容量 − 余量）</translation>
+    </message>
+    <message>
+        <source>Current batch</source>
+        <translation>当前批大小</translation>
+    </message>
+    <message>
+        <source>batch size</source>
+        <translation>批大小</translation>
+    </message>
+    <message>
+        <source>batch size (log₂)</source>
+        <translation>批大小（log₂）</translation>
+    </message>
+    <message>
+        <source>GPU memory (GiB)</source>
+        <translation>显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Memory of one training step by batch size. Hover an area for its values; click to pick a batch.</source>
+        <translation>训练一步的显存随批大小的变化。悬停在色块上查看数值，点击可选定批大小。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;batch %1&lt;/b&gt;</source>
+        <translation>&lt;b&gt;批大小 %1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>needs (with overhead)</source>
+        <translation>总需求（含额外开销）</translation>
+    </message>
+    <message>
+        <source>capacity %1</source>
+        <translation>容量 %1</translation>
+    </message>
+    <message>
+        <source>usable %1</source>
+        <translation>可用 %1</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::OpCatalogue</name>
+    <message>
+        <source>Fully connected layer: y = x·Wᵀ + b over the last dimension.</source>
+        <translation>全连接层：在最后一维上计算 y = x·Wᵀ + b。</translation>
+    </message>
+    <message>
+        <source>1-D convolution over [C, L].</source>
+        <translation>一维卷积，输入为 [C, L]。</translation>
+    </message>
+    <message>
+        <source>2-D convolution over [C, H, W].</source>
+        <translation>二维卷积，输入为 [C, H, W]。</translation>
+    </message>
+    <message>
+        <source>3-D convolution over [C, D, H, W].</source>
+        <translation>三维卷积，输入为 [C, D, H, W]。</translation>
+    </message>
+    <message>
+        <source>Transposed 2-D convolution (upsampling).</source>
+        <translation>二维转置卷积（上采样）。</translation>
+    </message>
+    <message>
+        <source>Batch normalisation over [C] or [C, L].</source>
+        <translation>批归一化，输入为 [C] 或 [C, L]。</translation>
+    </message>
+    <message>
+        <source>Batch normalisation over [C, H, W].</source>
+        <translation>批归一化，输入为 [C, H, W]。</translation>
+    </message>
+    <message>
+        <source>Layer normalisation over the trailing dimensions.</source>
+        <translation>层归一化，作用于最后若干维。</translation>
+    </message>
+    <message>
+        <source>Group normalisation: channels split into groups.</source>
+        <translation>组归一化：把通道分成若干组。</translation>
+    </message>
+    <message>
+        <source>RMS normalisation (Llama style).</source>
+        <translation>RMS 归一化（Llama 风格）。</translation>
+    </message>
+    <message>
+        <source>Looks up a vector per token id.</source>
+        <translation>为每个 token id 查出一个向量。</translation>
+    </message>
+    <message>
+        <source>ReLU activation.</source>
+        <translation>ReLU 激活函数。</translation>
+    </message>
+    <message>
+        <source>ReLU clipped at 6.</source>
+        <translation>上限截断为 6 的 ReLU。</translation>
+    </message>
+    <message>
+        <source>Hard-swish activation (MobileNetV3).</source>
+        <translation>Hard-swish 激活函数（MobileNetV3）。</translation>
+    </message>
+    <message>
+        <source>SiLU (swish) activation.</source>
+        <translation>SiLU（swish）激活函数。</translation>
+    </message>
+    <message>
+        <source>Leaky ReLU activation.</source>
+        <translation>Leaky ReLU 激活函数。</translation>
+    </message>
+    <message>
+        <source>GELU activation.</source>
+        <translation>GELU 激活函数。</translation>
+    </message>
+    <message>
+        <source>Sigmoid activation.</source>
+        <translation>Sigmoid 激活函数。</translation>
+    </message>
+    <message>
+        <source>Tanh activation.</source>
+        <translation>Tanh 激活函数。</translation>
+    </message>
+    <message>
+        <source>Softmax along a dimension.</source>
+        <translation>沿某一维做 softmax。</translation>
+    </message>
+    <message>
+        <source>Log-softmax along a dimension.</source>
+        <translation>沿某一维做 log-softmax。</translation>
+    </message>
+    <message>
+        <source>Dropout: saves a mask for the backward pass.</source>
+        <translation>Dropout：为反向传播保存一个掩码。</translation>
+    </message>
+    <message>
+        <source>2-D max pooling.</source>
+        <translation>二维最大池化。</translation>
+    </message>
+    <message>
+        <source>2-D average pooling.</source>
+        <translation>二维平均池化。</translation>
+    </message>
+    <message>
+        <source>Average pooling to a fixed output size.</source>
+        <translation>池化到固定输出尺寸的平均池化。</translation>
+    </message>
+    <message>
+        <source>Flattens dimensions into one (a view, no copy).</source>
+        <translation>把若干维展平为一维（视图，不复制）。</translation>
+    </message>
+    <message>
+        <source>Reshapes the per-sample tensor (a view).</source>
+        <translation>改变单个样本张量的形状（视图）。</translation>
+    </message>
+    <message>
+        <source>Swaps two dimensions (a view).</source>
+        <translation>交换两个维度（视图）。</translation>
+    </message>
+    <message>
+        <source>Reorders dimensions (a view).</source>
+        <translation>重新排列各维（视图）。</translation>
+    </message>
+    <message>
+        <source>Picks one index along a dimension (a view).</source>
+        <translation>沿某一维取出一个下标（视图）。</translation>
+    </message>
+    <message>
+        <source>Takes a range along a dimension (a view).</source>
+        <translation>沿某一维截取一段（视图）。</translation>
+    </message>
+    <message>
+        <source>Copies a view into contiguous memory.</source>
+        <translation>把视图复制到连续内存中。</translation>
+    </message>
+    <message>
+        <source>Passes the tensor through unchanged.</source>
+        <translation>原样传递张量。</translation>
+    </message>
+    <message>
+        <source>Adds two inputs (broadcasting).</source>
+        <translation>两个输入相加（支持广播）。</translation>
+    </message>
+    <message>
+        <source>Multiplies two inputs (broadcasting).</source>
+        <translation>两个输入相乘（支持广播）。</translation>
+    </message>
+    <message>
+        <source>Multiplies by a constant factor.</source>
+        <translation>乘以一个常数。</translation>
+    </message>
+    <message>
+        <source>Concatenates inputs along a dimension.</source>
+        <translation>沿某一维拼接多个输入。</translation>
+    </message>
+    <message>
+        <source>Matrix product of two inputs.</source>
+        <translation>两个输入的矩阵乘积。</translation>
+    </message>
+    <message>
+        <source>Multi-head self-attention, projections included.</source>
+        <translation>多头自注意力，包含各投影层。</translation>
+    </message>
+    <message>
+        <source>Prepends a learned class token (ViT).</source>
+        <translation>在开头加入可学习的分类 token（ViT）。</translation>
+    </message>
+    <message>
+        <source>Adds a learned tensor, e.g. a position embedding.</source>
+        <translation>加上一个可学习的张量，例如位置编码。</translation>
+    </message>
+    <message>
+        <source>Cross-entropy loss over class logits.</source>
+        <translation>基于类别 logits 的交叉熵损失。</translation>
+    </message>
+    <message>
+        <source>Mean squared error loss.</source>
+        <translation>均方误差损失。</translation>
+    </message>
+    <message>
+        <source>A layer measured elsewhere: parameters and saved bytes given directly.</source>
+        <translation>在别处实测过的层：直接给出参数量和保存的字节数。</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ReportExporter</name>
+    <message>
+        <source>This build has no report support.</source>
+        <translation>此版本未包含报告功能。</translation>
+    </message>
+    <message>
+        <source>PDF report (*.pdf);;PNG image (*.png);;Markdown (*.md);;JSON (*.json);;CSV (*.csv)</source>
+        <translation>PDF 报告 (*.pdf);;PNG 图片 (*.png);;Markdown (*.md);;JSON (*.json);;CSV (*.csv)</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::TimelineChart</name>
+    <message>
+        <source>setup</source>
+        <translation>准备</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>优化器更新</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>one training step, op by op</source>
+        <translation>训练一步，逐个算子</translation>
+    </message>
+    <message>
+        <source>live memory (GiB)</source>
+        <translation>驻留显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Live memory after each op of one step: activations grow through the forward pass and are freed through the backward pass. Hover for the op.</source>
+        <translation>训练一步中每个算子执行后的驻留显存：激活在前向传播中不断累积，在反向传播中逐步释放。悬停可查看对应算子。</translation>
+    </message>
+    <message>
+        <source>Peak %1 during %2: %3</source>
+        <translation>显存峰值 %1，出现在%2阶段：%3</translation>
+    </message>
+    <message>
+        <source>Peak %1</source>
+        <translation>显存峰值 %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; (%2)&lt;br&gt;live: %3</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;（%2）&lt;br&gt;驻留：%3</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::TrainingPanel</name>
+    <message>
+        <source>SGD</source>
+        <translation>SGD</translation>
+    </message>
+    <message>
+        <source>SGD with momentum</source>
+        <translation>带动量的 SGD</translation>
+    </message>
+    <message>
+        <source>SGD with Nesterov momentum</source>
+        <translation>带 Nesterov 动量的 SGD</translation>
+    </message>
+    <message>
+        <source>Adam</source>
+        <translation>Adam</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>RMSprop</source>
+        <translation>RMSprop</translation>
+    </message>
+    <message>
+        <source>Adagrad</source>
+        <translation>Adagrad</translation>
+    </message>
+    <message>
+        <source>Adafactor</source>
+        <translation>Adafactor</translation>
+    </message>
+    <message>
+        <source>Lion</source>
+        <translation>Lion</translation>
+    </message>
+    <message>
+        <source>8-bit Adam (bitsandbytes)</source>
+        <translation>8 位 Adam（bitsandbytes）</translation>
+    </message>
+    <message>
+        <source>fp32</source>
+        <translation>fp32</translation>
+    </message>
+    <message>
+        <source>fp16 mixed precision (autocast)</source>
+        <translation>fp16 混合精度（autocast）</translation>
+    </message>
+    <message>
+        <source>bf16 mixed precision (autocast)</source>
+        <translation>bf16 混合精度（autocast）</translation>
+    </message>
+    <message>
+        <source>pure fp16</source>
+        <translation>纯 fp16</translation>
+    </message>
+    <message>
+        <source>pure bf16</source>
+        <translation>纯 bf16</translation>
+    </message>
+    <message>
+        <source>fp16 weights + fp32 master copy</source>
+        <translation>fp16 权重 + fp32 主权重</translation>
+    </message>
+    <message>
+        <source>bf16 weights + fp32 master copy</source>
+        <translation>bf16 权重 + fp32 主权重</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>不使用</translation>
+    </message>
+    <message>
+        <source>every block</source>
+        <translation>每个模块</translation>
+    </message>
+    <message>
+        <source>every k-th block</source>
+        <translation>每 k 个模块一个</translation>
+    </message>
+    <message>
+        <source>selective (attention only)</source>
+        <translation>选择性（仅注意力）</translation>
+    </message>
+    <message>
+        <source>The GPU to fit: its memory is the capacity line in the chart.</source>
+        <translation>要放进的 GPU：它的显存就是图中的容量线。</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source>Capacity of a GPU that is not in the catalogue.</source>
+        <translation>不在列表中的 GPU 的显存容量。</translation>
+    </message>
+    <message>
+        <source>&amp;GPU:</source>
+        <translation>&amp;GPU：</translation>
+    </message>
+    <message>
+        <source>The optimizer decides how much state is kept per parameter: none for SGD, one buffer for momentum, two for Adam.</source>
+        <translation>优化器决定每个参数要保存多少状态：SGD 不需要，动量需要一份，Adam 需要两份。</translation>
+    </message>
+    <message>
+        <source>&amp;Optimizer:</source>
+        <translation>优化器(&amp;O)：</translation>
+    </message>
+    <message>
+        <source>for-loop</source>
+        <translation>for 循环</translation>
+    </message>
+    <message>
+        <source>foreach</source>
+        <translation>foreach</translation>
+    </message>
+    <message>
+        <source>fused</source>
+        <translation>融合（fused）</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s optimizer implementation: foreach groups tensors and needs temporary copies during the step; fused and for-loop need almost none.</source>
+        <translation>PyTorch 优化器的实现方式：foreach 会把张量分组处理，更新时需要临时副本；fused 和 for 循环几乎不需要。</translation>
+    </message>
+    <message>
+        <source>AMSGrad</source>
+        <translation>AMSGrad</translation>
+    </message>
+    <message>
+        <source>Adam/AdamW keep a third state tensor (max_exp_avg_sq).</source>
+        <translation>Adam/AdamW 会多保存一个状态张量（max_exp_avg_sq）。</translation>
+    </message>
+    <message>
+        <source>&amp;Implementation:</source>
+        <translation>实现方式(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>Number format of weights and activations: autocast keeps fp32 weights and saves half-precision activations; pure half stores everything in 16 bits.</source>
+        <translation>权重和激活的数值格式：autocast 保留 fp32 权重、以半精度保存激活；纯半精度则全部用 16 位存储。</translation>
+    </message>
+    <message>
+        <source>&amp;Precision:</source>
+        <translation>精度(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing drops activations inside blocks and recomputes them in the backward pass: less memory for about a third more compute.</source>
+        <translation>梯度检查点会丢弃模块内部的激活，在反向传播时重新计算：显存更省，但计算量约增加三分之一。</translation>
+    </message>
+    <message>
+        <source>k = </source>
+        <translation>k = </translation>
+    </message>
+    <message>
+        <source>With every k-th block: checkpoint one block in k.</source>
+        <translation>“每 k 个模块一个”：每 k 个模块对其中一个做检查点。</translation>
+    </message>
+    <message>
+        <source>&amp;Checkpointing:</source>
+        <translation>梯度检查点(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step. The batch size is the micro-batch: accumulation does not change the memory of one step.</source>
+        <translation>每次优化器更新包含的微批次数。这里的批大小指微批次大小：梯度累积不改变单步的显存。</translation>
+    </message>
+    <message>
+        <source>Gradient &amp;accumulation:</source>
+        <translation>梯度累积(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>Capacity kept free for safety (other processes, allocator spikes): a batch fits only below the dashed line.</source>
+        <translation>为安全起见预留的显存（其他进程、分配器的瞬时高峰）：只有在虚线以下才算放得下。</translation>
+    </message>
+    <message>
+        <source>Safety &amp;margin:</source>
+        <translation>安全余量(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>Override</source>
+        <translation>手动指定</translation>
+    </message>
+    <message>
+        <source>Memory the CUDA context and libraries take outside PyTorch&apos;s allocator; by default the GPU&apos;s typical value.</source>
+        <translation>CUDA 上下文和各类库在 PyTorch 分配器之外占用的显存；默认取该 GPU 的典型值。</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source>CUDA conte&amp;xt:</source>
+        <translation>CUDA 上下文(&amp;X)：</translation>
+    </message>
+    <message>
+        <source>zero_grad(set_to_none=True)</source>
+        <translation>zero_grad(set_to_none=True)</translation>
+    </message>
+    <message>
+        <source>Free the gradients between steps (PyTorch&apos;s default). Unchecked, gradients stay allocated during the next forward pass.</source>
+        <translation>在两步之间释放梯度（PyTorch 默认行为）。不勾选时，梯度在下一次前向传播期间仍占用显存。</translation>
+    </message>
+    <message>
+        <source>Offload optimizer states to CPU</source>
+        <translation>把优化器状态卸载到 CPU</translation>
+    </message>
+    <message>
+        <source>Optimizer states and master weights live in host memory (DeepSpeed/FSDP style).</source>
+        <translation>优化器状态和主权重放在主机内存中（DeepSpeed/FSDP 的做法）。</translation>
+    </message>
+    <message>
+        <source>Simulate the first step</source>
+        <translation>模拟第一步</translation>
+    </message>
+    <message>
+        <source>Step 1 creates the optimizer states inside optimizer.step(); later steps start with them allocated (the default).</source>
+        <translation>第一步会在 optimizer.step() 中创建优化器状态；之后每一步开始时它们已经分配好（默认模拟这种稳定状态）。</translation>
+    </message>
+    <message>
+        <source>Optimizer: %1</source>
+        <translation>优化器：%1</translation>
+    </message>
+    <message>
+        <source>Optimizer implementation: %1</source>
+        <translation>优化器实现：%1</translation>
+    </message>
+    <message>
+        <source>AMSGrad on</source>
+        <translation>开启 AMSGrad</translation>
+    </message>
+    <message>
+        <source>AMSGrad off</source>
+        <translation>关闭 AMSGrad</translation>
+    </message>
+    <message>
+        <source>Precision: %1</source>
+        <translation>精度：%1</translation>
+    </message>
+    <message>
+        <source>Checkpointing: %1</source>
+        <translation>梯度检查点：%1</translation>
+    </message>
+    <message>
+        <source>Checkpoint every %1 blocks</source>
+        <translation>每 %1 个模块做一次检查点</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation: %1</source>
+        <translation>梯度累积：%1</translation>
+    </message>
+    <message>
+        <source>Safety margin: %1%</source>
+        <translation>安全余量：%1%</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+        <source>zero_grad(set_to_none)</source>
+        <translation>zero_grad(set_to_none)</translation>
+    </message>
+    <message>
+        <source>Offload optimizer states</source>
+        <translation>卸载优化器状态</translation>
+    </message>
+    <message>
+        <source>Keep optimizer states on the GPU</source>
+        <translation>优化器状态留在 GPU 上</translation>
+    </message>
+    <message>
+        <source>Simulate a steady-state step</source>
+        <translation>模拟稳定状态下的一步</translation>
+    </message>
+    <message>
+        <source>Custom capacity</source>
+        <translation>自定义容量</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::WhatIfPanel</name>
+    <message>
+        <source>Changes you have not made yet, best first. Double-click or press Apply to make one (Ctrl+Z undoes it).</source>
+        <translation>尚未采用的调整，效果最好的排在前面。双击或点击“应用”即可采用（Ctrl+Z 撤销）。</translation>
+    </message>
+    <message>
+        <source>&amp;Apply</source>
+        <translation>应用(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Apply the selected change to the training set-up (undoable).</source>
+        <translation>把选中的调整应用到训练配置（可撤销）。</translation>
+    </message>
+    <message>
+        <source>Working out what would help…</source>
+        <translation>正在分析哪些调整有帮助…</translation>
+    </message>
+    <message>
+        <source>Every lever BatchFit knows is already pulled.</source>
+        <translation>BatchFit 知道的调整都已经用上了。</translation>
+    </message>
+    <message>
+        <source>Largest batch now: %1. Each change below is evaluated by the estimator on its own.</source>
+        <translation>当前最大批：%1。下面每项调整都由估算器单独评估。</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,70 @@
+// What the report shows is the core's: the chart's points, the peak in the timeline, the layer ranking.
+#include "batchfit/estimator.h"
+#include "catch_compat.h"
+#include "report/report_data.h"
+#include "report_test_support.h"
+
+#include <algorithm>
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+TEST_CASE("Report data: the chart covers batch 1, the batch and both sides of the largest batch",
+          "[report][data]") {
+    const ReportRequest r = presetRequest("resnet50", 64);
+    auto d = buildReportData(r);
+    REQUIRE(d);
+    auto est = Estimator::create(r.model, r.config, r.gpu);
+    const MaxBatch m = est->maxBatch(r.gpu.memoryBytes);
+    CHECK(d->maxBatch.largest == m.largest);
+    CHECK(d->verdict.fits);
+    REQUIRE(d->sweep.size() >= 30);
+    CHECK(
+        std::is_sorted(d->sweep.begin(), d->sweep.end(), [](auto& a, auto& b) { return a.batch < b.batch; }));
+    auto has = [&](std::int64_t b) {
+        return std::any_of(d->sweep.begin(), d->sweep.end(),
+                           [&](const SweepPoint& p) { return p.batch == b; });
+    };
+    CHECK(has(1));
+    CHECK(has(64));
+    CHECK(has(m.largest));
+    CHECK(has(m.largest + 1));
+    CHECK(d->sweepMax > m.largest);
+    CHECK(d->sweep.back().batch <= d->sweepMax);
+    for (const auto& p : d->sweep) CHECK(p.requiredBytes == *est->requiredBytes(p.batch));
+}
+
+TEST_CASE("Report data: the timeline's peak and the layer ranking", "[report][data]") {
+    ReportRequest r = presetRequest("transformer-12", 8);
+    r.topLayers = 5;
+    auto d = buildReportData(r);
+    REQUIRE(d);
+    REQUIRE_FALSE(d->estimate.timeline.empty());
+    REQUIRE(d->timelinePeak >= 0);
+    const auto& peak = d->estimate.timeline[static_cast<std::size_t>(d->timelinePeak)];
+    CHECK(peak.live.total() == d->estimate.peakAllocatedBytes);
+    for (const auto& p : d->estimate.timeline) CHECK(p.live.total() <= d->estimate.peakAllocatedBytes);
+    REQUIRE(d->topLayers.size() == 5);
+    CHECK(std::is_sorted(d->topLayers.begin(), d->topLayers.end(),
+                         [](auto& a, auto& b) { return a.savedBytes > b.savedBytes; }));
+    std::uint64_t largest = 0;
+    for (const auto& l : d->estimate.layers) largest = std::max(largest, l.savedBytes);
+    CHECK(d->topLayers.front().savedBytes == largest);
+    CHECK(d->layerCount + 1 == static_cast<int>(d->estimate.layers.size())); // minus the input entry
+}
+
+TEST_CASE("Report data: nothing fits, and bad requests fail with the core's message", "[report][data]") {
+    auto d = buildReportData(presetRequest("llama-2-7b", 4, "24GiB"));
+    REQUIRE(d);
+    CHECK_FALSE(d->verdict.fits);
+    CHECK(d->maxBatch.largest == 0);
+    CHECK_FALSE(d->sweep.empty());
+
+    ReportRequest bad = presetRequest("resnet50", 0);
+    auto e = buildReportData(bad);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().message.find("batch") != std::string::npos);
+    bad = presetRequest("resnet50", 8);
+    bad.gpu.memoryBytes = 0;
+    CHECK_FALSE(buildReportData(bad));
+}

@@ -1,0 +1,157 @@
+#include "catch_compat.h"
+#include "gui_test_support.h"
+
+#include "gui/batch_panel.h"
+#include "gui/breakdown_model.h"
+#include "gui/document.h"
+#include "gui/file_controller.h"
+#include "gui/layer_stack_panel.h"
+#include "gui/layer_tree_model.h"
+#include "gui/lever_model.h"
+#include "gui/main_window.h"
+#include "gui/memory_chart.h"
+#include "gui/timeline_chart.h"
+#include "gui/what_if_panel.h"
+
+#include <QPushButton>
+#include <QSlider>
+#include <QTabWidget>
+#include <QUndoStack>
+
+using namespace batchfit;
+
+namespace {
+
+/// A window with ResNet-50 on a custom 24 GiB GPU, the estimate shown.
+struct Fixture {
+    struct AppFirst {
+        AppFirst() { test::app(); }
+    } appFirst;  // the QApplication must exist before the window member is built
+    test::TempSettings temp;
+    MainWindow window{&temp.settings()};
+    Fixture() {
+        window.restoreSettings();
+        window.document()->setGpu(customGpu(24.0));
+        REQUIRE(window.files()->loadPreset(QStringLiteral("resnet50"), false));
+        window.resize(1400, 900);
+        window.show();
+        REQUIRE(window.waitForIdle());
+    }
+};
+
+} // namespace
+
+TEST_CASE("loading a preset fills the tree, the chart and the tables", "[window]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    REQUIRE(w.result());
+    CHECK(w.layerPanel()->treeModel()->rowCount() > 10);
+    CHECK(w.memoryChart()->stackPointCount() > 20);
+    CHECK(w.breakdown()->rowCount() >= 8);
+    CHECK(w.shownEstimate().has_value());
+    CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
+    CHECK(w.windowTitle().contains(QStringLiteral("ResNet-50")));
+    CHECK_FALSE(w.isWindowModified());
+
+    // The timeline tab marks the peak the core names.
+    w.tabs()->setCurrentWidget(w.timelineChart());
+    QCoreApplication::processEvents();
+    CHECK(w.timelineChart()->peakIndex() >= 0);
+
+    // Another preset replaces everything.
+    REQUIRE(w.files()->loadPreset(QStringLiteral("gpt2-small"), false));
+    REQUIRE(w.waitForIdle());
+    CHECK(w.windowTitle().contains(QStringLiteral("GPT-2")));
+    CHECK(w.result()->estimator->parameterCount() > 100000000);
+}
+
+TEST_CASE("a layer edit changes the estimate and undo restores it exactly", "[window][undo]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    w.setBatch(32);
+    const Model before = w.document()->model();
+    const std::uint64_t peakBefore = w.shownEstimate()->peakAllocatedBytes;
+    const std::uint64_t requiredBefore = w.shownEstimate()->requiredBytes;
+
+    // Duplicate the first top-level block (layer1 in ResNet-50): more activations.
+    int blockIndex = -1;
+    for (int i = 0; i < static_cast<int>(before.layers.size()); ++i)
+        if (before.layers[static_cast<std::size_t>(i)].isBlock()) { blockIndex = i; break; }
+    REQUIRE(blockIndex >= 0);
+    w.layerPanel()->select(LayerAddress::top(blockIndex));
+    w.layerPanel()->duplicateCurrent();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->model().layers.size() == before.layers.size() + 1);
+    CHECK(w.isWindowModified());
+    CHECK(w.shownEstimate()->peakAllocatedBytes > peakBefore);
+
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->model() == before);
+    CHECK(w.shownEstimate()->peakAllocatedBytes == peakBefore);
+    CHECK(w.shownEstimate()->requiredBytes == requiredBefore);
+    CHECK_FALSE(w.isWindowModified());
+
+    w.document()->undoStack()->redo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.shownEstimate()->peakAllocatedBytes > peakBefore);
+}
+
+TEST_CASE("the slider's verdict flips at the solver's largest batch", "[window][slider]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    const MaxBatch m = w.result()->maxBatch;
+    REQUIRE(m.largest > 8);
+    REQUIRE_FALSE(m.capped);
+    QSlider* slider = w.batchPanel()->slider();
+    REQUIRE(slider->maximum() > m.largest);  // linear axis: the slider's value is the batch
+
+    slider->setValue(static_cast<int>(m.largest));
+    CHECK(w.batch() == m.largest);
+    CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
+    CHECK(w.memoryChart()->markerBatch() == Approx(static_cast<double>(m.largest)));
+
+    slider->setValue(static_cast<int>(m.largest + 1));
+    CHECK(w.batch() == m.largest + 1);
+    CHECK(w.verdictText().startsWith(QStringLiteral("out of memory")));
+
+    // "Largest batch that fits" jumps back.
+    w.batchPanel()->maxButton()->click();
+    CHECK(w.batch() == m.largest);
+    CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
+}
+
+TEST_CASE("a what-if lever applies in one click and undoes", "[window][whatif]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    REQUIRE(w.waitForIdle(60000, true));
+    LeverModel* levers = w.whatIfPanel()->model();
+    REQUIRE(levers->rowCount() > 0);
+    const Lever best = *levers->lever(0);
+    CHECK(best.maxBatch >= best.baselineMaxBatch);
+    const TrainingConfig before = w.document()->config();
+    const std::int64_t maxBefore = w.result()->maxBatch.largest;
+
+    emit w.whatIfPanel()->applyRequested(best);
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config() == best.config);
+    CHECK(w.result()->maxBatch.largest * best.config.accumulationSteps == best.maxBatch);
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config() == before);
+    CHECK(w.result()->maxBatch.largest == maxBefore);
+}
+
+TEST_CASE("an invalid edit keeps the last chart and explains the problem", "[window][errors]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    Model broken = w.document()->model();
+    broken.inputShape = {5};  // conv2d needs [C, H, W]
+    w.document()->editModel(broken, QStringLiteral("break"), {});
+    REQUIRE(w.waitForIdle());
+    CHECK(w.verdictText().contains(QStringLiteral("problem")));
+    CHECK(w.result());  // the last good estimator is kept
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
+}

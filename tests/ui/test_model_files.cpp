@@ -1,0 +1,83 @@
+#include "catch_compat.h"
+#include "gui_test_support.h"
+
+#include "gui/document.h"
+#include "gui/file_controller.h"
+#include "gui/main_window.h"
+
+#include "batchfit/model_io.h"
+#include "batchfit/presets.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+
+using namespace batchfit;
+
+TEST_CASE("save then open round-trips the model", "[files]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    REQUIRE(w.files()->loadPreset(QStringLiteral("mobilenet_v2"), false));
+    Model edited = w.document()->model();
+    edited.name = "mobilenet edited";
+    edited.inputShape = {3, 160, 160};
+    w.document()->editModel(edited, QStringLiteral("edit"), {});
+    CHECK(w.isWindowModified());
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("model.json"));
+    REQUIRE(w.files()->saveTo(path));
+    CHECK_FALSE(w.isWindowModified());
+    CHECK(w.document()->filePath().endsWith(QStringLiteral("model.json")));
+    QFile file(path);
+    REQUIRE(file.open(QIODevice::ReadOnly));
+    CHECK(file.readAll().toStdString() == serializeModel(edited));
+    CHECK(temp.settings().recentFiles().value(0).endsWith(QStringLiteral("model.json")));
+
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    REQUIRE(w.files()->openPath(path, false));
+    CHECK(w.document()->model() == edited);
+    CHECK(w.windowTitle().startsWith(QStringLiteral("model.json")));
+    CHECK(w.document()->undoStack()->count() == 0);
+}
+
+TEST_CASE("a corrupted file shows an error and keeps the old model", "[files][errors]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    Model typed = w.document()->model();
+    typed.description = "something the user typed";
+    w.document()->editModel(typed, QStringLiteral("typed"), {});
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("broken.json"));
+    QFile file(path);
+    REQUIRE(file.open(QIODevice::WriteOnly));
+    file.write("{\n  \"format\": \"batchfit-model\",\n  \"version\": 1,\n  \"layers\": [ {\"name\": \"x\", ");
+    file.close();
+
+    test::ModalWatcher watcher;
+    CHECK_FALSE(w.files()->openPath(path, false));
+    REQUIRE(watcher.texts().size() == 1);
+    const QString message = watcher.texts().first();
+    CHECK(message.contains(QStringLiteral("broken.json")));       // where
+    CHECK(message.contains(QStringLiteral("current one is unchanged")));
+    CHECK(w.document()->model() == typed);                        // nothing typed is lost
+    CHECK(w.isWindowModified());
+
+    CHECK_FALSE(w.files()->openPath(dir.filePath(QStringLiteral("missing.json")), false));
+    CHECK(w.files()->lastError().contains(QStringLiteral("missing.json")));
+}
+
+TEST_CASE("saving over a file that cannot be written keeps the old file", "[files][errors]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    test::ModalWatcher watcher;
+    CHECK_FALSE(w.files()->saveTo(QStringLiteral("/nonexistent-dir/x/model.json")));
+    REQUIRE(watcher.texts().size() == 1);
+    CHECK(watcher.texts().first().contains(QStringLiteral("model.json")));
+    CHECK(w.document()->filePath().isEmpty());
+}

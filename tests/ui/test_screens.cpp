@@ -1,0 +1,88 @@
+// Hidden test ("[.screens]"): renders views that the default screenshot does not show, for looking at.
+// Run: QT_QPA_PLATFORM=offscreen batchfit_ui_tests "[.screens]" (PNGs go to $BATCHFIT_SHOTS or /tmp).
+#include "catch_compat.h"
+#include "gui_test_support.h"
+
+#include "gui/document.h"
+#include "gui/file_controller.h"
+#include "gui/layer_stack_panel.h"
+#include "gui/main_window.h"
+#include "gui/timeline_chart.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QPalette>
+#include <QTabWidget>
+#include <QUndoStack>
+
+using namespace batchfit;
+
+namespace {
+
+QString shot(const QString& name) {
+    const QString dir = qEnvironmentVariable("BATCHFIT_SHOTS", QDir::tempPath());
+    return QDir(dir).filePath(name);
+}
+
+QPalette darkPalette() {
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    p.setColor(QPalette::WindowText, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    p.setColor(QPalette::AlternateBase, QColor(0x33, 0x33, 0x33));
+    p.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    p.setColor(QPalette::ButtonText, QColor(0xe6, 0xe6, 0xe6));
+    p.setColor(QPalette::Mid, QColor(0x55, 0x55, 0x55));
+    p.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xd6));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, QColor(0x35, 0x35, 0x35));
+    p.setColor(QPalette::ToolTipText, QColor(0xe6, 0xe6, 0xe6));
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("render the other views for review", "[.screens]") {
+    test::app();
+    test::TempSettings temp;
+    temp.settings().setWelcomeDismissed(true);
+    MainWindow w(&temp.settings());
+    w.restoreSettings();
+    w.resize(1480, 940);
+    w.show();
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    REQUIRE(w.waitForIdle(30000, true));
+    w.setBatch(96);
+    w.tabs()->setCurrentWidget(w.timelineChart());
+    REQUIRE(w.waitForIdle());
+    CHECK(w.grab().save(shot(QStringLiteral("bf-timeline.png"))));
+    w.tabs()->setCurrentIndex(2);
+    w.layerPanel()->select(LayerAddress::top(4));
+    REQUIRE(w.waitForIdle());
+    CHECK(w.grab().save(shot(QStringLiteral("bf-layers-block.png"))));
+
+    REQUIRE(w.files()->loadPreset(QStringLiteral("llama-2-7b"), false));
+    w.setLogScale(true);
+    REQUIRE(w.waitForIdle(60000, true));
+    w.layerPanel()->select(LayerAddress::top(1).child(LayerAddress::Branch::Main, 1));
+    w.tabs()->setCurrentIndex(0);
+    REQUIRE(w.waitForIdle());
+    CHECK(w.grab().save(shot(QStringLiteral("bf-llama-log.png"))));
+
+    QApplication::setPalette(darkPalette());
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    w.setLogScale(false);
+    REQUIRE(w.waitForIdle(30000, true));
+    w.setBatch(300);
+    QCoreApplication::processEvents();
+    CHECK(w.grab().save(shot(QStringLiteral("bf-dark.png"))));
+    QApplication::setPalette(QPalette());
+
+    Model broken = w.document()->model();
+    broken.inputShape = {5};
+    w.document()->editModel(broken, QStringLiteral("break"), {});
+    w.layerPanel()->select(LayerAddress::top(0));
+    REQUIRE(w.waitForIdle());
+    CHECK(w.grab().save(shot(QStringLiteral("bf-invalid.png"))));
+}

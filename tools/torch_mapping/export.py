@@ -1,0 +1,159 @@
+"""The export driver: trace, map, retrace with coarser leaves where needed, build the model file."""
+import json
+
+import torch
+
+from .common import DTYPE_NAMES, make_input, unique_param_stats
+from .mapping import Mapper, Unmappable
+from .tracing import TraceError, trace_eager, trace_fx
+
+
+class ExportError(Exception):
+    def __init__(self, message, unmapped=None, report=None):
+        super().__init__(message)
+        self.unmapped = unmapped or []
+        self.report = report
+
+
+def trace(model, inputs, leaf_paths, method):
+    if method == "fx":
+        graph, _ = trace_fx(model, inputs, leaf_paths)
+        return graph
+    return trace_eager(model, inputs, leaf_paths)
+
+
+def export_model(model, input_shape, input_dtype=torch.float32, loss="cross-entropy", allow_opaque=False,
+                 output_key=None, name=None, description=None, method="auto", seed=0, log=None,
+                 attention_impl="auto"):
+    """Returns (model_file_dict, report). Raises ExportError with the unmapped nodes."""
+    log = log or (lambda *_: None)
+    model.train()
+    inputs = [make_input(model, input_shape, input_dtype, b, seed) for b in (1, 2)]
+    leaf_paths = set()
+    methods = ["fx", "eager"] if method == "auto" else [method]
+    fx_error = None
+    report = {"trace": None, "leaf_modules_added": [], "fx_error": None}
+    for _attempt in range(50):
+        m = methods[0]
+        try:
+            graph = trace(model, inputs, leaf_paths, m)
+        except Exception as exc:  # noqa: BLE001 - fx raises many kinds of errors
+            if m == "fx" and len(methods) > 1 and not isinstance(exc, TraceError):
+                fx_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                log(f"torch.fx tracing failed ({fx_error}); trying the eager tracer")
+                methods = methods[1:]
+                report["fx_error"] = fx_error
+                continue
+            raise ExportError(f"tracing failed: {type(exc).__name__}: {exc}") from exc
+        mapper = Mapper(graph, model, {"allow_opaque": allow_opaque, "attention_impl": attention_impl})
+        try:
+            out_ref = mapper.run(output_key)
+        except Unmappable as exc:
+            raise ExportError(str(exc)) from exc
+        if mapper.unmapped and allow_opaque:
+            # an op that cannot even be opaque (its output is not [B, ...]): make its module a leaf
+            new = set()
+            for n, _reason in mapper.unmapped:
+                path = n.module_path if n.kind != "module" else n.module_path.rpartition(".")[0]
+                if n.kind == "module" and n.module_path in leaf_paths:
+                    path = n.module_path.rpartition(".")[0]
+                if path and path not in leaf_paths:
+                    new.add(path)
+            if new:
+                # keep the outermost ones only
+                new = {p for p in new if not any(p.startswith(q + ".") for q in new if q != p)}
+                log(f"mapping {len(new)} module(s) as a whole: {', '.join(sorted(new))}")
+                leaf_paths |= new
+                report["leaf_modules_added"] = sorted(leaf_paths)
+                continue
+        break
+    report["trace"] = graph.method
+    if mapper.unmapped:
+        def what(n):
+            if n.kind == "module":
+                m = mapper.modules.get(n.target)
+                return f"{type(m).__module__}.{type(m).__name__}" if m is not None else str(n.target)
+            return n.target_name() if n.kind != "method" else f"Tensor.{n.target}"
+        lines = [f"{n.name} ({what(n)}) {n.where()}: {reason}" for n, reason in mapper.unmapped]
+        raise ExportError("cannot map " + str(len(lines)) + " op(s) to BatchFit ops (use --allow-opaque to write "
+                          "them as opaque layers with their measured bytes):\n  " + "\n  ".join(lines),
+                          unmapped=lines)
+    final = mapper.val.get(out_ref.name)
+    if not isinstance(final, str) or final == "@input":
+        raise ExportError("the model output is not computed by a mapped layer")
+    out_node = graph.by_name[out_ref.name]
+    out_shape, out_dtype = mapper.info(out_node)
+    if out_shape is None:
+        raise ExportError("the model output has no batch dimension")
+
+    # parameters nobody claimed (unused in forward): a dangling opaque layer keeps the count exact
+    unused = []
+    for key, (pname, p) in mapper.params.items():
+        if key not in mapper.owner:
+            unused.append((pname, p))
+    if unused:
+        n_unused = sum(p.numel() for _, p in unused)
+        log(f"warning: {len(unused)} parameter tensor(s) ({n_unused:,d} elements) are not used by the forward: "
+            + ", ".join(n for n, _ in unused[:8]) + (" ..." if len(unused) > 8 else ""))
+        layer = {"name": mapper._unique("unused_parameters"), "op": "opaque", "inputs": ["@input"],
+                 "params": int(n_unused), "saved_bytes_per_sample": 0, "output_shape": [1],
+                 "torch_op": "parameters not used by forward()", "trainable": False}
+        mapper.layers.append(layer)
+        mapper.last = layer["name"]
+
+    layers = mapper.layers
+    if loss != "none":
+        src = final
+        if loss == "cross-entropy":
+            if len(out_shape) == 0:
+                raise ExportError("cross-entropy needs logits with a class dimension")
+            if len(out_shape) > 2:
+                layers.append({"name": mapper._unique("logits_flat"), "op": "reshape",
+                               **({"inputs": [src]} if src != mapper.last else {}),
+                               "shape": [-1, out_shape[-1]]})
+                mapper.last = src = layers[-1]["name"]
+            op = "cross_entropy"
+        else:
+            op = "mse_loss"
+        layer = {"name": "loss", "op": op}
+        if src != mapper.last:
+            layer["inputs"] = [src]
+        layers.append(layer)
+    elif final != mapper.last:
+        layers.append({"name": mapper._unique("output"), "op": "identity", "inputs": [final]})
+
+    in_shape, in_dtype = mapper.input_meta
+    total, total_bytes, trainable, trainable_bytes = unique_param_stats(model)
+    emitted = sum(int(layer.get("params", 0)) for layer in layers if layer["op"] == "opaque")
+    doc = {
+        "format": "batchfit-model",
+        "version": 1,
+        "name": name or type(model).__name__,
+        "description": description or (f"Exported from PyTorch {torch.__version__} by tools/torch_export.py "
+                                        f"({graph.method} trace): {total:,d} parameters"
+                                        + (f", {total - trainable:,d} of them frozen" if trainable != total else "")
+                                        + (f"; {len(mapper.opaque)} opaque layer(s)" if mapper.opaque else "") + "."),
+        "input": {"shape": list(in_shape), "dtype": DTYPE_NAMES.get(in_dtype, "float32")},
+        "layers": layers,
+    }
+    report.update({
+        "layers": len(layers),
+        "parameters": total, "parameter_bytes": total_bytes,
+        "trainable_parameters": trainable, "trainable_parameter_bytes": trainable_bytes,
+        "frozen_layers": mapper.frozen_layers,
+        "unused_parameters": sum(p.numel() for _, p in unused),
+        "opaque": mapper.opaque,
+        "opaque_parameters": emitted,
+        "warnings": mapper.warnings,
+        "output_shape": out_shape,
+    })
+    return doc, report
+
+
+def dumps_model(doc):
+    """JSON text: top level indented, one layer per line."""
+    head = {k: v for k, v in doc.items() if k != "layers"}
+    text = json.dumps(head, indent=2)
+    assert text.endswith("\n}")
+    layers = ",\n".join("    " + json.dumps(layer, separators=(", ", ": ")) for layer in doc["layers"])
+    return text[:-2] + ',\n  "layers": [\n' + layers + "\n  ]\n}\n"

@@ -1,0 +1,67 @@
+#pragma once
+// The one typed wrapper around QSettings: everything the app remembers between runs.
+#include "batchfit/training_config.h"
+
+#include <QByteArray>
+#include <QSettings>
+#include <QString>
+#include <QStringList>
+#include <cstdint>
+#include <memory>
+
+namespace batchfit {
+
+/// Typed access to the persistent settings. Unknown or broken stored values fall back to defaults.
+class AppSettings {
+public:
+    static constexpr int kMaxRecentFiles = 8;
+
+    /// The user's settings (organisation "BatchFit", application "batchfit").
+    AppSettings();
+    /// Settings in an INI file (tests, screenshots).
+    explicit AppSettings(const QString& iniPath);
+
+    QByteArray windowGeometry() const;
+    void setWindowGeometry(const QByteArray& g);
+    QByteArray windowState() const;
+    void setWindowState(const QByteArray& s);
+
+    /// The model file open at exit (empty when a preset or an unsaved model was open).
+    QString lastModelPath() const;
+    void setLastModelPath(const QString& path);
+    /// The preset open at exit, or empty.
+    QString lastPresetId() const;
+    void setLastPresetId(const QString& id);
+
+    QStringList recentFiles() const;
+    /// Puts `path` first, drops duplicates and keeps at most kMaxRecentFiles.
+    void addRecentFile(const QString& path);
+    void removeRecentFile(const QString& path);
+
+    /// "en", "zh_CN" or empty (follow the system).
+    QString language() const;
+    void setLanguage(const QString& lang);
+
+    /// Catalogue id, or "custom".
+    QString gpuId() const;
+    void setGpuId(const QString& id);
+    double customGpuGib() const;
+    void setCustomGpuGib(double gib);
+
+    TrainingConfig trainingConfig() const;
+    void setTrainingConfig(const TrainingConfig& c);
+
+    std::int64_t batch() const;
+    void setBatch(std::int64_t b);
+    bool logScale() const;
+    void setLogScale(bool on);
+    bool welcomeDismissed() const;
+    void setWelcomeDismissed(bool on);
+
+    void sync();
+
+private:
+    std::unique_ptr<QSettings> m_settings;
+};
+
+} // namespace batchfit

@@ -1,0 +1,135 @@
+#include "gui/batchfit_app.h"
+
+#include "gui/app_settings.h"
+#include "gui/document.h"
+#include "gui/file_controller.h"
+#include "gui/language.h"
+#include "gui/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QImage>
+#include <QPixmap>
+#include <QTemporaryDir>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace batchfit {
+
+namespace {
+
+bool wantsOffscreen(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0) return true;
+    return false;
+}
+
+} // namespace
+
+void BatchFitApp::openInitialModel(MainWindow& window, AppSettings& settings, const StartupOptions& o) {
+    FileController* files = window.files();
+    bool loaded = false;
+    if (!o.modelFile.isEmpty()) loaded = files->openPath(o.modelFile, false);
+    else if (!o.preset.isEmpty()) loaded = files->loadPreset(o.preset, false);
+    else if (!settings.lastModelPath().isEmpty() && QFileInfo::exists(settings.lastModelPath()))
+        loaded = files->openPath(settings.lastModelPath(), false);
+    else if (!settings.lastPresetId().isEmpty()) loaded = files->loadPreset(settings.lastPresetId(), false);
+    if (!loaded) files->loadPreset(QStringLiteral("resnet50"), false);
+
+    if (!o.gpu.isEmpty()) {
+        GpuSpec gpu = customGpu(24.0);
+        bool isNumber = false;
+        const double gib = QString(o.gpu).remove(QStringLiteral("GiB"), Qt::CaseInsensitive).toDouble(&isNumber);
+        if (isNumber) gpu = customGpu(gib);
+        else if (auto g = findGpu(o.gpu.toStdString())) gpu = *g;
+        else std::fprintf(stderr, "batchfit: unknown GPU '%s', using a custom 24 GiB GPU\n", qPrintable(o.gpu));
+        window.document()->setGpu(gpu);
+    }
+    if (o.logScale) window.setLogScale(true);
+    if (o.batch > 0) window.setBatch(o.batch);
+}
+
+bool BatchFitApp::saveScreenshot(MainWindow& window, const QString& path) {
+    window.waitForIdle(30000, true);
+    QCoreApplication::processEvents();
+    const QPixmap pixmap = window.grab();
+    return pixmap.save(path, "PNG");
+}
+
+int BatchFitApp::run(int argc, char** argv) {
+    QElapsedTimer startTimer;
+    startTimer.start();
+    if (wantsOffscreen(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("batchfit"));
+    QApplication::setApplicationDisplayName(QStringLiteral("BatchFit"));
+    QApplication::setOrganizationName(QStringLiteral("BatchFit"));
+    QApplication::setApplicationVersion(QStringLiteral(BATCHFIT_VERSION));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.batchfit.BatchFit"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("BatchFit: GPU memory of one training step and the largest batch that fits."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption presetOpt(QStringLiteral("preset"), QStringLiteral("Open a built-in model."), QStringLiteral("NAME"));
+    const QCommandLineOption modelOpt(QStringLiteral("model"), QStringLiteral("Open a model file."), QStringLiteral("FILE"));
+    const QCommandLineOption batchOpt(QStringLiteral("batch"), QStringLiteral("Micro-batch size."), QStringLiteral("N"));
+    const QCommandLineOption gpuOpt(QStringLiteral("gpu"), QStringLiteral("Catalogue GPU id, or a capacity such as 24GiB."),
+                                    QStringLiteral("ID"));
+    const QCommandLineOption langOpt(QStringLiteral("lang"), QStringLiteral("User interface language: en or zh_CN."),
+                                     QStringLiteral("LANG"));
+    const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
+                                     QStringLiteral("Render the main window to a PNG once the estimate is shown, then exit."),
+                                     QStringLiteral("FILE"));
+    const QCommandLineOption logOpt(QStringLiteral("log"), QStringLiteral("Logarithmic batch axis."));
+    parser.addOptions({presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt});
+    parser.process(app);
+
+    StartupOptions o;
+    o.preset = parser.value(presetOpt);
+    o.modelFile = parser.value(modelOpt);
+    o.batch = parser.value(batchOpt).toLongLong();
+    o.gpu = parser.value(gpuOpt);
+    o.language = parser.value(langOpt);
+    o.screenshot = parser.value(shotOpt);
+    o.logScale = parser.isSet(logOpt);
+
+    // A screenshot uses fresh settings, so it shows the defaults whatever this user's last session was.
+    std::unique_ptr<QTemporaryDir> tempSettings;
+    std::unique_ptr<AppSettings> settings;
+    if (!o.screenshot.isEmpty()) {
+        tempSettings = std::make_unique<QTemporaryDir>();
+        settings = std::make_unique<AppSettings>(tempSettings->filePath(QStringLiteral("batchfit.ini")));
+        settings->setWelcomeDismissed(false);
+    } else {
+        settings = std::make_unique<AppSettings>();
+    }
+    const QString language = Language::resolve(o.language.isEmpty() ? settings->language() : o.language);
+    if (!Language::install(language) && language != QLatin1String("en"))
+        std::fprintf(stderr, "batchfit: no translation for '%s'\n", qPrintable(language));
+
+    MainWindow window(settings.get());
+    QApplication::setWindowIcon(window.windowIcon());
+    window.restoreSettings();
+    if (!o.screenshot.isEmpty()) window.resize(1600, 960);
+    openInitialModel(window, *settings, o);
+    window.show();
+    if (!o.screenshot.isEmpty()) {
+        const bool ok = saveScreenshot(window, o.screenshot);
+        std::printf("cold start to estimate shown: %lld ms\n", static_cast<long long>(startTimer.elapsed()));
+        if (!ok) {
+            std::fprintf(stderr, "batchfit: cannot write %s\n", qPrintable(o.screenshot));
+            return 1;
+        }
+        std::printf("wrote %s\n", qPrintable(QDir::toNativeSeparators(o.screenshot)));
+        return 0;
+    }
+    return QApplication::exec();
+}
+
+} // namespace batchfit

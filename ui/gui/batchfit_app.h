@@ -1,0 +1,32 @@
+#pragma once
+// Start-up of the desktop app: command-line options, language, settings, the first model, and --screenshot.
+#include <QString>
+#include <cstdint>
+
+namespace batchfit {
+
+class MainWindow;
+class AppSettings;
+
+/// What `batchfit` was asked to do on its command line.
+struct StartupOptions {
+    QString preset;
+    QString modelFile;
+    std::int64_t batch = 0;  ///< 0: keep the remembered batch
+    QString gpu;
+    QString language;
+    QString screenshot;      ///< render the window to this PNG and exit
+    bool logScale = false;
+};
+
+/// The app's main(): `gui_main.cpp` only calls run().
+class BatchFitApp {
+public:
+    static int run(int argc, char** argv);
+    /// Loads the first model (options, else the last one, else ResNet-50) and applies the options.
+    static void openInitialModel(MainWindow& window, AppSettings& settings, const StartupOptions& options);
+    /// Renders the window to a PNG once the estimate is shown. Returns false if it could not be written.
+    static bool saveScreenshot(MainWindow& window, const QString& path);
+};
+
+} // namespace batchfit

@@ -1,0 +1,37 @@
+#pragma once
+// The breakdown table: each component at the peak, the overheads and the total that must fit.
+#include "batchfit/estimate.h"
+
+#include <QAbstractTableModel>
+#include <optional>
+
+namespace batchfit {
+
+/// Rows: five components, allocator reserve, CUDA context, required total (and host memory when offloading).
+class BreakdownModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { NameColumn, BytesColumn, ShareColumn, ColumnCount };
+    static constexpr int kBytesRole = Qt::UserRole + 1;
+
+    explicit BreakdownModel(QObject* parent = nullptr);
+
+    void setEstimate(const Estimate& estimate);
+    void clear();
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    enum Row { ReserveRow = kComponentCount, ContextRow, RequiredRow, HostRow, RowCount };
+    std::uint64_t bytesAt(int row) const;
+    QString rowName(int row) const;
+    QString rowExplanation(int row) const;
+
+    std::optional<Estimate> m_estimate;
+};
+
+} // namespace batchfit

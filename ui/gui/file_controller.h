@@ -1,0 +1,50 @@
+#pragma once
+// File handling: new, open, presets, save (atomic, QSaveFile), save as, recent files, unsaved-changes prompt.
+#include <QObject>
+#include <QString>
+
+class QWidget;
+
+namespace batchfit {
+
+class AppSettings;
+class Document;
+
+/// Moves models between the Document and files or presets; reports failures in dialogs that say what and where.
+class FileController : public QObject {
+    Q_OBJECT
+
+public:
+    FileController(Document* doc, AppSettings* settings, QWidget* dialogParent);
+
+    /// A small starter model (after the unsaved-changes prompt).
+    bool newModel();
+    /// Asks for a file, then openPath().
+    bool open();
+    /// Loads a model file. On failure shows an error dialog and keeps the current model.
+    bool openPath(const QString& path, bool prompt = true);
+    /// Loads a built-in preset.
+    bool loadPreset(const QString& id, bool prompt = true);
+    /// Saves to the current file, or asks for one.
+    bool save();
+    bool saveAs();
+    /// Writes atomically (QSaveFile); on failure shows a dialog and leaves the old file intact.
+    bool saveTo(const QString& path);
+    /// When the model has unsaved changes: asks Save / Discard / Cancel. True if it is fine to continue.
+    bool maybeSave();
+    /// The last error message shown (tests).
+    QString lastError() const { return m_lastError; }
+
+signals:
+    void recentFilesChanged();
+
+private:
+    void showError(const QString& title, const QString& text);
+
+    Document* m_doc;
+    AppSettings* m_settings;
+    QWidget* m_parent;
+    QString m_lastError;
+};
+
+} // namespace batchfit

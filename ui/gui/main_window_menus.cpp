@@ -1,0 +1,103 @@
+// MainWindow's menus (split from main_window.cpp to keep files short).
+#include "gui/main_window.h"
+
+#include "gui/app_settings.h"
+#include "gui/batch_panel.h"
+#include "gui/document.h"
+#include "gui/file_controller.h"
+#include "gui/language.h"
+#include "gui/layer_stack_panel.h"
+#include "gui/memory_chart.h"
+#include "gui/report_exporter.h"
+
+#include "batchfit/presets.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QSpinBox>
+#include <QUndoStack>
+#include <QWhatsThis>
+
+namespace batchfit {
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New Model"), QKeySequence::New, m_files, &FileController::newModel);
+    file->addAction(tr("&Open…"), QKeySequence::Open, m_files, &FileController::open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Save"), QKeySequence::Save, m_files, &FileController::save);
+    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, m_files, &FileController::saveAs);
+    file->addSeparator();
+    QAction* exportAction = file->addAction(tr("&Export Report…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                                            &MainWindow::exportReport);
+    exportAction->setEnabled(ReportExporter::available());
+    if (!ReportExporter::available()) exportAction->setToolTip(tr("This build has no report support."));
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction* redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addActions(m_layers->editActions());
+
+    QMenu* model = menuBar()->addMenu(tr("&Model"));
+    QMenu* presets = model->addMenu(tr("&Presets"));
+    for (const auto& p : presetList()) {
+        const QString id = QString::fromStdString(p.id);
+        presets->addAction(QString::fromStdString(p.title), this, [this, id] { m_files->loadPreset(id); });
+    }
+    model->addSeparator();
+    QAction* maxAction = model->addAction(QIcon(QStringLiteral(":/icons/max-batch.svg")),
+                                          tr("&Largest Batch That Fits"), QKeySequence(Qt::CTRL | Qt::Key_M), this,
+                                          &MainWindow::goToMaxBatch);
+    maxAction->setToolTip(tr("Jump to the largest batch size that fits"));
+    model->addAction(tr("Focus &Batch Size"), QKeySequence(Qt::CTRL | Qt::Key_B), this,
+                     [this] { m_batchPanel->spinBox()->setFocus(Qt::ShortcutFocusReason); });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    m_logAction = view->addAction(tr("&Logarithmic Batch Axis"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                                  [this](bool on) { setLogScale(on); });
+    m_logAction->setCheckable(true);
+    m_logAction->setChecked(m_chart->logScale());
+    view->addSeparator();
+    for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    QMenu* language = view->addMenu(tr("&Language"));
+    auto* group = new QActionGroup(this);
+    for (const QString& lang : Language::available()) {
+        QAction* a = language->addAction(Language::nativeName(lang), this, [this, lang] { chooseLanguage(lang); });
+        a->setCheckable(true);
+        a->setChecked(Language::current() == lang);
+        group->addAction(a);
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(QWhatsThis::createAction(this));
+    help->addAction(tr("&About BatchFit"), this, &MainWindow::about);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList files = m_settings->recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files[i];
+        m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+                                [this, path] { m_files->openPath(path); })
+            ->setToolTip(path);
+    }
+    m_recentMenu->setToolTipsVisible(true);
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+} // namespace batchfit

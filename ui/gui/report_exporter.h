@@ -1,0 +1,26 @@
+#pragma once
+// File > Export report…: hands the current model, set-up, GPU and batch to the report library when it is built.
+#include "batchfit/gpu.h"
+#include "batchfit/model.h"
+#include "batchfit/training_config.h"
+
+#include <QCoreApplication>
+#include <QString>
+#include <cstdint>
+
+namespace batchfit {
+
+/// Thin adapter over batchfit::exportReport (ui/report). Without that library, available() is false.
+class ReportExporter {
+    Q_DECLARE_TR_FUNCTIONS(batchfit::ReportExporter)
+
+public:
+    static bool available();
+    /// Writes a report (format by extension: .pdf, .png, ...). Returns an empty string or the error message.
+    static QString exportTo(const QString& path, const Model& model, const TrainingConfig& config,
+                            const GpuSpec& gpu, std::int64_t batch, const QString& language);
+    /// The file dialog's filter ("PDF (*.pdf);;PNG image (*.png)").
+    static QString fileFilter();
+};
+
+} // namespace batchfit

@@ -1,0 +1,63 @@
+#pragma once
+// The training set-up: GPU, optimizer, precision, checkpointing, accumulation, margin and CUDA context.
+#include "batchfit/gpu.h"
+#include "batchfit/training_config.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QSpinBox;
+
+namespace batchfit {
+
+/// Options form. Emits every change as a new TrainingConfig (the caller pushes it as an undo step).
+class TrainingPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TrainingPanel(QWidget* parent = nullptr);
+
+    /// Shows a set-up without emitting anything.
+    void setConfig(const TrainingConfig& config);
+    /// Selects a GPU (a catalogue entry by id, or a custom capacity) without emitting anything.
+    void setGpu(const GpuSpec& gpu);
+    GpuSpec currentGpu() const;
+
+    /// Display names (translated) for the option values.
+    static QString optimizerTitle(OptimizerKind k);
+    static QString precisionTitle(Precision p);
+    static QString checkpointingTitle(Checkpointing c);
+
+signals:
+    /// `what` names the change for the undo history; changes with the same mergeId merge.
+    void configEdited(const batchfit::TrainingConfig& config, const QString& what, int mergeId);
+    void gpuEdited(const batchfit::GpuSpec& gpu);
+
+private:
+    void buildGpuList();
+    void emitEdit(const QString& what, int mergeId = -1);
+    void updateEnabled();
+    void onGpuChanged();
+
+    TrainingConfig m_config;
+    bool m_updating = false;
+    QComboBox* m_gpu = nullptr;
+    QDoubleSpinBox* m_customGib = nullptr;
+    QComboBox* m_optimizer = nullptr;
+    QComboBox* m_impl = nullptr;
+    QCheckBox* m_amsgrad = nullptr;
+    QComboBox* m_precision = nullptr;
+    QComboBox* m_checkpointing = nullptr;
+    QSpinBox* m_checkpointEvery = nullptr;
+    QSpinBox* m_accumulation = nullptr;
+    QDoubleSpinBox* m_margin = nullptr;
+    QCheckBox* m_contextOverride = nullptr;
+    QSpinBox* m_contextMib = nullptr;
+    QCheckBox* m_setToNone = nullptr;
+    QCheckBox* m_offload = nullptr;
+    QCheckBox* m_firstStep = nullptr;
+};
+
+} // namespace batchfit

@@ -1,0 +1,42 @@
+#pragma once
+// "What would help?": the levers not yet pulled, ranked by the largest batch each allows; one click applies one.
+#include "batchfit/what_if.h"
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QTableView;
+
+namespace batchfit {
+
+class LeverModel;
+
+/// Table of levers with an Apply button (also on double-click and Enter).
+class WhatIfPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit WhatIfPanel(QWidget* parent = nullptr);
+
+    void setLevers(std::vector<Lever> levers, std::int64_t currentMaxBatch);
+    /// Shows "working…" until the next setLevers().
+    void setPending();
+    /// Empties the table and says why (e.g. the model has a problem).
+    void setUnavailable(const QString& reason);
+    LeverModel* model() const { return m_model; }
+    QTableView* view() const { return m_view; }
+
+signals:
+    void applyRequested(const batchfit::Lever& lever);
+
+private:
+    void applyCurrent();
+
+    LeverModel* m_model = nullptr;
+    QTableView* m_view = nullptr;
+    QPushButton* m_apply = nullptr;
+    QLabel* m_status = nullptr;
+};
+
+} // namespace batchfit

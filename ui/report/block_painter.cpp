@@ -1,0 +1,110 @@
+#include "report/block_painter.h"
+
+#include "report/component_palette.h"
+
+namespace batchfit {
+namespace {
+
+constexpr double kBulletIndent = 10;
+constexpr double kGridRowGap = 3;
+constexpr double kVerdictPad = 8;
+
+} // namespace
+
+double BlockPainter::headingHeight(double points) const {
+    return m_canvas.lineHeight(m_canvas.font(points, true)) + 3;
+}
+
+double BlockPainter::heading(const QString& text, double x, double y, double width, double points) {
+    const QFont f = m_canvas.font(points, true);
+    m_canvas.drawText(QRectF(x, y, width, m_canvas.lineHeight(f)), Qt::AlignLeft | Qt::AlignVCenter,
+                      m_canvas.elided(text, f, width), f, ComponentPalette::text());
+    return headingHeight(points);
+}
+
+double BlockPainter::paragraphHeight(const QString& text, double width, double points, bool bullet) const {
+    return m_canvas.wrappedHeight(text, m_canvas.font(points), width - (bullet ? kBulletIndent : 0));
+}
+
+double BlockPainter::paragraph(const QString& text, const QRectF& at, double points, bool bullet,
+                               const QColor& color) {
+    const QFont f = m_canvas.font(points);
+    const double indent = bullet ? kBulletIndent : 0;
+    const double h = paragraphHeight(text, at.width(), points, bullet);
+    if (bullet)
+        m_canvas.drawText(QRectF(at.left(), at.top(), indent, m_canvas.lineHeight(f)),
+                          Qt::AlignLeft | Qt::AlignTop, QStringLiteral("•"), f, color);
+    m_canvas.drawText(QRectF(at.left() + indent, at.top(), at.width() - indent, h + 1),
+                      Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, text, f, color);
+    return h;
+}
+
+double BlockPainter::setupGridHeight() const {
+    const auto items = m_sections.setup();
+    const int rows = static_cast<int>((items.size() + 1) / 2);
+    return rows * (m_canvas.lineHeight(m_canvas.font(8.5)) + kGridRowGap);
+}
+
+void BlockPainter::setupGrid(const QRectF& rect) {
+    const auto items = m_sections.setup();
+    const QFont label = m_canvas.font(8.5, true);
+    const QFont value = m_canvas.font(8.5);
+    const double line = m_canvas.lineHeight(value) + kGridRowGap;
+    const double gap = 16;
+    // Two columns (items alternate); each sized to its own labels and values, the left one first.
+    double labelWidth[2] = {0, 0}, valueWidth[2] = {0, 0};
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        labelWidth[i % 2] = std::max(labelWidth[i % 2], m_canvas.textWidth(items[i].first, label) + 8);
+        valueWidth[i % 2] = std::max(valueWidth[i % 2], m_canvas.textWidth(items[i].second, value) + 4);
+    }
+    double leftWidth = labelWidth[0] + valueWidth[0];
+    const double rightWidth = labelWidth[1] + valueWidth[1];
+    if (leftWidth + gap + rightWidth > rect.width()) // share the shortfall in proportion
+        leftWidth = (rect.width() - gap) * leftWidth / (leftWidth + rightWidth);
+    else
+        leftWidth = std::max(leftWidth, (rect.width() - gap) / 2);
+    const double colX[2] = {rect.left(), rect.left() + leftWidth + gap};
+    const double colWidth[2] = {leftWidth, rect.right() - colX[1]};
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const int c = static_cast<int>(i % 2);
+        const double lw = std::min(labelWidth[c], colWidth[c] * 0.5);
+        const double y = rect.top() + static_cast<double>(i / 2) * line;
+        m_canvas.drawText(QRectF(colX[c], y, lw, line), Qt::AlignLeft | Qt::AlignVCenter,
+                          m_canvas.elided(items[i].first, label, lw - 4), label,
+                          ComponentPalette::mutedText());
+        m_canvas.drawText(QRectF(colX[c] + lw, y, colWidth[c] - lw, line), Qt::AlignLeft | Qt::AlignVCenter,
+                          m_canvas.elided(items[i].second, value, colWidth[c] - lw), value,
+                          ComponentPalette::text());
+    }
+}
+
+double BlockPainter::verdictHeight(double width) const {
+    const double inner = width - 2 * kVerdictPad - 4;
+    return 2 * kVerdictPad + m_canvas.lineHeight(m_canvas.font(12, true)) + 2 +
+           paragraphHeight(m_sections.verdictDetail(), inner, 9) +
+           paragraphHeight(m_sections.maxBatchLine(), inner, 9);
+}
+
+void BlockPainter::verdict(const QRectF& rect) {
+    const bool fits = m_sections.fits();
+    const QColor accent = fits ? ComponentPalette::fits() : ComponentPalette::doesNotFit();
+    QPainter& p = m_canvas.painter();
+    p.save();
+    p.setPen(Qt::NoPen);
+    p.setBrush(fits ? QColor(0xE8, 0xF5, 0xEC) : QColor(0xFD, 0xEC, 0xEA));
+    p.drawRoundedRect(rect, 3, 3);
+    p.setBrush(accent);
+    p.drawRect(QRectF(rect.left(), rect.top(), 4, rect.height()));
+    p.restore();
+    const double x = rect.left() + 4 + kVerdictPad;
+    const double w = rect.width() - 4 - 2 * kVerdictPad;
+    double y = rect.top() + kVerdictPad;
+    const QFont head = m_canvas.font(12, true);
+    m_canvas.drawText(QRectF(x, y, w, m_canvas.lineHeight(head)), Qt::AlignLeft | Qt::AlignVCenter,
+                      m_canvas.elided(m_sections.verdictHeadline(), head, w), head, accent.darker(110));
+    y += m_canvas.lineHeight(head) + 2;
+    y += paragraph(m_sections.verdictDetail(), QRectF(x, y, w, 0), 9);
+    paragraph(m_sections.maxBatchLine(), QRectF(x, y, w, 0), 9, false, ComponentPalette::text());
+}
+
+} // namespace batchfit

@@ -1,0 +1,33 @@
+#pragma once
+// Paints the report's text blocks (headings, paragraphs, the set-up grid, the verdict box) and measures them
+// first, so that page layout can decide before drawing.
+#include "report/report_canvas.h"
+#include "report/report_sections.h"
+
+namespace batchfit {
+
+class BlockPainter {
+public:
+    BlockPainter(ReportCanvas& canvas, const ReportSections& sections)
+        : m_canvas(canvas), m_sections(sections) {}
+
+    /// A section heading; returns its height.
+    double heading(const QString& text, double x, double y, double width, double points = 11);
+    double headingHeight(double points = 11) const;
+    /// A word-wrapped paragraph, optionally bulleted; returns its height.
+    double paragraph(const QString& text, const QRectF& at, double points = 8.5, bool bullet = false,
+                     const QColor& color = QColor(0x21, 0x21, 0x21));
+    double paragraphHeight(const QString& text, double width, double points = 8.5, bool bullet = false) const;
+
+    double setupGridHeight() const;
+    void setupGrid(const QRectF& rect);
+
+    double verdictHeight(double width) const;
+    void verdict(const QRectF& rect);
+
+private:
+    ReportCanvas& m_canvas;
+    const ReportSections& m_sections;
+};
+
+} // namespace batchfit

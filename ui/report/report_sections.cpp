@@ -1,0 +1,276 @@
+#include "report/report_sections.h"
+
+#include "report/component_palette.h"
+#include "report/report_language.h"
+#include "report/report_text.h"
+
+namespace batchfit {
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+QString qs(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+constexpr Component kComponents[] = {Component::Parameters, Component::Gradients, Component::OptimizerStates,
+                                     Component::Activations, Component::Temporaries};
+
+} // namespace
+
+QString ReportSections::reportTitle() const {
+    return ReportText::tr("GPU memory report");
+}
+
+QString ReportSections::modelName() const {
+    return qs(m_data.request.model.name);
+}
+
+QString ReportSections::modelSummary() const {
+    const Model& m = m_data.request.model;
+    return ReportText::tr("%1 parameters · %2 layers · input %3 %4")
+        .arg(ReportText::number(static_cast<std::int64_t>(m_data.estimate.parameterCount)),
+             ReportText::number(m_data.layerCount), qs(shapeToString(m.inputShape)),
+             qs(dtypeName(m.inputDtype)));
+}
+
+std::vector<std::pair<QString, QString>> ReportSections::setup() const {
+    const TrainingConfig& c = m_data.request.config;
+    const GpuSpec& g = m_data.request.gpu;
+    std::vector<std::pair<QString, QString>> out;
+    out.emplace_back(ReportText::tr("GPU"),
+                     ReportText::tr("%1 (%2)").arg(qs(g.name), ReportText::bytes(g.memoryBytes)));
+    out.emplace_back(ReportText::tr("Micro-batch"), ReportText::number(m_data.request.batch));
+    QString opt =
+        ReportText::tr("%1 (%2)").arg(qs(optimizerName(c.optimizer)), qs(optimizerImplName(c.impl)));
+    if (c.amsgrad) opt += QStringLiteral(", amsgrad");
+    if (c.optimizerOffload) opt += ReportText::tr(", states in host memory");
+    out.emplace_back(ReportText::tr("Optimizer"), opt);
+    out.emplace_back(ReportText::tr("Precision"), qs(precisionName(c.precision)));
+    QString ckpt = qs(checkpointingName(c.checkpointing));
+    if (c.checkpointing == Checkpointing::EveryKthBlock)
+        ckpt += ReportText::tr(" (every %1 blocks)").arg(c.checkpointEvery);
+    out.emplace_back(ReportText::tr("Checkpointing"), ckpt);
+    out.emplace_back(ReportText::tr("Accumulation"),
+                     c.accumulationSteps <= 1
+                         ? ReportText::tr("none")
+                         : ReportText::tr("%1 micro-batches per optimizer step (effective batch %2)")
+                               .arg(ReportText::number(c.accumulationSteps),
+                                    ReportText::number(c.accumulationSteps * m_data.request.batch)));
+    out.emplace_back(ReportText::tr("Safety margin"),
+                     ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
+    out.emplace_back(ReportText::tr("Step simulated"),
+                     c.firstStep ? ReportText::tr("first step") : ReportText::tr("steady state"));
+    return out;
+}
+
+QString ReportSections::setupLine() const {
+    const TrainingConfig& c = m_data.request.config;
+    return ReportText::tr("batch %1 · %2, %3, checkpointing %4 · %5 (%6)")
+        .arg(ReportText::number(m_data.request.batch), qs(optimizerName(c.optimizer)),
+             qs(precisionName(c.precision)), qs(checkpointingName(c.checkpointing)),
+             qs(m_data.request.gpu.name), ReportText::bytes(m_data.request.gpu.memoryBytes));
+}
+
+QString ReportSections::verdictHeadline() const {
+    const QString batch = ReportText::number(m_data.request.batch);
+    const QString gpu = qs(m_data.request.gpu.name);
+    return fits() ? ReportText::tr("Batch %1 fits on %2").arg(batch, gpu)
+                  : ReportText::tr("Batch %1 does not fit on %2").arg(batch, gpu);
+}
+
+QString ReportSections::verdictDetail() const {
+    const Verdict& v = m_data.verdict;
+    const QString required = ReportText::bytes(m_data.estimate.requiredBytes);
+    if (v.fits)
+        return ReportText::tr("Needs %1 of %2 usable (%3 of capacity); %4 to spare.")
+            .arg(required, ReportText::bytes(v.usableBytes),
+                 ReportText::percentOf(m_data.estimate.requiredBytes, v.capacityBytes),
+                 ReportText::bytes(static_cast<std::uint64_t>(v.headroomBytes)));
+    return ReportText::tr("Needs %1 but only %2 is usable: short by %3.")
+        .arg(required, ReportText::bytes(v.usableBytes),
+             ReportText::bytes(static_cast<std::uint64_t>(-v.headroomBytes)));
+}
+
+QString ReportSections::maxBatchLine() const {
+    const MaxBatch& m = m_data.maxBatch;
+    if (m.largest <= 0) return ReportText::tr("Not even batch 1 fits on this GPU with this set-up.");
+    if (m.capped)
+        return ReportText::tr("Largest batch that fits: more than %1 (the solver's limit).")
+            .arg(ReportText::number(m.largest));
+    const QString mult8 =
+        m.largestMultipleOf8 > 0 ? ReportText::number(m.largestMultipleOf8) : ReportText::tr("none");
+    return ReportText::tr("Largest batch that fits: %1 · largest multiple of 8: %2")
+        .arg(ReportText::number(m.largest), mult8);
+}
+
+QString ReportSections::peakLine() const {
+    const Estimate& e = m_data.estimate;
+    return ReportText::tr("Peak allocated %1 during %2, at %3")
+        .arg(ReportText::bytes(e.peakAllocatedBytes), ReportText::phaseLabel(e.peakPhase).toLower(),
+             qs(e.peakLabel));
+}
+
+QString ReportSections::componentTableTitle() const {
+    return ReportText::tr("Memory at the peak (batch %1)").arg(ReportText::number(m_data.request.batch));
+}
+
+ReportTable ReportSections::componentTable() const {
+    const Estimate& e = m_data.estimate;
+    const Verdict& v = m_data.verdict;
+    const std::uint64_t cap = v.capacityBytes;
+    ReportTable t;
+    t.columns = {{ReportText::tr("Component"), 1, true, Qt::AlignLeft, Qt::ElideRight},
+                 {ReportText::tr("Size"), 1, false, Qt::AlignRight, Qt::ElideRight},
+                 {ReportText::tr("Bytes"), 1, false, Qt::AlignRight, Qt::ElideLeft},
+                 {ReportText::tr("% of capacity"), 1, false, Qt::AlignRight, Qt::ElideRight}};
+    auto row = [&](const QString& label, std::uint64_t bytes, QColor swatch = {}, bool bold = false,
+                   bool rule = false) {
+        t.rows.push_back({{label, ReportText::bytes(bytes), ReportText::exactBytes(bytes),
+                           ReportText::percentOf(bytes, cap)},
+                          swatch,
+                          bold,
+                          rule});
+    };
+    for (Component c : kComponents)
+        row(ReportText::componentLabel(c), e.atPeak[c], ComponentPalette::color(c));
+    row(ReportText::tr("Peak allocated"), e.peakAllocatedBytes, {}, true, true);
+    row(ReportText::tr("Allocator reserve"), e.allocatorReserveBytes, ComponentPalette::overhead(), false,
+        true);
+    row(ReportText::tr("CUDA context"), e.cudaContextBytes, ComponentPalette::overhead());
+    row(ReportText::tr("Required (nvidia-smi)"), e.requiredBytes, {}, true, true);
+    row(ReportText::tr("Usable (minus %1 margin)")
+            .arg(ReportText::fraction(m_data.request.config.marginFraction)),
+        v.usableBytes, {}, false, true);
+    row(ReportText::tr("GPU capacity"), cap);
+    if (v.headroomBytes >= 0)
+        row(ReportText::tr("Headroom"), static_cast<std::uint64_t>(v.headroomBytes), {}, true);
+    else
+        row(ReportText::tr("Short by"), static_cast<std::uint64_t>(-v.headroomBytes), {}, true);
+    if (e.hostBytes > 0)
+        t.rows.push_back(
+            {{ReportText::tr("Host memory (offloaded optimizer)"), ReportText::bytes(e.hostBytes),
+              ReportText::exactBytes(e.hostBytes), QStringLiteral("—")},
+             {},
+             false,
+             true});
+    return t;
+}
+
+QString ReportSections::layerTableTitle() const {
+    return ReportText::tr("Top layers by activation memory");
+}
+
+ReportTable ReportSections::layerTable() const {
+    ReportTable t;
+    t.columns = {{QStringLiteral("#"), 1, false, Qt::AlignRight, Qt::ElideRight},
+                 {ReportText::tr("Layer"), 3, true, Qt::AlignLeft, Qt::ElideMiddle},
+                 {ReportText::tr("Op"), 1, true, Qt::AlignLeft, Qt::ElideRight},
+                 {ReportText::tr("Saved for backward"), 1, false, Qt::AlignRight, Qt::ElideRight},
+                 {ReportText::tr("Output"), 1, false, Qt::AlignRight, Qt::ElideRight},
+                 {ReportText::tr("% of peak"), 1, false, Qt::AlignRight, Qt::ElideRight}};
+    const QLocale locale = ReportLanguage::currentLocale();
+    int n = 0;
+    for (const auto& l : m_data.topLayers)
+        t.rows.push_back({{ReportText::number(++n), qs(l.path), qs(l.op), ReportText::bytes(l.savedBytes),
+                           ReportText::bytes(l.outputBytes),
+                           locale.toString(100.0 * l.shareOfPeak, 'f', 1) + QLatin1Char('%')},
+                          {},
+                          false,
+                          false});
+    return t;
+}
+
+QString ReportSections::chartTitle() const {
+    return ReportText::tr("Memory by batch size");
+}
+
+QString ReportSections::timelineTitle() const {
+    return ReportText::tr("Memory through one training step (batch %1)")
+        .arg(ReportText::number(m_data.request.batch));
+}
+
+QString ReportSections::assumptionsTitle() const {
+    return ReportText::tr("Assumptions");
+}
+
+QStringList ReportSections::assumptions() const {
+    const TrainingConfig& c = m_data.request.config;
+    const GpuSpec& g = m_data.request.gpu;
+    const Estimate& e = m_data.estimate;
+    QStringList out;
+    out << ReportText::tr(
+        "Every figure is computed by the BatchFit estimator from the model's layers and the set-up above; "
+        "nothing in this report was measured on a GPU.");
+    if (!m_data.request.measured.empty())
+        out << ReportText::tr("The marks labelled \"measured\" on the chart were supplied by the user.");
+    out << ReportText::tr(
+        "Peak allocated is what torch.cuda.max_memory_allocated() would report: the tensors live at the "
+        "step's peak, each rounded up as PyTorch's caching allocator rounds requests.");
+    out << ReportText::tr(
+               "CUDA context: %1 (%2). The CUDA driver and libraries hold it outside PyTorch's allocator; "
+               "nvidia-smi counts it.")
+               .arg(ReportText::bytes(e.cudaContextBytes),
+                    c.cudaContextBytes ? ReportText::tr("set for this report")
+                                       : ReportText::tr("the default for %1").arg(qs(g.name)));
+    out << ReportText::tr("Allocator reserve: %1, taken as %2 of the peak allocated, for the caching "
+                          "allocator's segments "
+                          "and fragmentation (reserved minus allocated).")
+               .arg(ReportText::bytes(e.allocatorReserveBytes),
+                    ReportText::fraction(c.fragmentationFraction));
+    out << ReportText::tr(
+        "Required = reserved + CUDA context: what nvidia-smi would show at the peak. A batch fits when "
+        "the required memory is at most the usable memory.");
+    out << ReportText::tr("Safety margin: %1 of the capacity is held back, so %2 of %3 is usable.")
+               .arg(ReportText::fraction(c.marginFraction), ReportText::bytes(m_data.verdict.usableBytes),
+                    ReportText::bytes(g.memoryBytes));
+    out << ReportText::tr(
+               "cuBLAS workspace: %1 per handle, counted in temporaries when the model multiplies matrices.")
+               .arg(ReportText::bytes(c.cublasWorkspaceBytes.value_or(g.cublasWorkspaceBytes)));
+    out << (c.firstStep
+                ? ReportText::tr("First training step: optimizer states are created inside optimizer.step().")
+                : ReportText::tr("Steady state: optimizer states already exist when the step starts."));
+    out << (c.zeroGradSetToNone
+                ? ReportText::tr("Gradients are freed between steps (zero_grad(set_to_none=True)).")
+                : ReportText::tr("Gradients stay allocated between steps (zero_grad(set_to_none=False))."));
+    if (c.optimizerOffload)
+        out << ReportText::tr(
+                   "Optimizer states and master weights live in host memory: %1 of host RAM, not on the GPU.")
+                   .arg(ReportText::bytes(e.hostBytes));
+    if (!g.source.empty())
+        out << ReportText::tr("GPU memory size: %1 (source: %2).")
+                   .arg(ReportText::bytes(g.memoryBytes), qs(g.source));
+    return out;
+}
+
+QString ReportSections::glossaryTitle() const {
+    return ReportText::tr("What the components are");
+}
+
+QStringList ReportSections::glossary() const {
+    return {
+        ReportText::tr("Parameters: the model's weights and buffers on the GPU."),
+        ReportText::tr("Gradients: the .grad tensors of the trainable parameters that are live at the peak."),
+        ReportText::tr(
+            "Optimizer states: e.g. Adam's exp_avg and exp_avg_sq, and master weights in mixed precision."),
+        ReportText::tr(
+            "Activations: the tensors autograd saves for the backward pass (the layer table attributes each "
+            "to the layer that created it)."),
+        ReportText::tr(
+            "Temporaries: short-lived buffers live at the peak, such as an op's intermediate results, "
+            "gradients being computed and cuBLAS workspaces."),
+        ReportText::tr(
+            "Allocator reserve and CUDA context: memory nvidia-smi shows beyond the allocated tensors.")};
+}
+
+QString ReportSections::generatedLine() const {
+    return ReportText::tr("Generated by BatchFit %1 on %2")
+        .arg(QStringLiteral(BATCHFIT_VERSION), ReportText::date(m_data.request.generatedAt));
+}
+
+QString ReportSections::pageLabel(int page, int pages) const {
+    return ReportText::tr("Page %1 of %2").arg(page).arg(pages);
+}
+
+} // namespace batchfit

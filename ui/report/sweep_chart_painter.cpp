@@ -1,0 +1,172 @@
+#include "report/sweep_chart_painter.h"
+
+#include "report/component_palette.h"
+#include "report/plot_frame.h"
+#include "report/report_text.h"
+
+#include <QPainterPath>
+#include <algorithm>
+
+namespace batchfit {
+namespace {
+
+constexpr Component kStack[] = {Component::Parameters, Component::Gradients, Component::OptimizerStates,
+                                Component::Activations, Component::Temporaries};
+const QColor kRequiredLine(0x42, 0x42, 0x42);
+
+QPolygonF band(const std::vector<QPointF>& lower, const std::vector<QPointF>& upper) {
+    QPolygonF poly;
+    for (const auto& p : upper) poly << p;
+    for (auto it = lower.rbegin(); it != lower.rend(); ++it) poly << *it;
+    return poly;
+}
+
+} // namespace
+
+ChartLegend SweepChartPainter::legend() const {
+    ChartLegend l;
+    for (Component c : kStack)
+        l.add(ChartLegend::Kind::Swatch, ComponentPalette::color(c), ReportText::componentLabel(c));
+    l.add(ChartLegend::Kind::Swatch, ComponentPalette::overhead(), ReportText::overheadLabel());
+    l.add(ChartLegend::Kind::Line, kRequiredLine, ReportText::tr("Required (nvidia-smi)"));
+    l.add(ChartLegend::Kind::Line, ComponentPalette::capacity(), ReportText::tr("GPU capacity"));
+    l.add(ChartLegend::Kind::DashedLine, ComponentPalette::capacity(),
+          ReportText::tr("Usable (minus margin)"));
+    l.add(ChartLegend::Kind::Marker, ComponentPalette::marker(), ReportText::tr("Chosen batch"));
+    if (m_data.maxBatch.largest > 0 && !m_data.maxBatch.capped)
+        l.add(ChartLegend::Kind::Marker, ComponentPalette::fits(), ReportText::tr("Largest batch that fits"));
+    if (!m_data.request.measured.empty())
+        l.add(ChartLegend::Kind::Cross, ComponentPalette::marker(), ReportText::tr("Measured"));
+    return l;
+}
+
+void SweepChartPainter::paint(ReportCanvas& canvas, const QRectF& rect) const {
+    const QFont legendFont = canvas.font(7.5);
+    const ChartLegend lg = legend();
+    const double legendHeight = lg.height(canvas, legendFont, rect.width());
+
+    double yMax = static_cast<double>(m_data.verdict.capacityBytes);
+    for (const auto& p : m_data.sweep) yMax = std::max(yMax, static_cast<double>(p.requiredBytes));
+    for (const auto& m : m_data.request.measured)
+        if (m.batch <= m_data.sweepMax) yMax = std::max(yMax, static_cast<double>(m.bytes));
+    const ChartAxis xAxis = ChartAxis::numbers(static_cast<double>(m_data.sweepMax), 6);
+    const double top = canvas.lineHeight(canvas.font(7.5)) + 4;
+    PlotFrame frame(canvas, QRectF(rect.left(), rect.top(), rect.width(), rect.height() - legendHeight - 6),
+                    ChartAxis::bytes(yMax * 1.04, 5), xAxis, xAxis.max(), ReportText::tr("Micro-batch size"),
+                    top);
+    frame.paint();
+
+    QPainter& p = canvas.painter();
+    p.save();
+    p.setClipRect(frame.plot().adjusted(0, -0.5, 0.5, 0));
+    paintBands(canvas, frame);
+    paintCapacity(canvas, frame);
+    p.restore();
+    paintMarkers(canvas, frame);
+    // Under the usable line at the left, where the stack is lowest; on top of the markers to stay readable.
+    const QString label = ReportText::tr("capacity %1 · usable %2")
+                              .arg(ReportText::bytes(m_data.verdict.capacityBytes),
+                                   ReportText::bytes(m_data.verdict.usableBytes));
+    canvas.drawLabel(
+        QPointF(frame.plot().left() + 3, frame.mapY(static_cast<double>(m_data.verdict.usableBytes)) + 1.5),
+        Qt::AlignRight | Qt::AlignBottom, label, canvas.font(7.5), ComponentPalette::capacity().darker(115),
+        true);
+    lg.paint(canvas, legendFont,
+             QRectF(rect.left(), rect.bottom() - legendHeight, rect.width(), legendHeight));
+}
+
+void SweepChartPainter::paintBands(ReportCanvas& canvas, const PlotFrame& frame) const {
+    QPainter& p = canvas.painter();
+    // Each band's lower edge is the previous band's upper edge (plot coordinates, not bytes).
+    std::vector<QPointF> lower;
+    for (const auto& pt : m_data.sweep)
+        lower.emplace_back(frame.mapX(static_cast<double>(pt.batch)), frame.mapY(0));
+    for (Component c : kStack) {
+        std::vector<QPointF> upper = lower;
+        for (std::size_t i = 0; i < upper.size(); ++i)
+            upper[i].ry() -= frame.mapY(0) - frame.mapY(static_cast<double>(m_data.sweep[i].atPeak[c]));
+        p.setPen(Qt::NoPen);
+        p.setBrush(ComponentPalette::color(c));
+        p.drawPolygon(band(lower, upper));
+        lower = std::move(upper);
+    }
+    std::vector<QPointF> required;
+    for (const auto& pt : m_data.sweep)
+        required.emplace_back(frame.mapX(static_cast<double>(pt.batch)),
+                              frame.mapY(static_cast<double>(pt.requiredBytes)));
+    p.setBrush(ComponentPalette::overhead());
+    p.drawPolygon(band(lower, required));
+    p.setPen(QPen(kRequiredLine, 1.2));
+    p.setBrush(Qt::NoBrush);
+    p.drawPolyline(required.data(), static_cast<int>(required.size()));
+}
+
+void SweepChartPainter::paintCapacity(ReportCanvas& canvas, const PlotFrame& frame) const {
+    QPainter& p = canvas.painter();
+    const QRectF& plot = frame.plot();
+    const double cap = frame.mapY(static_cast<double>(m_data.verdict.capacityBytes));
+    const double usable = frame.mapY(static_cast<double>(m_data.verdict.usableBytes));
+    p.setPen(QPen(ComponentPalette::capacity(), 1.4));
+    p.drawLine(QPointF(plot.left(), cap), QPointF(plot.right(), cap));
+    QPen dashed(ComponentPalette::capacity(), 1.2);
+    dashed.setDashPattern({4, 3});
+    p.setPen(dashed);
+    p.drawLine(QPointF(plot.left(), usable), QPointF(plot.right(), usable));
+}
+
+void SweepChartPainter::paintMarkers(ReportCanvas& canvas, const PlotFrame& frame) const {
+    QPainter& p = canvas.painter();
+    const QRectF& plot = frame.plot();
+    const QFont font = canvas.font(7.5, true);
+    auto clampedLabel = [&](double x, double y, const QString& s) {
+        QRectF r = canvas.labelRect(QPointF(x, y), Qt::AlignTop, s, font);
+        r.moveLeft(std::clamp(r.left(), plot.left(), plot.right() - r.width()));
+        return r;
+    };
+
+    const double bx = frame.mapX(static_cast<double>(m_data.request.batch));
+    const double by = frame.mapY(static_cast<double>(m_data.estimate.requiredBytes));
+    QPen pen(ComponentPalette::marker(), 0.9);
+    pen.setDashPattern({2, 2});
+    p.save();
+    p.setPen(pen);
+    p.drawLine(QPointF(bx, plot.bottom()), QPointF(bx, plot.top()));
+    p.restore();
+    ChartLegend::paintSample(p, ChartLegend::Kind::Marker, ComponentPalette::marker(),
+                             QRectF(bx - 5, by - 5, 10, 10));
+    const QRectF batchLabel = clampedLabel(
+        bx, plot.top() - 1, ReportText::tr("batch %1").arg(ReportText::number(m_data.request.batch)));
+    canvas.drawText(batchLabel, Qt::AlignCenter,
+                    ReportText::tr("batch %1").arg(ReportText::number(m_data.request.batch)), font,
+                    ComponentPalette::marker());
+
+    const MaxBatch& m = m_data.maxBatch;
+    if (m.largest > 0 && !m.capped) {
+        const double mx = frame.mapX(static_cast<double>(m.largest));
+        const double my = frame.mapY(static_cast<double>(m.requiredAtLargest));
+        ChartLegend::paintSample(p, ChartLegend::Kind::Marker, ComponentPalette::fits(),
+                                 QRectF(mx - 5, my - 5, 10, 10));
+        const QString text = ReportText::tr("max %1").arg(ReportText::number(m.largest));
+        QRectF r = clampedLabel(mx, plot.top() - 1, text);
+        if (r.intersects(batchLabel.adjusted(-3, 0, 3, 0)))
+            r = clampedLabel(mx, my - 4, text); // into the plot
+        p.save();
+        QPen thin(ComponentPalette::fits(), 0.7);
+        thin.setDashPattern({1.5, 2});
+        p.setPen(thin);
+        p.drawLine(QPointF(mx, std::min(r.bottom(), my)), QPointF(mx, my));
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(255, 255, 255, 225));
+        p.drawRoundedRect(r, 1.5, 1.5);
+        p.restore();
+        canvas.drawText(r, Qt::AlignCenter, text, font, ComponentPalette::fits());
+    }
+    for (const auto& pt : m_data.request.measured) {
+        if (pt.batch < 1 || pt.batch > m_data.sweepMax) continue;
+        const QPointF c = frame.map(static_cast<double>(pt.batch), static_cast<double>(pt.bytes));
+        ChartLegend::paintSample(p, ChartLegend::Kind::Cross, ComponentPalette::marker(),
+                                 QRectF(c - QPointF(5, 5), QSizeF(10, 10)));
+    }
+}
+
+} // namespace batchfit
