@@ -29,6 +29,7 @@ Result<double> parseDouble(const std::string& s, const std::string& opt) {
 }
 
 Result<GpuSpec> parseGpu(const std::string& s) {
+    if (auto known = findGpu(s)) return known;  // catalogue ids such as a100-80gb end in "gb" too
     for (const char* suffix : {"GiB", "gib", "GB", "gb", "G", "g"}) {
         const std::string suf(suffix);
         if (s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0) {

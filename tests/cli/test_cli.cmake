@@ -83,3 +83,6 @@ endif()
 run(3 estimate --hf-config ${DATA}/hf/mixtral-8x7b.json)
 expect("mixture of experts" ERR)
 run(2 estimate --preset resnet50 --seq 128)
+# Catalogue ids ending in "gb" are GPUs, not capacities.
+run(0 max-batch --preset resnet50 --gpu h100-80gb)
+expect("H100" OUT)
