@@ -1081,6 +1081,10 @@ The previous file, if any, is unchanged.</source>
         <source>custom %1 GiB</source>
         <translation>自定义 %1 GiB</translation>
     </message>
+    <message>
+        <source>Fix the model first: the levers are evaluated on a valid model.</source>
+        <translation>请先修正模型：优化建议只能基于有效的模型计算。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MemoryChart</name>
@@ -1095,10 +1099,6 @@ The previous file, if any, is unchanged.</source>
     <message>
         <source>Usable (capacity − margin)</source>
         <translation>可用显存（容量 − 余量）</translation>
-    </message>
-    <message>
-        <source>Current batch</source>
-        <translation>当前批大小</translation>
     </message>
     <message>
         <source>batch size</source>
@@ -1647,6 +1647,10 @@ The previous file, if any, is unchanged.</source>
     <message>
         <source>Custom capacity</source>
         <translation>自定义容量</translation>
+    </message>
+    <message>
+        <source>C&amp;ustom capacity:</source>
+        <translation>自定义容量(&amp;U)：</translation>
     </message>
 </context>
 <context>

@@ -2,8 +2,8 @@
 
 #include "gui/language.h"
 
-#include <QApplication>
 #include <QAbstractButton>
+#include <QApplication>
 #include <QMessageBox>
 #include <QStandardPaths>
 
@@ -22,7 +22,8 @@ QApplication* app() {
     return a;
 }
 
-TempSettings::TempSettings() : m_settings(std::make_unique<AppSettings>(m_dir.filePath(QStringLiteral("test.ini")))) {}
+TempSettings::TempSettings()
+    : m_settings(std::make_unique<AppSettings>(m_dir.filePath(QStringLiteral("test.ini")))) {}
 
 ModalWatcher::ModalWatcher(int button) : m_timer(new QTimer) {
     m_timer->setInterval(10);
@@ -33,8 +34,10 @@ ModalWatcher::ModalWatcher(int button) : m_timer(new QTimer) {
         if (auto* box = qobject_cast<QMessageBox*>(w)) {
             texts->append(box->text());
             QAbstractButton* b = box->button(static_cast<QMessageBox::StandardButton>(button));
-            if (b) b->click();
-            else box->done(QMessageBox::Ok);
+            if (b)
+                b->click();
+            else
+                box->done(QMessageBox::Ok);
         } else {
             texts->append(w->windowTitle());
             w->close();
@@ -43,6 +46,8 @@ ModalWatcher::ModalWatcher(int button) : m_timer(new QTimer) {
     m_timer->start();
 }
 
-ModalWatcher::~ModalWatcher() { delete m_timer; }
+ModalWatcher::~ModalWatcher() {
+    delete m_timer;
+}
 
 } // namespace batchfit::test

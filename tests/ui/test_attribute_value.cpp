@@ -1,5 +1,4 @@
 #include "catch_compat.h"
-
 #include "gui/attribute_value.h"
 
 using namespace batchfit;

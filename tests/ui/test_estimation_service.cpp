@@ -1,9 +1,7 @@
-#include "catch_compat.h"
-#include "gui_test_support.h"
-
-#include "gui/estimation_service.h"
-
 #include "batchfit/presets.h"
+#include "catch_compat.h"
+#include "gui/estimation_service.h"
+#include "gui_test_support.h"
 
 #include <QSignalSpy>
 
@@ -29,13 +27,13 @@ TEST_CASE("the estimation service delivers only the latest request", "[service]"
     CHECK(service.current()->gpu.memoryBytes == gpu.memoryBytes);
     CHECK(service.current()->maxBatch.largest > 0);
     CHECK_FALSE(service.current()->sweep.empty());
-    CHECK(ready.count() <= 2);  // the middle request is dropped or its result ignored
+    CHECK(ready.count() <= 2); // the middle request is dropped or its result ignored
 
     QSignalSpy failed(&service, &EstimationService::resultFailed);
     Model bad = *resnet;
     bad.layers.clear();
     service.request(bad, TrainingConfig{}, gpu, 1);
     REQUIRE(failed.wait(10000));
-    CHECK(service.current()->generation == last);  // the last good result stays
+    CHECK(service.current()->generation == last); // the last good result stays
     CHECK_FALSE(failed.first().first().toString().isEmpty());
 }

@@ -1,11 +1,9 @@
-#include "catch_compat.h"
-#include "gui_test_support.h"
-
-#include "gui/layer_path_index.h"
-#include "gui/layer_tree_model.h"
-
 #include "batchfit/estimator.h"
 #include "batchfit/presets.h"
+#include "catch_compat.h"
+#include "gui/layer_path_index.h"
+#include "gui/layer_tree_model.h"
+#include "gui_test_support.h"
 
 #include <QAbstractItemModelTester>
 
@@ -39,13 +37,17 @@ TEST_CASE("a preset fills the layer tree and passes QAbstractItemModelTester", "
         // The input row, then every top-level layer.
         REQUIRE(tree.rowCount() == static_cast<int>(m.layers.size()) + 1);
         CHECK(tree.isInputRow(tree.index(0, 0)));
-        CHECK(tree.data(tree.index(0, LayerTreeModel::OutputColumn)).toString() == QStringLiteral("[3,224,224]"));
+        CHECK(tree.data(tree.index(0, LayerTreeModel::OutputColumn)).toString() ==
+              QStringLiteral("[3,224,224]"));
         CHECK(tree.data(tree.index(1, 0)).toString() == QString::fromStdString(m.layers[0].name));
 
         // A block expands; a repeated block shows its repeat count.
         int blockRow = -1;
         for (int r = 1; r < tree.rowCount(); ++r)
-            if (m.layers[static_cast<std::size_t>(r - 1)].isBlock()) { blockRow = r; break; }
+            if (m.layers[static_cast<std::size_t>(r - 1)].isBlock()) {
+                blockRow = r;
+                break;
+            }
         REQUIRE(blockRow > 0);
         const QModelIndex block = tree.index(blockRow, 0);
         CHECK(tree.rowCount(block) > 0);
@@ -66,15 +68,17 @@ TEST_CASE("a preset fills the layer tree and passes QAbstractItemModelTester", "
         auto e = est->estimate(32);
         REQUIRE(e);
         tree.setEstimate(&*e);
-        const auto blockBytes = tree.data(tree.index(blockRow, LayerTreeModel::ActivationColumn), LayerTreeModel::kValueRole)
-                                    .toULongLong();
+        const auto blockBytes =
+            tree.data(tree.index(blockRow, LayerTreeModel::ActivationColumn), LayerTreeModel::kValueRole)
+                .toULongLong();
         CHECK(blockBytes > 0);
         std::uint64_t total = 0;
         for (int r = 0; r < tree.rowCount(); ++r)
-            total += tree.data(tree.index(r, LayerTreeModel::ActivationColumn), LayerTreeModel::kValueRole).toULongLong();
+            total += tree.data(tree.index(r, LayerTreeModel::ActivationColumn), LayerTreeModel::kValueRole)
+                         .toULongLong();
         std::uint64_t coreTotal = 0;
         for (const auto& row : e->layers) coreTotal += row.savedBytes;
-        CHECK(total == coreTotal);  // every core row lands in exactly one top-level row
+        CHECK(total == coreTotal); // every core row lands in exactly one top-level row
 
         // Addresses round-trip through indexOf().
         const QModelIndex child = tree.index(0, 0, block);
@@ -99,7 +103,7 @@ TEST_CASE("layer paths match the core's per-layer rows for every preset", "[tree
         const LayerPathIndex index(m);
         const auto addresses = index.resolve(e->layers);
         REQUIRE(addresses.size() == e->layers.size());
-        CHECK(addresses[0].isEmpty());  // "(input batch)"
+        CHECK(addresses[0].isEmpty()); // "(input batch)"
         int unresolved = 0;
         for (std::size_t i = 1; i < addresses.size(); ++i) {
             if (addresses[i].isEmpty() && e->layers[i].path != "loss") ++unresolved;

@@ -1,10 +1,10 @@
 #include "catch_compat.h"
-#include "gui_test_support.h"
-
+#include "gui/attribute_table_model.h"
 #include "gui/batch_panel.h"
 #include "gui/breakdown_model.h"
 #include "gui/document.h"
 #include "gui/file_controller.h"
+#include "gui/layer_editor.h"
 #include "gui/layer_stack_panel.h"
 #include "gui/layer_tree_model.h"
 #include "gui/lever_model.h"
@@ -12,6 +12,7 @@
 #include "gui/memory_chart.h"
 #include "gui/timeline_chart.h"
 #include "gui/what_if_panel.h"
+#include "gui_test_support.h"
 
 #include <QPushButton>
 #include <QSlider>
@@ -26,7 +27,7 @@ namespace {
 struct Fixture {
     struct AppFirst {
         AppFirst() { test::app(); }
-    } appFirst;  // the QApplication must exist before the window member is built
+    } appFirst; // the QApplication must exist before the window member is built
     test::TempSettings temp;
     MainWindow window{&temp.settings()};
     Fixture() {
@@ -76,7 +77,10 @@ TEST_CASE("a layer edit changes the estimate and undo restores it exactly", "[wi
     // Duplicate the first top-level block (layer1 in ResNet-50): more activations.
     int blockIndex = -1;
     for (int i = 0; i < static_cast<int>(before.layers.size()); ++i)
-        if (before.layers[static_cast<std::size_t>(i)].isBlock()) { blockIndex = i; break; }
+        if (before.layers[static_cast<std::size_t>(i)].isBlock()) {
+            blockIndex = i;
+            break;
+        }
     REQUIRE(blockIndex >= 0);
     w.layerPanel()->select(LayerAddress::top(blockIndex));
     w.layerPanel()->duplicateCurrent();
@@ -104,7 +108,7 @@ TEST_CASE("the slider's verdict flips at the solver's largest batch", "[window][
     REQUIRE(m.largest > 8);
     REQUIRE_FALSE(m.capped);
     QSlider* slider = w.batchPanel()->slider();
-    REQUIRE(slider->maximum() > m.largest);  // linear axis: the slider's value is the batch
+    REQUIRE(slider->maximum() > m.largest); // linear axis: the slider's value is the batch
 
     slider->setValue(static_cast<int>(m.largest));
     CHECK(w.batch() == m.largest);
@@ -146,12 +150,71 @@ TEST_CASE("an invalid edit keeps the last chart and explains the problem", "[win
     Fixture f;
     MainWindow& w = f.window;
     Model broken = w.document()->model();
-    broken.inputShape = {5};  // conv2d needs [C, H, W]
+    broken.inputShape = {5}; // conv2d needs [C, H, W]
     w.document()->editModel(broken, QStringLiteral("break"), {});
     REQUIRE(w.waitForIdle());
     CHECK(w.verdictText().contains(QStringLiteral("problem")));
-    CHECK(w.result());  // the last good estimator is kept
+    CHECK(w.result()); // the last good estimator is kept
     w.document()->undoStack()->undo();
     REQUIRE(w.waitForIdle());
     CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
+}
+
+TEST_CASE("the layer editor applies valid attribute edits and explains invalid ones", "[window][editor]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    const Model before = w.document()->model();
+    int fc = -1;
+    for (int i = 0; i < static_cast<int>(before.layers.size()); ++i)
+        if (before.layers[static_cast<std::size_t>(i)].op == "linear") fc = i;
+    REQUIRE(fc >= 0);
+    w.layerPanel()->select(LayerAddress::top(fc));
+    AttributeTableModel* attrs = w.layerPanel()->editor()->attributes();
+    int row = -1;
+    for (int r = 0; r < attrs->rowCount(); ++r)
+        if (attrs->keyAt(r) == QStringLiteral("out_features")) row = r;
+    REQUIRE(row >= 0);
+    const QModelIndex value = attrs->index(row, AttributeTableModel::ValueColumn);
+
+    // Text that does not parse is kept (red) with a reason, and the model is unchanged.
+    REQUIRE(attrs->setData(value, QStringLiteral("a thousand")));
+    CHECK(attrs->data(value).toString() == QStringLiteral("a thousand"));
+    CHECK(w.layerPanel()->editor()->problemText().contains(QStringLiteral("out_features")));
+    CHECK(w.document()->model() == before);
+
+    // A valid value is an undoable edit that the estimate follows.
+    const std::uint64_t paramsBefore = w.result()->estimator->parameterCount();
+    REQUIRE(attrs->setData(value, QStringLiteral("2000")));
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->model().layers[static_cast<std::size_t>(fc)].attrs.getInt("out_features") == 2000);
+    CHECK(w.result()->estimator->parameterCount() > paramsBefore);
+    CHECK(w.layerPanel()->editor()->problemText().isEmpty());
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->model() == before);
+    CHECK(w.result()->estimator->parameterCount() == paramsBefore);
+}
+
+TEST_CASE("the set-up, GPU, batch and window state survive a restart", "[window][settings]") {
+    test::app();
+    test::TempSettings temp;
+    TrainingConfig config;
+    config.optimizer = OptimizerKind::AdamW;
+    config.precision = Precision::AmpBf16;
+    config.accumulationSteps = 4;
+    {
+        MainWindow first(&temp.settings());
+        first.restoreSettings();
+        first.document()->setGpu(customGpu(40.0));
+        first.document()->editConfig(config, QStringLiteral("set-up"));
+        first.setBatch(48);
+        first.setLogScale(true);
+        first.saveSettings();
+    }
+    MainWindow second(&temp.settings());
+    second.restoreSettings();
+    CHECK(second.document()->config() == config);
+    CHECK(second.document()->gpu().memoryBytes == customGpu(40.0).memoryBytes);
+    CHECK(second.batch() == 48);
+    CHECK(second.memoryChart()->logScale());
 }

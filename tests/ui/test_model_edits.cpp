@@ -1,5 +1,4 @@
 #include "catch_compat.h"
-
 #include "gui/model_edits.h"
 
 using namespace batchfit;
@@ -69,7 +68,7 @@ TEST_CASE("structural edits of the layer tree", "[edits]") {
         CHECK(!ModelEdits::setRepeat(m, block, 4).isEmpty());
         CHECK(m.layers[0].repeat == 4);
         CHECK(ModelEdits::setRepeat(m, block, 0).isEmpty());
-        CHECK(ModelEdits::setRepeat(m, LayerAddress::top(2), 3).isEmpty());  // not a block
+        CHECK(ModelEdits::setRepeat(m, LayerAddress::top(2), 3).isEmpty()); // not a block
     }
     SECTION("addresses outside the model resolve to nothing") {
         Model m = small();

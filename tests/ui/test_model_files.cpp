@@ -1,12 +1,10 @@
+#include "batchfit/model_io.h"
+#include "batchfit/presets.h"
 #include "catch_compat.h"
-#include "gui_test_support.h"
-
 #include "gui/document.h"
 #include "gui/file_controller.h"
 #include "gui/main_window.h"
-
-#include "batchfit/model_io.h"
-#include "batchfit/presets.h"
+#include "gui_test_support.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -61,9 +59,9 @@ TEST_CASE("a corrupted file shows an error and keeps the old model", "[files][er
     CHECK_FALSE(w.files()->openPath(path, false));
     REQUIRE(watcher.texts().size() == 1);
     const QString message = watcher.texts().first();
-    CHECK(message.contains(QStringLiteral("broken.json")));       // where
+    CHECK(message.contains(QStringLiteral("broken.json"))); // where
     CHECK(message.contains(QStringLiteral("current one is unchanged")));
-    CHECK(w.document()->model() == typed);                        // nothing typed is lost
+    CHECK(w.document()->model() == typed); // nothing typed is lost
     CHECK(w.isWindowModified());
 
     CHECK_FALSE(w.files()->openPath(dir.filePath(QStringLiteral("missing.json")), false));

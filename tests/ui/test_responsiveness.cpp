@@ -1,15 +1,14 @@
 #include "catch_compat.h"
-#include "gui_test_support.h"
-
-#include "gui/document.h"
-#include "gui/file_controller.h"
 #include "gui/batch_panel.h"
 #include "gui/breakdown_model.h"
+#include "gui/document.h"
+#include "gui/file_controller.h"
 #include "gui/layer_activation_model.h"
 #include "gui/layer_stack_panel.h"
 #include "gui/layer_tree_model.h"
 #include "gui/main_window.h"
 #include "gui/memory_chart.h"
+#include "gui_test_support.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -66,7 +65,7 @@ TEST_CASE("a slider tick updates and repaints quickly", "[perf]") {
         QCoreApplication::processEvents();
         const TickTimes t = medianTick(w, 2, 61);
         WARN(id << ": slider tick -> repaint, median " << t.wallMs << " ms wall, " << t.cpuMs << " ms CPU");
-        CHECK(t.cpuMs < 40.0);  // generous for loaded CI machines; the target on a desktop is 8 ms
+        CHECK(t.cpuMs < 40.0); // generous for loaded CI machines; the target on a desktop is 8 ms
     }
 }
 
@@ -98,8 +97,8 @@ TEST_CASE("where a slider tick spends its time", "[.profile]") {
             w.repaint();
             full += static_cast<double>(t.nsecsElapsed()) / 1e6;
         }
-        WARN(id << ": core estimate " << estimate / 40 << " ms, setBatch " << update / 40 << " ms, events+paint "
-                << events / 40 << " ms, full repaint " << full / 40 << " ms");
+        WARN(id << ": core estimate " << estimate / 40 << " ms, setBatch " << update / 40
+                << " ms, events+paint " << events / 40 << " ms, full repaint " << full / 40 << " ms");
         double tChart = 0, tVerdict = 0, tBreak = 0, tTree = 0, tRows = 0;
         for (std::int64_t b = 1; b <= 40; ++b) {
             auto e = est->estimate(b);
@@ -121,14 +120,17 @@ TEST_CASE("where a slider tick spends its time", "[.profile]") {
             tRows += static_cast<double>(t.nsecsElapsed()) / 1e6;
         }
         WARN(id << ": chart " << tChart / 40 << ", verdict " << tVerdict / 40 << ", breakdown " << tBreak / 40
-                << ", tree " << tTree / 40 << ", rows " << tRows / 40 << " ms; rows " << w.layerTable()->rowCount());
+                << ", tree " << tTree / 40 << ", rows " << tRows / 40 << " ms; rows "
+                << w.layerTable()->rowCount());
         for (QWidget* child : w.findChildren<QWidget*>()) {
             if (!child->isVisible() || child->parentWidget() == nullptr) continue;
             if (!child->metaObject()->className()) continue;
             t.start();
             for (int i = 0; i < 5; ++i) child->repaint();
             const double ms = static_cast<double>(t.nsecsElapsed()) / 1e6 / 5;
-            if (ms > 1.0) WARN("  repaint " << child->metaObject()->className() << " " << child->objectName().toStdString() << ": " << ms << " ms");
+            if (ms > 1.0)
+                WARN("  repaint " << child->metaObject()->className() << " "
+                                  << child->objectName().toStdString() << ": " << ms << " ms");
         }
     }
 }

@@ -1,9 +1,8 @@
 #include "catch_compat.h"
-#include "gui_test_support.h"
-
 #include "gui/component_style.h"
 #include "gui/language.h"
 #include "gui/main_window.h"
+#include "gui_test_support.h"
 
 #include <QApplication>
 #include <QFile>

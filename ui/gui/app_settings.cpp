@@ -18,26 +18,50 @@ const QString kBatch = QStringLiteral("view/batch");
 const QString kLog = QStringLiteral("view/logScale");
 const QString kWelcome = QStringLiteral("view/welcomeDismissed");
 
-std::string str(const QVariant& v) { return v.toString().toStdString(); }
-QString qstr(std::string_view v) { return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size())); }
+std::string str(const QVariant& v) {
+    return v.toString().toStdString();
+}
+QString qstr(std::string_view v) {
+    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
+}
 
 } // namespace
 
-AppSettings::AppSettings() : m_settings(std::make_unique<QSettings>(QStringLiteral("BatchFit"), QStringLiteral("batchfit"))) {}
+AppSettings::AppSettings()
+    : m_settings(std::make_unique<QSettings>(QStringLiteral("BatchFit"), QStringLiteral("batchfit"))) {}
 
-AppSettings::AppSettings(const QString& iniPath) : m_settings(std::make_unique<QSettings>(iniPath, QSettings::IniFormat)) {}
+AppSettings::AppSettings(const QString& iniPath)
+    : m_settings(std::make_unique<QSettings>(iniPath, QSettings::IniFormat)) {}
 
-QByteArray AppSettings::windowGeometry() const { return m_settings->value(kGeometry).toByteArray(); }
-void AppSettings::setWindowGeometry(const QByteArray& g) { m_settings->setValue(kGeometry, g); }
-QByteArray AppSettings::windowState() const { return m_settings->value(kState).toByteArray(); }
-void AppSettings::setWindowState(const QByteArray& s) { m_settings->setValue(kState, s); }
+QByteArray AppSettings::windowGeometry() const {
+    return m_settings->value(kGeometry).toByteArray();
+}
+void AppSettings::setWindowGeometry(const QByteArray& g) {
+    m_settings->setValue(kGeometry, g);
+}
+QByteArray AppSettings::windowState() const {
+    return m_settings->value(kState).toByteArray();
+}
+void AppSettings::setWindowState(const QByteArray& s) {
+    m_settings->setValue(kState, s);
+}
 
-QString AppSettings::lastModelPath() const { return m_settings->value(kLastModel).toString(); }
-void AppSettings::setLastModelPath(const QString& path) { m_settings->setValue(kLastModel, path); }
-QString AppSettings::lastPresetId() const { return m_settings->value(kLastPreset).toString(); }
-void AppSettings::setLastPresetId(const QString& id) { m_settings->setValue(kLastPreset, id); }
+QString AppSettings::lastModelPath() const {
+    return m_settings->value(kLastModel).toString();
+}
+void AppSettings::setLastModelPath(const QString& path) {
+    m_settings->setValue(kLastModel, path);
+}
+QString AppSettings::lastPresetId() const {
+    return m_settings->value(kLastPreset).toString();
+}
+void AppSettings::setLastPresetId(const QString& id) {
+    m_settings->setValue(kLastPreset, id);
+}
 
-QStringList AppSettings::recentFiles() const { return m_settings->value(kRecent).toStringList(); }
+QStringList AppSettings::recentFiles() const {
+    return m_settings->value(kRecent).toStringList();
+}
 
 void AppSettings::addRecentFile(const QString& path) {
     QStringList list = recentFiles();
@@ -53,17 +77,27 @@ void AppSettings::removeRecentFile(const QString& path) {
     m_settings->setValue(kRecent, list);
 }
 
-QString AppSettings::language() const { return m_settings->value(kLanguage).toString(); }
-void AppSettings::setLanguage(const QString& lang) { m_settings->setValue(kLanguage, lang); }
+QString AppSettings::language() const {
+    return m_settings->value(kLanguage).toString();
+}
+void AppSettings::setLanguage(const QString& lang) {
+    m_settings->setValue(kLanguage, lang);
+}
 
-QString AppSettings::gpuId() const { return m_settings->value(kGpu, QStringLiteral("rtx-4090")).toString(); }
-void AppSettings::setGpuId(const QString& id) { m_settings->setValue(kGpu, id); }
+QString AppSettings::gpuId() const {
+    return m_settings->value(kGpu, QStringLiteral("rtx-4090")).toString();
+}
+void AppSettings::setGpuId(const QString& id) {
+    m_settings->setValue(kGpu, id);
+}
 
 double AppSettings::customGpuGib() const {
     const double v = m_settings->value(kCustomGib, 24.0).toDouble();
     return v > 0 && v <= 4096 ? v : 24.0;
 }
-void AppSettings::setCustomGpuGib(double gib) { m_settings->setValue(kCustomGib, gib); }
+void AppSettings::setCustomGpuGib(double gib) {
+    m_settings->setValue(kCustomGib, gib);
+}
 
 TrainingConfig AppSettings::trainingConfig() const {
     TrainingConfig c;
@@ -75,9 +109,10 @@ TrainingConfig AppSettings::trainingConfig() const {
     c.amsgrad = s.value("training/amsgrad", c.amsgrad).toBool();
     c.rmspropMomentum = s.value("training/rmspropMomentum", c.rmspropMomentum).toBool();
     c.rmspropCentered = s.value("training/rmspropCentered", c.rmspropCentered).toBool();
-    c.checkpointEvery = std::max<qint64>(1, s.value("training/checkpointEvery", qint64(c.checkpointEvery)).toLongLong());
-    c.accumulationSteps =
-        std::clamp<qint64>(s.value("training/accumulation", qint64(c.accumulationSteps)).toLongLong(), 1, 4096);
+    c.checkpointEvery =
+        std::max<qint64>(1, s.value("training/checkpointEvery", qint64(c.checkpointEvery)).toLongLong());
+    c.accumulationSteps = std::clamp<qint64>(
+        s.value("training/accumulation", qint64(c.accumulationSteps)).toLongLong(), 1, 4096);
     c.zeroGradSetToNone = s.value("training/setToNone", c.zeroGradSetToNone).toBool();
     c.optimizerOffload = s.value("training/offload", c.optimizerOffload).toBool();
     c.firstStep = s.value("training/firstStep", c.firstStep).toBool();
@@ -110,12 +145,24 @@ std::int64_t AppSettings::batch() const {
     const qint64 b = m_settings->value(kBatch, 64).toLongLong(&ok);
     return ok && b >= 1 ? std::min<qint64>(b, qint64(1) << 31) : 64;
 }
-void AppSettings::setBatch(std::int64_t b) { m_settings->setValue(kBatch, qint64(b)); }
-bool AppSettings::logScale() const { return m_settings->value(kLog, false).toBool(); }
-void AppSettings::setLogScale(bool on) { m_settings->setValue(kLog, on); }
-bool AppSettings::welcomeDismissed() const { return m_settings->value(kWelcome, false).toBool(); }
-void AppSettings::setWelcomeDismissed(bool on) { m_settings->setValue(kWelcome, on); }
+void AppSettings::setBatch(std::int64_t b) {
+    m_settings->setValue(kBatch, qint64(b));
+}
+bool AppSettings::logScale() const {
+    return m_settings->value(kLog, false).toBool();
+}
+void AppSettings::setLogScale(bool on) {
+    m_settings->setValue(kLog, on);
+}
+bool AppSettings::welcomeDismissed() const {
+    return m_settings->value(kWelcome, false).toBool();
+}
+void AppSettings::setWelcomeDismissed(bool on) {
+    m_settings->setValue(kWelcome, on);
+}
 
-void AppSettings::sync() { m_settings->sync(); }
+void AppSettings::sync() {
+    m_settings->sync();
+}
 
 } // namespace batchfit

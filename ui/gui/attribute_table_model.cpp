@@ -18,11 +18,17 @@ void AttributeTableModel::setAttributes(const Attributes& attrs, bool keepPendin
     endResetModel();
 }
 
-QString AttributeTableModel::keyAt(int row) const { return row >= 0 && row < m_keys.size() ? m_keys[row] : QString(); }
+QString AttributeTableModel::keyAt(int row) const {
+    return row >= 0 && row < m_keys.size() ? m_keys[row] : QString();
+}
 
-int AttributeTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : m_keys.size(); }
+int AttributeTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : m_keys.size();
+}
 
-int AttributeTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int AttributeTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 Qt::ItemFlags AttributeTableModel::flags(const QModelIndex& index) const {
     if (!index.isValid()) return Qt::NoItemFlags;
@@ -51,7 +57,8 @@ QVariant AttributeTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         if (pending != m_pending.cend()) return pending->second;
         return v ? tr("%1 (%2)").arg(key, AttributeValue::typeName(*v)) : QVariant();
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -66,7 +73,7 @@ bool AttributeTableModel::setData(const QModelIndex& index, const QVariant& valu
         m_pending.insert(key, {text, reason});
         emit dataChanged(index, index);
         emit inputRejected(key, reason);
-        return true;  // the text is kept (shown in red)
+        return true; // the text is kept (shown in red)
     }
     m_pending.remove(key);
     emit dataChanged(index, index);

@@ -1,6 +1,6 @@
 #pragma once
-// The selected layer's attributes as an editable key/value table. Text that does not parse stays visible (red)
-// with the reason, so nothing typed is lost.
+// The selected layer's attributes as an editable key/value table. Text that does not parse stays visible
+// (red) with the reason, so nothing typed is lost.
 #include "batchfit/attributes.h"
 
 #include <QAbstractTableModel>
@@ -42,7 +42,7 @@ signals:
 private:
     Attributes m_attrs;
     QStringList m_keys;
-    QHash<QString, std::pair<QString, QString>> m_pending;  ///< key -> (typed text, reason)
+    QHash<QString, std::pair<QString, QString>> m_pending; ///< key -> (typed text, reason)
 };
 
 } // namespace batchfit

@@ -7,7 +7,9 @@ namespace batchfit {
 
 namespace {
 
-Error err(const QString& message) { return makeError(message.toStdString()); }
+Error err(const QString& message) {
+    return makeError(message.toStdString());
+}
 
 } // namespace
 
@@ -73,11 +75,16 @@ QString AttributeValue::toText(const AttrValue& value) {
 
 QString AttributeValue::typeName(const AttrValue& value) {
     switch (value.index()) {
-    case 0: return tr("true/false");
-    case 1: return tr("an integer");
-    case 2: return tr("a number");
-    case 3: return tr("text");
-    default: return tr("a list of integers");
+    case 0:
+        return tr("true/false");
+    case 1:
+        return tr("an integer");
+    case 2:
+        return tr("a number");
+    case 3:
+        return tr("text");
+    default:
+        return tr("a list of integers");
     }
 }
 

@@ -33,7 +33,8 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_spin->setToolTip(m_slider->toolTip());
     m_spin->setMinimumWidth(m_spin->fontMetrics().horizontalAdvance(QStringLiteral("0000000")) + 30);
     label->setBuddy(m_spin);
-    m_maxButton = new QPushButton(QIcon(QStringLiteral(":/icons/max-batch.svg")), tr("&Largest batch that fits"), this);
+    m_maxButton =
+        new QPushButton(QIcon(QStringLiteral(":/icons/max-batch.svg")), tr("&Largest batch that fits"), this);
     m_maxButton->setToolTip(tr("Jump to the largest batch size that fits the usable memory (Ctrl+M)."));
     m_maxLabel = new QLabel(this);
     m_maxLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -44,8 +45,9 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_verdict->setFont(m_bigFont);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_verdict->setWordWrap(true);
-    m_verdict->setToolTip(tr("What the GPU shows at the peak of one training step (nvidia-smi), against its "
-                             "capacity. It fits when it stays below the usable memory (capacity minus margin)."));
+    m_verdict->setToolTip(
+        tr("What the GPU shows at the peak of one training step (nvidia-smi), against its "
+           "capacity. It fits when it stays below the usable memory (capacity minus margin)."));
     m_bar = new BudgetBar(this);
 
     grid->addWidget(label, 0, 0);
@@ -68,8 +70,8 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
 
 int BatchPanel::sliderPosition(std::int64_t batch) const {
     if (!m_log) return static_cast<int>(std::clamp<std::int64_t>(batch, 1, m_rangeMax));
-    return static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(batch, 1))) *
-                                        kLogStepsPerOctave));
+    return static_cast<int>(
+        std::lround(std::log2(static_cast<double>(std::max<std::int64_t>(batch, 1))) * kLogStepsPerOctave));
 }
 
 std::int64_t BatchPanel::batchAtPosition(int position) const {
@@ -81,8 +83,11 @@ void BatchPanel::setSliderRange(std::int64_t maxBatch, bool log) {
     m_updating = true;
     m_rangeMax = std::max<std::int64_t>(maxBatch, 2);
     m_log = log;
-    if (m_log) m_slider->setRange(0, sliderPosition(m_rangeMax));
-    else m_slider->setRange(1, static_cast<int>(std::min<std::int64_t>(m_rangeMax, std::numeric_limits<int>::max())));
+    if (m_log)
+        m_slider->setRange(0, sliderPosition(m_rangeMax));
+    else
+        m_slider->setRange(
+            1, static_cast<int>(std::min<std::int64_t>(m_rangeMax, std::numeric_limits<int>::max())));
     m_slider->setSingleStep(1);
     m_slider->setPageStep(m_log ? kLogStepsPerOctave / 2 : std::max(1, static_cast<int>(m_rangeMax / 32)));
     m_slider->setValue(sliderPosition(m_batch));

@@ -1,5 +1,6 @@
 #pragma once
-// The batch-size slider with its spin box, the "largest batch that fits" button, the verdict and the budget bar.
+// The batch-size slider with its spin box, the "largest batch that fits" button, the verdict and the budget
+// bar.
 #include "batchfit/estimate.h"
 
 #include <QFont>

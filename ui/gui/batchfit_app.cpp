@@ -24,7 +24,8 @@ namespace {
 
 bool wantsOffscreen(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0) return true;
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0)
+            return true;
     return false;
 }
 
@@ -33,20 +34,28 @@ bool wantsOffscreen(int argc, char** argv) {
 void BatchFitApp::openInitialModel(MainWindow& window, AppSettings& settings, const StartupOptions& o) {
     FileController* files = window.files();
     bool loaded = false;
-    if (!o.modelFile.isEmpty()) loaded = files->openPath(o.modelFile, false);
-    else if (!o.preset.isEmpty()) loaded = files->loadPreset(o.preset, false);
+    if (!o.modelFile.isEmpty())
+        loaded = files->openPath(o.modelFile, false);
+    else if (!o.preset.isEmpty())
+        loaded = files->loadPreset(o.preset, false);
     else if (!settings.lastModelPath().isEmpty() && QFileInfo::exists(settings.lastModelPath()))
         loaded = files->openPath(settings.lastModelPath(), false);
-    else if (!settings.lastPresetId().isEmpty()) loaded = files->loadPreset(settings.lastPresetId(), false);
+    else if (!settings.lastPresetId().isEmpty())
+        loaded = files->loadPreset(settings.lastPresetId(), false);
     if (!loaded) files->loadPreset(QStringLiteral("resnet50"), false);
 
     if (!o.gpu.isEmpty()) {
         GpuSpec gpu = customGpu(24.0);
         bool isNumber = false;
-        const double gib = QString(o.gpu).remove(QStringLiteral("GiB"), Qt::CaseInsensitive).toDouble(&isNumber);
-        if (isNumber) gpu = customGpu(gib);
-        else if (auto g = findGpu(o.gpu.toStdString())) gpu = *g;
-        else std::fprintf(stderr, "batchfit: unknown GPU '%s', using a custom 24 GiB GPU\n", qPrintable(o.gpu));
+        const double gib =
+            QString(o.gpu).remove(QStringLiteral("GiB"), Qt::CaseInsensitive).toDouble(&isNumber);
+        if (isNumber)
+            gpu = customGpu(gib);
+        else if (auto g = findGpu(o.gpu.toStdString()))
+            gpu = *g;
+        else
+            std::fprintf(stderr, "batchfit: unknown GPU '%s', using a custom 24 GiB GPU\n",
+                         qPrintable(o.gpu));
         window.document()->setGpu(gpu);
     }
     if (o.logScale) window.setLogScale(true);
@@ -73,19 +82,26 @@ int BatchFitApp::run(int argc, char** argv) {
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.batchfit.BatchFit"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("BatchFit: GPU memory of one training step and the largest batch that fits."));
+    parser.setApplicationDescription(
+        QStringLiteral("BatchFit: GPU memory of one training step and the largest batch that fits."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption presetOpt(QStringLiteral("preset"), QStringLiteral("Open a built-in model."), QStringLiteral("NAME"));
-    const QCommandLineOption modelOpt(QStringLiteral("model"), QStringLiteral("Open a model file."), QStringLiteral("FILE"));
-    const QCommandLineOption batchOpt(QStringLiteral("batch"), QStringLiteral("Micro-batch size."), QStringLiteral("N"));
-    const QCommandLineOption gpuOpt(QStringLiteral("gpu"), QStringLiteral("Catalogue GPU id, or a capacity such as 24GiB."),
+    const QCommandLineOption presetOpt(QStringLiteral("preset"), QStringLiteral("Open a built-in model."),
+                                       QStringLiteral("NAME"));
+    const QCommandLineOption modelOpt(QStringLiteral("model"), QStringLiteral("Open a model file."),
+                                      QStringLiteral("FILE"));
+    const QCommandLineOption batchOpt(QStringLiteral("batch"), QStringLiteral("Micro-batch size."),
+                                      QStringLiteral("N"));
+    const QCommandLineOption gpuOpt(QStringLiteral("gpu"),
+                                    QStringLiteral("Catalogue GPU id, or a capacity such as 24GiB."),
                                     QStringLiteral("ID"));
-    const QCommandLineOption langOpt(QStringLiteral("lang"), QStringLiteral("User interface language: en or zh_CN."),
+    const QCommandLineOption langOpt(QStringLiteral("lang"),
+                                     QStringLiteral("User interface language: en or zh_CN."),
                                      QStringLiteral("LANG"));
-    const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
-                                     QStringLiteral("Render the main window to a PNG once the estimate is shown, then exit."),
-                                     QStringLiteral("FILE"));
+    const QCommandLineOption shotOpt(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the main window to a PNG once the estimate is shown, then exit."),
+        QStringLiteral("FILE"));
     const QCommandLineOption logOpt(QStringLiteral("log"), QStringLiteral("Logarithmic batch axis."));
     parser.addOptions({presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt});
     parser.process(app);

@@ -12,10 +12,10 @@ class AppSettings;
 struct StartupOptions {
     QString preset;
     QString modelFile;
-    std::int64_t batch = 0;  ///< 0: keep the remembered batch
+    std::int64_t batch = 0; ///< 0: keep the remembered batch
     QString gpu;
     QString language;
-    QString screenshot;      ///< render the window to this PNG and exit
+    QString screenshot; ///< render the window to this PNG and exit
     bool logScale = false;
 };
 

@@ -28,7 +28,8 @@ void BreakdownModel::setEstimate(const Estimate& estimate) {
         return;
     }
     m_estimate = std::move(copy);
-    emit dataChanged(index(0, BytesColumn), index(rowCount() - 1, ShareColumn), {Qt::DisplayRole, kBytesRole});
+    emit dataChanged(index(0, BytesColumn), index(rowCount() - 1, ShareColumn),
+                     {Qt::DisplayRole, kBytesRole});
 }
 
 void BreakdownModel::clear() {
@@ -42,35 +43,50 @@ int BreakdownModel::rowCount(const QModelIndex& parent) const {
     return m_estimate->hostBytes > 0 ? RowCount : HostRow;
 }
 
-int BreakdownModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int BreakdownModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 std::uint64_t BreakdownModel::bytesAt(int row) const {
     if (row < kComponentCount) return m_estimate->atPeak.bytes[row];
     switch (row) {
-    case ReserveRow: return m_estimate->allocatorReserveBytes;
-    case ContextRow: return m_estimate->cudaContextBytes;
-    case RequiredRow: return m_estimate->requiredBytes;
-    default: return m_estimate->hostBytes;
+    case ReserveRow:
+        return m_estimate->allocatorReserveBytes;
+    case ContextRow:
+        return m_estimate->cudaContextBytes;
+    case RequiredRow:
+        return m_estimate->requiredBytes;
+    default:
+        return m_estimate->hostBytes;
     }
 }
 
 QString BreakdownModel::rowName(int row) const {
     if (row < kComponentCount) return ComponentStyle::name(row);
     switch (row) {
-    case ReserveRow: return tr("Allocator reserve");
-    case ContextRow: return tr("CUDA context");
-    case RequiredRow: return tr("Peak GPU memory (must fit)");
-    default: return tr("Host memory (offloaded)");
+    case ReserveRow:
+        return tr("Allocator reserve");
+    case ContextRow:
+        return tr("CUDA context");
+    case RequiredRow:
+        return tr("Peak GPU memory (must fit)");
+    default:
+        return tr("Host memory (offloaded)");
     }
 }
 
 QString BreakdownModel::rowExplanation(int row) const {
     if (row < kComponentCount) return ComponentStyle::explanation(row);
     switch (row) {
-    case ReserveRow: return tr("Reserved by PyTorch's caching allocator beyond what tensors use (segments, fragmentation).");
-    case ContextRow: return tr("The CUDA context and libraries (cuBLAS, cuDNN), outside PyTorch's allocator.");
-    case RequiredRow: return tr("What nvidia-smi would show at the peak of the step: this must fit the usable memory.");
-    default: return tr("Optimizer states kept in CPU memory; not part of the GPU budget.");
+    case ReserveRow:
+        return tr(
+            "Reserved by PyTorch's caching allocator beyond what tensors use (segments, fragmentation).");
+    case ContextRow:
+        return tr("The CUDA context and libraries (cuBLAS, cuDNN), outside PyTorch's allocator.");
+    case RequiredRow:
+        return tr("What nvidia-smi would show at the peak of the step: this must fit the usable memory.");
+    default:
+        return tr("Optimizer states kept in CPU memory; not part of the GPU budget.");
     }
 }
 
@@ -83,13 +99,16 @@ QVariant BreakdownModel::data(const QModelIndex& index, int role) const {
         if (index.column() == BytesColumn) return ByteFormat::bytes(bytesAt(row));
         if (row == HostRow || !m_estimate->requiredBytes) return {};
         // A share of the core's total, for reading the table (display only).
-        return ByteFormat::percent(static_cast<double>(bytesAt(row)) / static_cast<double>(m_estimate->requiredBytes));
-    case kBytesRole: return QVariant::fromValue<qulonglong>(bytesAt(row));
+        return ByteFormat::percent(static_cast<double>(bytesAt(row)) /
+                                   static_cast<double>(m_estimate->requiredBytes));
+    case kBytesRole:
+        return QVariant::fromValue<qulonglong>(bytesAt(row));
     case Qt::DecorationRole:
         if (index.column() != NameColumn || row >= RequiredRow) return {};
         return ComponentStyle::color(row < kComponentCount ? row : ComponentStyle::kOverheadSlot)
             .darker(row == ContextRow ? 125 : 100);
-    case Qt::ToolTipRole: return rowExplanation(row);
+    case Qt::ToolTipRole:
+        return rowExplanation(row);
     case Qt::TextAlignmentRole:
         return index.column() == NameColumn ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole:
@@ -99,17 +118,22 @@ QVariant BreakdownModel::data(const QModelIndex& index, int role) const {
             return f;
         }
         return {};
-    default: return {};
+    default:
+        return {};
     }
 }
 
 QVariant BreakdownModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case NameColumn: return tr("Component");
-    case BytesColumn: return tr("At the peak");
-    case ShareColumn: return tr("Share");
-    default: return {};
+    case NameColumn:
+        return tr("Component");
+    case BytesColumn:
+        return tr("At the peak");
+    case ShareColumn:
+        return tr("Share");
+    default:
+        return {};
     }
 }
 

@@ -13,12 +13,17 @@ namespace batchfit {
 BudgetBar::BudgetBar(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    setToolTip(tr("The memory budget at the current batch: what is live at the peak, then the overheads, against "
-                  "the usable memory (dashed) and the capacity."));
+    setToolTip(
+        tr("The memory budget at the current batch: what is live at the peak, then the overheads, against "
+           "the usable memory (dashed) and the capacity."));
 }
 
-QSize BudgetBar::sizeHint() const { return {400, fontMetrics().height() * 3 + 8}; }
-QSize BudgetBar::minimumSizeHint() const { return {160, fontMetrics().height() * 3 + 8}; }
+QSize BudgetBar::sizeHint() const {
+    return {400, fontMetrics().height() * 3 + 8};
+}
+QSize BudgetBar::minimumSizeHint() const {
+    return {160, fontMetrics().height() * 3 + 8};
+}
 
 void BudgetBar::setBudget(const Estimate& e, const Verdict& v) {
     for (int c = 0; c < kComponentCount; ++c) m_bytes[static_cast<std::size_t>(c)] = e.atPeak.bytes[c];
@@ -118,11 +123,13 @@ void BudgetBar::mouseMoveEvent(QMouseEvent* event) {
         QToolTip::showText(event->globalPosition().toPoint(), toolTip(), this);
         return;
     }
-    const QString explanation = i < kComponentCount ? ComponentStyle::explanation(i) : ComponentStyle::explanation(5);
-    QToolTip::showText(event->globalPosition().toPoint(),
-                       QStringLiteral("<b>%1</b>: %2<br>%3")
-                           .arg(segmentName(i), ByteFormat::bytes(m_bytes[static_cast<std::size_t>(i)]), explanation),
-                       this);
+    const QString explanation =
+        i < kComponentCount ? ComponentStyle::explanation(i) : ComponentStyle::explanation(5);
+    QToolTip::showText(
+        event->globalPosition().toPoint(),
+        QStringLiteral("<b>%1</b>: %2<br>%3")
+            .arg(segmentName(i), ByteFormat::bytes(m_bytes[static_cast<std::size_t>(i)]), explanation),
+        this);
 }
 
 } // namespace batchfit

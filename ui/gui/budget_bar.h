@@ -26,7 +26,7 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
 
 private:
-    static constexpr int kSegments = 7;  ///< five components, allocator reserve, CUDA context
+    static constexpr int kSegments = 7; ///< five components, allocator reserve, CUDA context
     QRectF barRect() const;
     double scale() const;
     int segmentAt(double x) const;

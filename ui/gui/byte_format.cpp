@@ -22,12 +22,14 @@ QString ByteFormat::gibNumber(std::uint64_t bytes, int decimals) {
     return QString::number(toGib(bytes), 'f', decimals);
 }
 
-double ByteFormat::toGib(std::uint64_t bytes) { return static_cast<double>(bytes) / kGiB; }
+double ByteFormat::toGib(std::uint64_t bytes) {
+    return static_cast<double>(bytes) / kGiB;
+}
 
 QString ByteFormat::verdict(const Verdict& v, std::uint64_t requiredBytes) {
     if (v.fits) {
-        const double share = v.capacityBytes ? static_cast<double>(requiredBytes) / static_cast<double>(v.capacityBytes)
-                                             : 0.0;
+        const double share =
+            v.capacityBytes ? static_cast<double>(requiredBytes) / static_cast<double>(v.capacityBytes) : 0.0;
         return tr("fits: %1 of %2 GiB — %3%")
             .arg(gibNumber(requiredBytes), gibNumber(v.capacityBytes))
             .arg(static_cast<int>(share * 100.0 + 0.5));
@@ -37,8 +39,12 @@ QString ByteFormat::verdict(const Verdict& v, std::uint64_t requiredBytes) {
     return tr("out of memory by %1").arg(bytes(shortBy));
 }
 
-QString ByteFormat::count(std::uint64_t n) { return QLocale().toString(static_cast<qulonglong>(n)); }
+QString ByteFormat::count(std::uint64_t n) {
+    return QLocale().toString(static_cast<qulonglong>(n));
+}
 
-QString ByteFormat::percent(double share) { return tr("%1%").arg(share * 100.0, 0, 'f', 1); }
+QString ByteFormat::percent(double share) {
+    return tr("%1%").arg(share * 100.0, 0, 'f', 1);
+}
 
 } // namespace batchfit

@@ -16,7 +16,8 @@ std::int64_t ceilPow2(std::int64_t v) {
 
 std::int64_t ChartData::range(const MaxBatch& maxBatch, std::int64_t batch) {
     std::int64_t want = 16;
-    if (maxBatch.largest > 0 && !maxBatch.capped) want = std::max(want, maxBatch.largest + maxBatch.largest / 2 + 1);
+    if (maxBatch.largest > 0 && !maxBatch.capped)
+        want = std::max(want, maxBatch.largest + maxBatch.largest / 2 + 1);
     if (maxBatch.capped) want = kMaxRange;
     want = std::max(want, batch);
     return ceilPow2(std::min(want, kMaxRange));
@@ -27,7 +28,8 @@ std::vector<SweepPoint> ChartData::sample(const Estimator& estimator, std::int64
     const std::int64_t step = std::max<std::int64_t>(1, range / kLinearPoints);
     if (auto lin = estimator.sweep(1, range, step, false)) points = std::move(*lin);
     if (auto log = estimator.sweep(1, range, 2, true)) points.insert(points.end(), log->begin(), log->end());
-    std::sort(points.begin(), points.end(), [](const SweepPoint& a, const SweepPoint& b) { return a.batch < b.batch; });
+    std::sort(points.begin(), points.end(),
+              [](const SweepPoint& a, const SweepPoint& b) { return a.batch < b.batch; });
     points.erase(std::unique(points.begin(), points.end(),
                              [](const SweepPoint& a, const SweepPoint& b) { return a.batch == b.batch; }),
                  points.end());

@@ -8,9 +8,13 @@ ConfigEditCommand::ConfigEditCommand(Document* doc, const TrainingConfig& before
                                      const QString& text, int mergeId)
     : QUndoCommand(text), m_doc(doc), m_before(before), m_after(after), m_mergeId(mergeId) {}
 
-void ConfigEditCommand::undo() { m_doc->applyConfigState(m_before); }
+void ConfigEditCommand::undo() {
+    m_doc->applyConfigState(m_before);
+}
 
-void ConfigEditCommand::redo() { m_doc->applyConfigState(m_after); }
+void ConfigEditCommand::redo() {
+    m_doc->applyConfigState(m_after);
+}
 
 bool ConfigEditCommand::mergeWith(const QUndoCommand* other) {
     const auto* o = dynamic_cast<const ConfigEditCommand*>(other);

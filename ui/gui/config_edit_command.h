@@ -11,8 +11,8 @@ class Document;
 /// Swaps the document's training set-up between two values; consecutive changes of one option merge.
 class ConfigEditCommand : public QUndoCommand {
 public:
-    ConfigEditCommand(Document* doc, const TrainingConfig& before, const TrainingConfig& after, const QString& text,
-                      int mergeId = -1);
+    ConfigEditCommand(Document* doc, const TrainingConfig& before, const TrainingConfig& after,
+                      const QString& text, int mergeId = -1);
 
     void undo() override;
     void redo() override;

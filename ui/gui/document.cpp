@@ -45,10 +45,13 @@ void Document::editConfig(const TrainingConfig& after, const QString& text, int 
     m_undo.push(new ConfigEditCommand(this, m_config, after, text, mergeId));
 }
 
-void Document::resetConfig(const TrainingConfig& config) { applyConfigState(config); }
+void Document::resetConfig(const TrainingConfig& config) {
+    applyConfigState(config);
+}
 
 void Document::setGpu(const GpuSpec& gpu) {
-    if (gpu.id == m_gpu.id && gpu.memoryBytes == m_gpu.memoryBytes && gpu.contextBytes == m_gpu.contextBytes) return;
+    if (gpu.id == m_gpu.id && gpu.memoryBytes == m_gpu.memoryBytes && gpu.contextBytes == m_gpu.contextBytes)
+        return;
     m_gpu = gpu;
     emit gpuChanged();
 }

@@ -1,10 +1,9 @@
 #pragma once
 // The open document: the model, the training set-up and the GPU, with undo history and file identity.
-#include "gui/layer_address.h"
-
 #include "batchfit/gpu.h"
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
+#include "gui/layer_address.h"
 
 #include <QObject>
 #include <QString>

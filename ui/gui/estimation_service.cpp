@@ -51,7 +51,7 @@ void EstimationService::workerLoop() {
         result->gpu = req.gpu;
         QElapsedTimer timer;
         timer.start();
-        auto est = Estimator::create(req.model, req.config, req.gpu.contextBytes);
+        auto est = Estimator::create(req.model, req.config, req.gpu);
         result->lowerSeconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
         if (!est) {
             result->error = QString::fromStdString(est.error().message);
@@ -63,12 +63,21 @@ void EstimationService::workerLoop() {
             result->sweep = ChartData::sample(*shared, result->chartMax);
             result->estimator = std::move(shared);
         }
-        QMetaObject::invokeMethod(this, [this, result] { deliver(result); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, result] { deliver(result); }, Qt::QueuedConnection);
         if (!result->estimator || superseded(req.generation)) continue;
-        auto levers = rankLevers(req.model, req.config, req.gpu.memoryBytes, req.gpu.contextBytes);
+        // rankLevers takes no GpuSpec: evaluate with the GPU's cuBLAS workspace filled in, but hand back
+        // configs without that override so applying a lever does not pin it.
+        TrainingConfig evaluated = req.config;
+        if (!evaluated.cublasWorkspaceBytes) evaluated.cublasWorkspaceBytes = req.gpu.cublasWorkspaceBytes;
+        auto levers = rankLevers(req.model, evaluated, req.gpu.memoryBytes, req.gpu.contextBytes);
+        for (auto& l : levers) l.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
         if (superseded(req.generation)) continue;
         QMetaObject::invokeMethod(
-            this, [this, gen = req.generation, l = std::move(levers)]() mutable { deliverLevers(gen, std::move(l)); },
+            this,
+            [this, gen = req.generation, l = std::move(levers)]() mutable {
+                deliverLevers(gen, std::move(l));
+            },
             Qt::QueuedConnection);
     }
 }

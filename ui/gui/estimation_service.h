@@ -1,11 +1,10 @@
 #pragma once
-// Runs the slow part of estimation (lowering the model, the solver, the sweep, the what-if levers) on a worker
-// thread. The latest request wins: older pending requests are dropped and stale results are ignored.
-#include "gui/estimation_result.h"
-
+// Runs the slow part of estimation (lowering the model, the solver, the sweep, the what-if levers) on a
+// worker thread. The latest request wins: older pending requests are dropped and stale results are ignored.
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
 #include "batchfit/what_if.h"
+#include "gui/estimation_result.h"
 
 #include <QObject>
 #include <condition_variable>

@@ -1,10 +1,9 @@
 #include "gui/file_controller.h"
 
-#include "gui/app_settings.h"
-#include "gui/document.h"
-
 #include "batchfit/model_io.h"
 #include "batchfit/presets.h"
+#include "gui/app_settings.h"
+#include "gui/document.h"
 
 #include <QDir>
 #include <QFile>
@@ -17,7 +16,9 @@ namespace batchfit {
 
 namespace {
 
-QString modelFilter() { return FileController::tr("BatchFit models (*.json);;All files (*)"); }
+QString modelFilter() {
+    return FileController::tr("BatchFit models (*.json);;All files (*)");
+}
 
 Model starterModel() {
     Model m;
@@ -57,7 +58,8 @@ bool FileController::newModel() {
 
 bool FileController::open() {
     if (!maybeSave()) return false;
-    const QString dir = m_doc->filePath().isEmpty() ? QDir::homePath() : QFileInfo(m_doc->filePath()).absolutePath();
+    const QString dir =
+        m_doc->filePath().isEmpty() ? QDir::homePath() : QFileInfo(m_doc->filePath()).absolutePath();
     const QString path = QFileDialog::getOpenFileName(m_parent, tr("Open Model"), dir, modelFilter());
     if (path.isEmpty()) return false;
     return openPath(path, false);
@@ -68,7 +70,8 @@ bool FileController::openPath(const QString& path, bool prompt) {
     QFile file(path);
     const QString title = tr("Cannot Open Model");
     if (!file.open(QIODevice::ReadOnly)) {
-        showError(title, tr("%1 could not be read: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+        showError(title,
+                  tr("%1 could not be read: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
         return false;
     }
     if (static_cast<std::size_t>(file.size()) > kMaxModelFileBytes) {
@@ -110,8 +113,11 @@ bool FileController::save() {
 bool FileController::saveAs() {
     QString suggestion = m_doc->filePath();
     if (suggestion.isEmpty()) {
-        const QString base = m_doc->presetId().isEmpty() ? QString::fromStdString(m_doc->model().name) : m_doc->presetId();
-        suggestion = QDir(QDir::homePath()).filePath((base.isEmpty() ? QStringLiteral("model") : base) + QStringLiteral(".json"));
+        const QString base =
+            m_doc->presetId().isEmpty() ? QString::fromStdString(m_doc->model().name) : m_doc->presetId();
+        suggestion =
+            QDir(QDir::homePath())
+                .filePath((base.isEmpty() ? QStringLiteral("model") : base) + QStringLiteral(".json"));
     }
     QString path = QFileDialog::getSaveFileName(m_parent, tr("Save Model As"), suggestion, modelFilter());
     if (path.isEmpty()) return false;
@@ -123,8 +129,9 @@ bool FileController::saveTo(const QString& path) {
     QSaveFile file(path);
     const QByteArray text = QByteArray::fromStdString(serializeModel(m_doc->model()));
     if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit()) {
-        showError(tr("Cannot Save Model"), tr("%1 could not be written: %2\nThe previous file, if any, is unchanged.")
-                                               .arg(QDir::toNativeSeparators(path), file.errorString()));
+        showError(tr("Cannot Save Model"),
+                  tr("%1 could not be written: %2\nThe previous file, if any, is unchanged.")
+                      .arg(QDir::toNativeSeparators(path), file.errorString()));
         return false;
     }
     m_doc->markSaved(QFileInfo(path).absoluteFilePath());

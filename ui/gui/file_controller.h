@@ -10,7 +10,8 @@ namespace batchfit {
 class AppSettings;
 class Document;
 
-/// Moves models between the Document and files or presets; reports failures in dialogs that say what and where.
+/// Moves models between the Document and files or presets; reports failures in dialogs that say what and
+/// where.
 class FileController : public QObject {
     Q_OBJECT
 

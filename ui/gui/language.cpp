@@ -25,7 +25,9 @@ void removeTranslators() {
 
 } // namespace
 
-QStringList Language::available() { return {QStringLiteral("en"), QStringLiteral("zh_CN")}; }
+QStringList Language::available() {
+    return {QStringLiteral("en"), QStringLiteral("zh_CN")};
+}
 
 QString Language::nativeName(const QString& language) {
     if (language == QLatin1String("zh_CN")) return QStringLiteral("简体中文");
@@ -39,7 +41,9 @@ QString Language::resolve(const QString& requested) {
     return QStringLiteral("en");
 }
 
-QString Language::current() { return g_current; }
+QString Language::current() {
+    return g_current;
+}
 
 bool Language::install(const QString& language) {
     removeTranslators();

@@ -17,8 +17,8 @@ public:
     static QString nativeName(const QString& language);
     /// `requested` if available, else the system language if available, else "en".
     static QString resolve(const QString& requested);
-    /// Installs the translators for `language` (replacing earlier ones) and, for Chinese, a CJK font fallback.
-    /// Returns false if the translation could not be loaded (the UI then stays in English).
+    /// Installs the translators for `language` (replacing earlier ones) and, for Chinese, a CJK font
+    /// fallback. Returns false if the translation could not be loaded (the UI then stays in English).
     static bool install(const QString& language);
     /// The language installed last ("en" before any install()).
     static QString current();

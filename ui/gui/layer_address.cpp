@@ -18,9 +18,15 @@ auto* containerImpl(ModelT& model, const std::vector<LayerAddress::Step>& steps)
         if (!block.isBlock()) return static_cast<List*>(nullptr);
         const auto& next = steps[i + 1];
         switch (next.branch) {
-        case LayerAddress::Branch::Main: list = &block.layers; break;
-        case LayerAddress::Branch::Shortcut: list = &block.shortcutLayers; break;
-        case LayerAddress::Branch::After: list = &block.after; break;
+        case LayerAddress::Branch::Main:
+            list = &block.layers;
+            break;
+        case LayerAddress::Branch::Shortcut:
+            list = &block.shortcutLayers;
+            break;
+        case LayerAddress::Branch::After:
+            list = &block.after;
+            break;
         }
     }
     return list;

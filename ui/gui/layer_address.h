@@ -8,7 +8,8 @@
 
 namespace batchfit {
 
-/// The address of one layer in a Model's tree of layer lists (main layers, shortcut layers, after-merge layers).
+/// The address of one layer in a Model's tree of layer lists (main layers, shortcut layers, after-merge
+/// layers).
 class LayerAddress {
 public:
     /// Which child list of a block a step goes into (top-level steps use Main).

@@ -43,7 +43,8 @@ LayerEditor::LayerEditor(Document* doc, QWidget* parent) : QWidget(parent), m_do
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_pages = new QStackedWidget(this);
-    auto* empty = new QLabel(tr("Select a layer to edit it, or the input row to change the input shape."), this);
+    auto* empty =
+        new QLabel(tr("Select a layer to edit it, or the input row to change the input shape."), this);
     empty->setWordWrap(true);
     empty->setAlignment(Qt::AlignCenter);
     m_pages->addWidget(empty);
@@ -66,11 +67,12 @@ QWidget* LayerEditor::buildInputPage() {
     auto* page = new QWidget(this);
     auto* form = new QFormLayout(page);
     m_shape = new QLineEdit(page);
-    m_shape->setToolTip(tr("Per-sample shape, without the batch dimension: e.g. 3, 224, 224 for images or 128 "
-                           "for a sequence of token ids."));
+    m_shape->setToolTip(
+        tr("Per-sample shape, without the batch dimension: e.g. 3, 224, 224 for images or 128 "
+           "for a sequence of token ids."));
     m_dtype = new QComboBox(page);
-    for (auto t : {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int64, DType::Int32,
-                   DType::UInt8, DType::Bool})
+    for (auto t : {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int64,
+                   DType::Int32, DType::UInt8, DType::Bool})
         m_dtype->addItem(QString::fromUtf8(dtypeName(t).data()), static_cast<int>(t));
     m_dtype->setToolTip(tr("Element type of the input: float32 for images, int64 for token ids."));
     form->addRow(tr("Input &shape:"), m_shape);
@@ -97,15 +99,17 @@ QWidget* LayerEditor::buildOpPage() {
     m_opHelp->setWordWrap(true);
     m_inputs = new QLineEdit(page);
     m_inputs->setPlaceholderText(tr("previous layer"));
-    m_inputs->setToolTip(tr("Comma-separated layer names this layer reads (empty: the previous layer's output; "
-                            "@input is the block's input)."));
+    m_inputs->setToolTip(
+        tr("Comma-separated layer names this layer reads (empty: the previous layer's output; "
+           "@input is the block's input)."));
     m_attrs = new AttributeTableModel(this);
     m_attrView = new QTableView(page);
     m_attrView->setModel(m_attrs);
     m_attrView->verticalHeader()->hide();
     m_attrView->horizontalHeader()->setStretchLastSection(true);
     m_attrView->setEditTriggers(QAbstractItemView::AllEditTriggers);
-    m_attrView->setToolTip(tr("The op's attributes; click a value to edit it. Missing ones take PyTorch's defaults."));
+    m_attrView->setToolTip(
+        tr("The op's attributes; click a value to edit it. Missing ones take PyTorch's defaults."));
     m_addAttr = new QToolButton(page);
     m_addAttr->setIcon(QIcon(QStringLiteral(":/icons/add.svg")));
     m_addAttr->setToolTip(tr("Add an attribute"));
@@ -142,10 +146,16 @@ QWidget* LayerEditor::buildOpPage() {
             },
             tr("Change op to %1").arg(op));
     });
-    connect(m_attrs, &AttributeTableModel::attributeEdited, this, [this](const QString& key, const AttrValue& v) {
-        showLocalProblem({});
-        commit([&](Layer& l) { l.attrs.set(key.toStdString(), v); return true; }, tr("Set %1").arg(key));
-    });
+    connect(m_attrs, &AttributeTableModel::attributeEdited, this,
+            [this](const QString& key, const AttrValue& v) {
+                showLocalProblem({});
+                commit(
+                    [&](Layer& l) {
+                        l.attrs.set(key.toStdString(), v);
+                        return true;
+                    },
+                    tr("Set %1").arg(key));
+            });
     connect(m_attrs, &AttributeTableModel::inputRejected, this,
             [this](const QString&, const QString& message) { showLocalProblem(message); });
     connect(m_addAttr->menu(), &QMenu::aboutToShow, this, [this] {
@@ -154,8 +164,12 @@ QWidget* LayerEditor::buildOpPage() {
         for (const QString& key : OpCatalogue::attributeKeys(m_op->currentText()))
             if (!m_attrs->attributes().has(key.toStdString()))
                 menu->addAction(key, this, [this, key] {
-                    commit([&](Layer& l) { l.attrs.set(key.toStdString(), std::int64_t{0}); return true; },
-                           tr("Add %1").arg(key));
+                    commit(
+                        [&](Layer& l) {
+                            l.attrs.set(key.toStdString(), std::int64_t{0});
+                            return true;
+                        },
+                        tr("Add %1").arg(key));
                 });
         menu->addSeparator();
         menu->addAction(tr("Other…"), this, &LayerEditor::addAttribute);
@@ -191,8 +205,9 @@ QWidget* LayerEditor::buildBlockPage() {
     m_mergeDim->setRange(-8, 8);
     m_mergeDim->setToolTip(tr("Per-sample dimension of a concatenating merge."));
     m_checkpoint = new QCheckBox(tr("Checkpoint as one unit"), page);
-    m_checkpoint->setToolTip(tr("With \"every block\" checkpointing, treat this block as one unit even when it "
-                                "runs once."));
+    m_checkpoint->setToolTip(
+        tr("With \"every block\" checkpointing, treat this block as one unit even when it "
+           "runs once."));
     form->addRow(tr("&Name:"), m_blockName);
     form->addRow(tr("&Repeat:"), m_repeat);
     form->addRow(tr("&First index:"), m_firstIndex);
@@ -204,8 +219,8 @@ QWidget* LayerEditor::buildBlockPage() {
     connect(m_blockName, &QLineEdit::editingFinished, this, [this] { commitName(m_blockName); });
     connect(m_repeat, &QSpinBox::valueChanged, this, [this](int n) {
         if (m_refreshing) return;
-        commit([n](Layer& l) { return l.repeat != n && (l.repeat = n, true); },
-               tr("Repeat × %1").arg(n), kMergeRepeat);
+        commit([n](Layer& l) { return l.repeat != n && (l.repeat = n, true); }, tr("Repeat × %1").arg(n),
+               kMergeRepeat);
     });
     connect(m_firstIndex, &QSpinBox::valueChanged, this, [this](int v) {
         if (m_refreshing) return;
@@ -235,7 +250,8 @@ QWidget* LayerEditor::buildBlockPage() {
     });
     connect(m_mergeDim, &QSpinBox::valueChanged, this, [this](int d) {
         if (m_refreshing) return;
-        commit([d](Layer& l) { return l.mergeDim != d && (l.mergeDim = d, true); }, tr("Merge dim"), kMergeDim);
+        commit([d](Layer& l) { return l.mergeDim != d && (l.mergeDim = d, true); }, tr("Merge dim"),
+               kMergeDim);
     });
     connect(m_checkpoint, &QCheckBox::toggled, this, [this](bool on) {
         if (m_refreshing) return;
@@ -312,7 +328,7 @@ void LayerEditor::commitName(QLineEdit* edit) {
                 problem = tr("Another layer here is already called '%1'.").arg(name);
     }
     showLocalProblem(problem);
-    if (!problem.isEmpty()) return;  // the typed text stays in the field
+    if (!problem.isEmpty()) return; // the typed text stays in the field
     commit([&](Layer& l) { return l.name != name.toStdString() && (l.name = name.toStdString(), true); },
            tr("Rename to %1").arg(name));
 }
@@ -322,23 +338,29 @@ void LayerEditor::commitShape() {
     Shape shape;
     QString problem;
     const QString inner = text.startsWith(QLatin1Char('[')) && text.endsWith(QLatin1Char(']'))
-                              ? text.mid(1, text.size() - 2) : text;
-    for (const QString& part : inner.split(QRegularExpression(QStringLiteral("[,\\s×x]+")), Qt::SkipEmptyParts)) {
+                              ? text.mid(1, text.size() - 2)
+                              : text;
+    for (const QString& part :
+         inner.split(QRegularExpression(QStringLiteral("[,\\s×x]+")), Qt::SkipEmptyParts)) {
         bool ok = false;
         const qlonglong d = part.toLongLong(&ok);
         if (!ok || d <= 0) {
-            problem = tr("Input shape: '%1' is not a positive whole number. Write the per-sample dimensions, e.g. "
-                         "3, 224, 224.").arg(part);
+            problem =
+                tr("Input shape: '%1' is not a positive whole number. Write the per-sample dimensions, e.g. "
+                   "3, 224, 224.")
+                    .arg(part);
             break;
         }
         shape.push_back(d);
     }
-    if (problem.isEmpty() && shape.empty()) problem = tr("Input shape: give at least one dimension, e.g. 128.");
+    if (problem.isEmpty() && shape.empty())
+        problem = tr("Input shape: give at least one dimension, e.g. 128.");
     showLocalProblem(problem);
     if (!problem.isEmpty() || shape == m_doc->model().inputShape) return;
     Model m = m_doc->model();
     m.inputShape = shape;
-    m_doc->editModel(std::move(m), tr("Input shape %1").arg(QString::fromStdString(shapeToString(shape))), {});
+    m_doc->editModel(std::move(m), tr("Input shape %1").arg(QString::fromStdString(shapeToString(shape))),
+                     {});
 }
 
 void LayerEditor::commitInputs() {
@@ -350,18 +372,23 @@ void LayerEditor::commitInputs() {
 
 void LayerEditor::addAttribute() {
     bool ok = false;
-    const QString key = QInputDialog::getText(this, tr("Add attribute"), tr("Attribute name:"), QLineEdit::Normal,
-                                              QString(), &ok).trimmed();
+    const QString key = QInputDialog::getText(this, tr("Add attribute"), tr("Attribute name:"),
+                                              QLineEdit::Normal, QString(), &ok)
+                            .trimmed();
     if (!ok || key.isEmpty()) return;
-    commit([&](Layer& l) { return !l.attrs.has(key.toStdString()) && (l.attrs.set(key.toStdString(), std::int64_t{0}), true); },
-           tr("Add %1").arg(key));
+    commit(
+        [&](Layer& l) {
+            return !l.attrs.has(key.toStdString()) && (l.attrs.set(key.toStdString(), std::int64_t{0}), true);
+        },
+        tr("Add %1").arg(key));
 }
 
 void LayerEditor::removeAttribute() {
     const QString key = m_attrs->keyAt(m_attrView->currentIndex().row());
     if (key.isEmpty()) return;
-    commit([&](Layer& l) { return l.attrs.has(key.toStdString()) && (l.attrs.erase(key.toStdString()), true); },
-           tr("Remove %1").arg(key));
+    commit(
+        [&](Layer& l) { return l.attrs.has(key.toStdString()) && (l.attrs.erase(key.toStdString()), true); },
+        tr("Remove %1").arg(key));
 }
 
 void LayerEditor::showLocalProblem(const QString& message) {
@@ -376,6 +403,8 @@ void LayerEditor::setModelProblem(const QString& message) {
     m_problem->setVisible(!shown.isEmpty());
 }
 
-QString LayerEditor::problemText() const { return m_problem->text(); }
+QString LayerEditor::problemText() const {
+    return m_problem->text();
+}
 
 } // namespace batchfit

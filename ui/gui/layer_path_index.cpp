@@ -14,15 +14,17 @@ std::string joinPath(const std::string& prefix, const std::string& seg) {
 
 } // namespace
 
-LayerPathIndex::LayerPathIndex(const Model& model) { walk(model.layers, {}, LayerAddress::Branch::Main, ""); }
+LayerPathIndex::LayerPathIndex(const Model& model) {
+    walk(model.layers, {}, LayerAddress::Branch::Main, "");
+}
 
 void LayerPathIndex::add(std::string path, LayerAddress address) {
     m_byPath.emplace(path, m_ordered.size());
     m_ordered.emplace_back(std::move(path), std::move(address));
 }
 
-void LayerPathIndex::walk(const std::vector<Layer>& list, const LayerAddress& parent, LayerAddress::Branch branch,
-                          const std::string& prefix) {
+void LayerPathIndex::walk(const std::vector<Layer>& list, const LayerAddress& parent,
+                          LayerAddress::Branch branch, const std::string& prefix) {
     for (int i = 0; i < static_cast<int>(list.size()); ++i) {
         const Layer& l = list[static_cast<std::size_t>(i)];
         const LayerAddress addr = parent.isEmpty() ? LayerAddress::top(i) : parent.child(branch, i);
@@ -37,7 +39,8 @@ void LayerPathIndex::walk(const std::vector<Layer>& list, const LayerAddress& pa
             const std::string path = joinPath(prefix, seg);
             walk(l.layers, addr, LayerAddress::Branch::Main, path);
             if (l.shortcut != ShortcutKind::None) {
-                if (l.shortcut == ShortcutKind::Layers) walk(l.shortcutLayers, addr, LayerAddress::Branch::Shortcut, path);
+                if (l.shortcut == ShortcutKind::Layers)
+                    walk(l.shortcutLayers, addr, LayerAddress::Branch::Shortcut, path);
                 add(path + ".merge", addr);
             }
             walk(l.after, addr, LayerAddress::Branch::After, path);

@@ -1,9 +1,8 @@
 #pragma once
 // Maps the core's layer paths ("layer2[1].conv3", "layer2[1].merge") back to layers of the model tree.
-#include "gui/layer_address.h"
-
 #include "batchfit/estimate.h"
 #include "batchfit/model.h"
+#include "gui/layer_address.h"
 
 #include <string>
 #include <unordered_map>
@@ -17,8 +16,8 @@ public:
     LayerPathIndex() = default;
     explicit LayerPathIndex(const Model& model);
 
-    /// For each row of Estimate::layers, the layer it belongs to: a merge row maps to its block; the input row
-    /// and rows the model does not name (a synthetic loss) map to an empty address.
+    /// For each row of Estimate::layers, the layer it belongs to: a merge row maps to its block; the input
+    /// row and rows the model does not name (a synthetic loss) map to an empty address.
     std::vector<LayerAddress> resolve(const std::vector<LayerActivation>& rows) const;
     /// Every path in model order (tests).
     std::vector<std::string> paths() const;

@@ -33,20 +33,25 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     m_view->header()->setStretchLastSection(false);
     // Names stay readable: the tree scrolls sideways instead of squeezing the name column.
     m_view->header()->setSectionResizeMode(LayerTreeModel::NameColumn, QHeaderView::Interactive);
-    m_view->header()->resizeSection(LayerTreeModel::NameColumn, m_view->fontMetrics().horizontalAdvance(QStringLiteral("downsample_conv__")) + 40);
+    m_view->header()->resizeSection(
+        LayerTreeModel::NameColumn,
+        m_view->fontMetrics().horizontalAdvance(QStringLiteral("downsample_conv")) + 36);
     // Fixed widths for the per-batch columns: ResizeToContents would measure every row on every slider tick.
     const QFontMetrics fm = m_view->fontMetrics();
     const int numberWidth = fm.horizontalAdvance(QStringLiteral("0000.00 MiB")) + 16;
     m_view->header()->setSectionResizeMode(LayerTreeModel::TypeColumn, QHeaderView::Interactive);
-    m_view->header()->resizeSection(LayerTreeModel::TypeColumn, fm.horizontalAdvance(QStringLiteral("adaptive_avgpool2d")) + 16);
+    m_view->header()->resizeSection(LayerTreeModel::TypeColumn,
+                                    fm.horizontalAdvance(QStringLiteral("adaptive_avgpool2d")) + 16);
     m_view->header()->resizeSection(LayerTreeModel::OutputColumn, numberWidth);
     m_view->header()->resizeSection(LayerTreeModel::ParametersColumn, numberWidth);
     m_view->header()->resizeSection(LayerTreeModel::ActivationColumn, numberWidth);
-    m_view->header()->resizeSection(LayerTreeModel::ShareColumn, fm.horizontalAdvance(QStringLiteral("100.0%")) + 16);
-    m_view->setColumnHidden(LayerTreeModel::ParametersColumn, true);  // no per-layer counts from the core yet
+    m_view->header()->resizeSection(LayerTreeModel::ShareColumn,
+                                    fm.horizontalAdvance(QStringLiteral("100.0%")) + 16);
+    m_view->setColumnHidden(LayerTreeModel::ParametersColumn, true); // no per-layer counts from the core yet
     m_editor = new LayerEditor(doc, this);
 
-    auto action = [this](const QString& icon, const QString& text, const QKeySequence& key, const QString& tip) {
+    auto action = [this](const QString& icon, const QString& text, const QKeySequence& key,
+                         const QString& tip) {
         auto* a = new QAction(QIcon(QStringLiteral(":/icons/%1.svg").arg(icon)), text, this);
         a->setShortcut(key);
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -58,7 +63,8 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
                    tr("Add a layer after the selected one"));
     m_addMenu = new QMenu(this);
     for (const QString& op : OpCatalogue::ops())
-        m_addMenu->addAction(op, this, [this, op] { addLayer(op); })->setToolTip(OpCatalogue::description(op));
+        m_addMenu->addAction(op, this, [this, op] { addLayer(op); })
+            ->setToolTip(OpCatalogue::description(op));
     m_addMenu->setToolTipsVisible(true);
     m_add->setMenu(m_addMenu);
     m_duplicate = action(QStringLiteral("duplicate"), tr("D&uplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
@@ -66,7 +72,8 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     m_delete = action(QStringLiteral("delete"), tr("&Delete Layer"), QKeySequence(QKeySequence::Delete),
                       tr("Delete the selected layer or block"));
     m_up = action(QStringLiteral("up"), tr("Move &Up"), QKeySequence(Qt::ALT | Qt::Key_Up), tr("Move up"));
-    m_down = action(QStringLiteral("down"), tr("Move Do&wn"), QKeySequence(Qt::ALT | Qt::Key_Down), tr("Move down"));
+    m_down = action(QStringLiteral("down"), tr("Move Do&wn"), QKeySequence(Qt::ALT | Qt::Key_Down),
+                    tr("Move down"));
     m_wrap = action(QStringLiteral("wrap"), tr("&Wrap in Block"), QKeySequence(Qt::CTRL | Qt::Key_G),
                     tr("Put the selected layer into a new block"));
     m_repeat = action(QStringLiteral("repeat"), tr("Set &Repeat…"), QKeySequence(Qt::CTRL | Qt::Key_R),
@@ -94,7 +101,8 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     connect(m_doc, &Document::modelReplaced, this, [this] { m_replaced = true; });
     connect(m_doc, &Document::modelChanged, this, &LayerStackPanel::onModelChanged);
     connect(m_doc, &Document::focusRequested, this, &LayerStackPanel::select);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &LayerStackPanel::onCurrentChanged);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &LayerStackPanel::onCurrentChanged);
     onModelChanged();
 }
 
@@ -114,7 +122,8 @@ QStringList LayerStackPanel::expandedKeys() const {
         for (int r = 0; r < m_model->rowCount(parent); ++r) {
             const QModelIndex i = m_model->index(r, 0, parent);
             if (!m_view->isExpanded(i)) continue;
-            keys << (m_model->isShortcutGroup(i) ? QStringLiteral("s:") : QString()) + m_model->addressOf(i).key();
+            keys << (m_model->isShortcutGroup(i) ? QStringLiteral("s:") : QString()) +
+                        m_model->addressOf(i).key();
             walk(i);
         }
     };
@@ -126,7 +135,8 @@ void LayerStackPanel::restoreExpanded(const QStringList& keys) {
     std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
         for (int r = 0; r < m_model->rowCount(parent); ++r) {
             const QModelIndex i = m_model->index(r, 0, parent);
-            const QString key = (m_model->isShortcutGroup(i) ? QStringLiteral("s:") : QString()) + m_model->addressOf(i).key();
+            const QString key = (m_model->isShortcutGroup(i) ? QStringLiteral("s:") : QString()) +
+                                m_model->addressOf(i).key();
             if (!keys.contains(key)) continue;
             m_view->setExpanded(i, true);
             walk(i);
@@ -146,8 +156,10 @@ void LayerStackPanel::onModelChanged() {
         m_view->setCurrentIndex(m_model->inputIndex());
     } else {
         restoreExpanded(expanded);
-        if (inputSelected) m_view->setCurrentIndex(m_model->inputIndex());
-        else select(current);
+        if (inputSelected)
+            m_view->setCurrentIndex(m_model->inputIndex());
+        else
+            select(current);
     }
     updateActions();
 }
@@ -194,7 +206,8 @@ void LayerStackPanel::addLayer(const QString& op) {
         added = ModelEdits::insertAfter(m, at, std::move(layer));
     } else if (!m_model->isInputRow(m_view->currentIndex()) && m.layers.size() >= 2) {
         // Nothing selected: just before the last layer (normally the loss).
-        added = ModelEdits::insertAfter(m, LayerAddress::top(static_cast<int>(m.layers.size()) - 2), std::move(layer));
+        added = ModelEdits::insertAfter(m, LayerAddress::top(static_cast<int>(m.layers.size()) - 2),
+                                        std::move(layer));
     } else {
         // The input row: at the very top.
         layer.name = ModelEdits::uniqueName(m.layers, layer.name);
@@ -235,11 +248,12 @@ void LayerStackPanel::setRepeatOfCurrent() {
     const Layer* l = a.resolve(m_doc->model());
     if (!l || !l->isBlock()) return;
     bool ok = false;
-    const int n = QInputDialog::getInt(this, tr("Set Repeat"), tr("Times the block runs:"), static_cast<int>(l->repeat),
-                                       1, 100000, 1, &ok);
+    const int n = QInputDialog::getInt(this, tr("Set Repeat"), tr("Times the block runs:"),
+                                       static_cast<int>(l->repeat), 1, 100000, 1, &ok);
     if (!ok) return;
     Model m = m_doc->model();
-    if (!ModelEdits::setRepeat(m, a, n).isEmpty()) m_doc->editModel(std::move(m), tr("Repeat × %1").arg(n), a);
+    if (!ModelEdits::setRepeat(m, a, n).isEmpty())
+        m_doc->editModel(std::move(m), tr("Repeat × %1").arg(n), a);
 }
 
 } // namespace batchfit

@@ -1,5 +1,6 @@
 #pragma once
-// The layer stack: a tree of layers and blocks with structural edit actions, and the editor of the selected row.
+// The layer stack: a tree of layers and blocks with structural edit actions, and the editor of the selected
+// row.
 #include "gui/layer_address.h"
 
 #include <QStringList>

@@ -7,7 +7,9 @@
 
 namespace batchfit {
 
-LayerTreeModel::LayerTreeModel(QObject* parent) : QAbstractItemModel(parent) { setModel(Model{}); }
+LayerTreeModel::LayerTreeModel(QObject* parent) : QAbstractItemModel(parent) {
+    setModel(Model{});
+}
 
 int LayerTreeModel::addNode(Kind kind, const LayerAddress& address, int parent) {
     Node n;
@@ -27,7 +29,8 @@ int LayerTreeModel::addNode(Kind kind, const LayerAddress& address, int parent) 
 void LayerTreeModel::addList(const std::vector<Layer>& list, const LayerAddress& parentAddress,
                              LayerAddress::Branch branch, int parentNode) {
     for (int i = 0; i < static_cast<int>(list.size()); ++i) {
-        const LayerAddress addr = parentAddress.isEmpty() ? LayerAddress::top(i) : parentAddress.child(branch, i);
+        const LayerAddress addr =
+            parentAddress.isEmpty() ? LayerAddress::top(i) : parentAddress.child(branch, i);
         const int id = addNode(Kind::Layer, addr, parentNode);
         m_nodes[static_cast<std::size_t>(id)].afterMerge = branch == LayerAddress::Branch::After;
         const Layer& l = list[static_cast<std::size_t>(i)];
@@ -72,15 +75,17 @@ void LayerTreeModel::setEstimate(const Estimate* estimate) {
             m_rowPaths.clear();
             for (std::size_t i = 0; i < rows.size(); ++i) {
                 m_rowPaths.push_back(rows[i].path);
-                if (i == 0) m_rowNodes[i] = 1;  // "(input batch)"
-                else if (!addresses[i].isEmpty()) m_rowNodes[i] = m_byKey.value(addresses[i].key(), -1);
+                if (i == 0)
+                    m_rowNodes[i] = 1; // "(input batch)"
+                else if (!addresses[i].isEmpty())
+                    m_rowNodes[i] = m_byKey.value(addresses[i].key(), -1);
             }
         }
         for (std::size_t i = 0; i < rows.size(); ++i) {
             int id = m_rowNodes[i];
             if (id < 0) continue;
             Node& leaf = m_nodes[static_cast<std::size_t>(id)];
-            if (!leaf.hasFigures) leaf.outputBytes = rows[i].outputBytes;  // first repetition's output
+            if (!leaf.hasFigures) leaf.outputBytes = rows[i].outputBytes; // first repetition's output
             // Blocks show the sum of their layers (and their merge); repeated layers the sum of repetitions.
             for (; id > 0; id = m_nodes[static_cast<std::size_t>(id)].parent) {
                 Node& n = m_nodes[static_cast<std::size_t>(id)];
@@ -133,7 +138,9 @@ int LayerTreeModel::rowCount(const QModelIndex& parent) const {
     return n ? static_cast<int>(n->children.size()) : 0;
 }
 
-int LayerTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int LayerTreeModel::columnCount(const QModelIndex&) const {
+    return ColumnCount;
+}
 
 Qt::ItemFlags LayerTreeModel::flags(const QModelIndex& index) const {
     if (!index.isValid()) return Qt::NoItemFlags;
@@ -166,9 +173,12 @@ QVariant LayerTreeModel::data(const QModelIndex& index, int role) const {
     const Node* n = nodeOf(index);
     if (!index.isValid() || !n) return {};
     switch (role) {
-    case Qt::DisplayRole: return displayData(*n, index.column());
-    case Qt::ToolTipRole: return toolTipData(*n, index.column());
-    case kAddressKeyRole: return n->address.key();
+    case Qt::DisplayRole:
+        return displayData(*n, index.column());
+    case Qt::ToolTipRole:
+        return toolTipData(*n, index.column());
+    case kAddressKeyRole:
+        return n->address.key();
     case kValueRole:
         if (index.column() == ActivationColumn) return QVariant::fromValue<qulonglong>(n->savedBytes);
         if (index.column() == ShareColumn) return n->share;
@@ -184,26 +194,36 @@ QVariant LayerTreeModel::data(const QModelIndex& index, int role) const {
             return f;
         }
         return {};
-    default: return {};
+    default:
+        return {};
     }
 }
 
 QVariant LayerTreeModel::displayData(const Node& n, int column) const {
     if (n.kind == Kind::Input) {
         switch (column) {
-        case NameColumn: return tr("input");
-        case TypeColumn: return QString::fromUtf8(dtypeName(m_model.inputDtype).data());
-        case OutputColumn: return QString::fromStdString(shapeToString(m_model.inputShape));
-        case ActivationColumn: return n.hasFigures ? ByteFormat::bytes(n.savedBytes) : QVariant();
-        case ShareColumn: return n.hasFigures ? ByteFormat::percent(n.share) : QVariant();
-        default: return {};
+        case NameColumn:
+            return tr("input");
+        case TypeColumn:
+            return QString::fromUtf8(dtypeName(m_model.inputDtype).data());
+        case OutputColumn:
+            return QString::fromStdString(shapeToString(m_model.inputShape));
+        case ActivationColumn:
+            return n.hasFigures ? ByteFormat::bytes(n.savedBytes) : QVariant();
+        case ShareColumn:
+            return n.hasFigures ? ByteFormat::percent(n.share) : QVariant();
+        default:
+            return {};
         }
     }
     if (n.kind == Kind::ShortcutGroup) {
         switch (column) {
-        case NameColumn: return tr("shortcut");
-        case TypeColumn: return tr("residual branch");
-        default: return {};
+        case NameColumn:
+            return tr("shortcut");
+        case TypeColumn:
+            return tr("residual branch");
+        default:
+            return {};
         }
     }
     const Layer* l = layerOf(n);
@@ -226,18 +246,24 @@ QVariant LayerTreeModel::displayData(const Node& n, int column) const {
         if (l->shortcut != ShortcutKind::None) t += tr(", residual");
         return t;
     }
-    case OutputColumn: return !l->isBlock() && n.hasFigures ? ByteFormat::bytes(n.outputBytes) : QVariant();
-    case ParametersColumn: return QStringLiteral("—");
-    case ActivationColumn: return n.hasFigures ? ByteFormat::bytes(n.savedBytes) : QVariant();
-    case ShareColumn: return n.hasFigures ? ByteFormat::percent(n.share) : QVariant();
-    default: return {};
+    case OutputColumn:
+        return !l->isBlock() && n.hasFigures ? ByteFormat::bytes(n.outputBytes) : QVariant();
+    case ParametersColumn:
+        return QStringLiteral("—");
+    case ActivationColumn:
+        return n.hasFigures ? ByteFormat::bytes(n.savedBytes) : QVariant();
+    case ShareColumn:
+        return n.hasFigures ? ByteFormat::percent(n.share) : QVariant();
+    default:
+        return {};
     }
 }
 
 QVariant LayerTreeModel::toolTipData(const Node& n, int column) const {
     if (column == ActivationColumn || column == ShareColumn) {
         if (!n.hasFigures) return {};
-        return tr("%1 saved for the backward pass at batch %2 (%3 of the peak); blocks and repeated layers show "
+        return tr("%1 saved for the backward pass at batch %2 (%3 of the peak); blocks and repeated layers "
+                  "show "
                   "the sum over their layers and repetitions.")
             .arg(ByteFormat::bytes(n.savedBytes))
             .arg(m_batch)
@@ -245,11 +271,14 @@ QVariant LayerTreeModel::toolTipData(const Node& n, int column) const {
     }
     if (column == OutputColumn && n.kind != Kind::Input)
         return tr("Size of the layer's output tensor at the current batch (first repetition).");
-    if (column == ParametersColumn) return tr("Per-layer parameter counts are not available from the core yet.");
+    if (column == ParametersColumn)
+        return tr("Per-layer parameter counts are not available from the core yet.");
     if (n.kind == Kind::Input)
-        return tr("The per-sample input: shape without the batch dimension, and its dtype. Select it to edit.");
+        return tr(
+            "The per-sample input: shape without the batch dimension, and its dtype. Select it to edit.");
     if (n.kind == Kind::ShortcutGroup)
-        return tr("Layers on the residual branch, merged with the block's output (e.g. ResNet's downsample).");
+        return tr(
+            "Layers on the residual branch, merged with the block's output (e.g. ResNet's downsample).");
     const Layer* l = layerOf(n);
     if (!l) return {};
     if (l->isBlock())
@@ -263,22 +292,32 @@ QVariant LayerTreeModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case NameColumn: return tr("Name");
-        case TypeColumn: return tr("Type");
-        case OutputColumn: return tr("Output");
-        case ParametersColumn: return tr("Parameters");
-        case ActivationColumn: return tr("Activations");
-        case ShareColumn: return tr("% of peak");
-        default: return {};
+        case NameColumn:
+            return tr("Name");
+        case TypeColumn:
+            return tr("Type");
+        case OutputColumn:
+            return tr("Output");
+        case ParametersColumn:
+            return tr("Parameters");
+        case ActivationColumn:
+            return tr("Activations");
+        case ShareColumn:
+            return tr("% of peak");
+        default:
+            return {};
         }
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case OutputColumn: return tr("Input: per-sample shape. Layers: output tensor size at the current batch.");
+        case OutputColumn:
+            return tr("Input: per-sample shape. Layers: output tensor size at the current batch.");
         case ActivationColumn:
             return tr("Forward activations the layer saves for the backward pass at the current batch.");
-        case ShareColumn: return tr("Those activations as a share of the peak allocated memory.");
-        default: return {};
+        case ShareColumn:
+            return tr("Those activations as a share of the peak allocated memory.");
+        default:
+            return {};
         }
     }
     return {};

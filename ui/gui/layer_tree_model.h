@@ -1,10 +1,9 @@
 #pragma once
 // The layer stack as a tree for QTreeView: blocks expand, repeat counts show, per-layer activation columns.
-#include "gui/layer_address.h"
-#include "gui/layer_path_index.h"
-
 #include "batchfit/estimate.h"
 #include "batchfit/model.h"
+#include "gui/layer_address.h"
+#include "gui/layer_path_index.h"
 
 #include <QAbstractItemModel>
 #include <QHash>
@@ -17,7 +16,15 @@ class LayerTreeModel : public QAbstractItemModel {
     Q_OBJECT
 
 public:
-    enum Column { NameColumn, TypeColumn, OutputColumn, ParametersColumn, ActivationColumn, ShareColumn, ColumnCount };
+    enum Column {
+        NameColumn,
+        TypeColumn,
+        OutputColumn,
+        ParametersColumn,
+        ActivationColumn,
+        ShareColumn,
+        ColumnCount
+    };
     /// Raw numbers for sorting and tests (bytes, or share in 0..1).
     static constexpr int kValueRole = Qt::UserRole + 1;
     /// LayerAddress::key() of the row ("" for the input row).
@@ -62,8 +69,8 @@ private:
     };
 
     int addNode(Kind kind, const LayerAddress& address, int parent);
-    void addList(const std::vector<Layer>& list, const LayerAddress& parentAddress, LayerAddress::Branch branch,
-                 int parentNode);
+    void addList(const std::vector<Layer>& list, const LayerAddress& parentAddress,
+                 LayerAddress::Branch branch, int parentNode);
     const Node* nodeOf(const QModelIndex& index) const;
     const Layer* layerOf(const Node& node) const;
     QVariant displayData(const Node& node, int column) const;
@@ -71,11 +78,12 @@ private:
     void emitFiguresChanged(int node);
 
     Model m_model;
-    std::vector<Node> m_nodes;  ///< m_nodes[0] is the invisible root
+    std::vector<Node> m_nodes; ///< m_nodes[0] is the invisible root
     QHash<QString, int> m_byKey;
     LayerPathIndex m_paths;
     std::int64_t m_batch = 0;
-    std::vector<int> m_rowNodes;  ///< Estimate::layers row -> node (cached while the rows' paths stay the same)
+    std::vector<int>
+        m_rowNodes; ///< Estimate::layers row -> node (cached while the rows' paths stay the same)
     std::vector<std::string> m_rowPaths;
 };
 

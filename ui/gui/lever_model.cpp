@@ -15,7 +15,8 @@ void LeverModel::setLevers(std::vector<Lever> levers) {
 }
 
 const Lever* LeverModel::lever(int row) const {
-    return row >= 0 && row < static_cast<int>(m_levers.size()) ? &m_levers[static_cast<std::size_t>(row)] : nullptr;
+    return row >= 0 && row < static_cast<int>(m_levers.size()) ? &m_levers[static_cast<std::size_t>(row)]
+                                                               : nullptr;
 }
 
 QString LeverModel::title(const Lever& l) {
@@ -41,8 +42,10 @@ QString LeverModel::cost(const Lever& l) {
 
 QString LeverModel::explanation(const Lever& l) {
     if (l.id == "checkpointing")
-        return tr("Keep only each block's input in the forward pass and recompute the rest during the backward pass.");
-    if (l.id == "amp-bf16") return tr("Run matrix multiplications in bfloat16 and save half-size activations.");
+        return tr("Keep only each block's input in the forward pass and recompute the rest during the "
+                  "backward pass.");
+    if (l.id == "amp-bf16")
+        return tr("Run matrix multiplications in bfloat16 and save half-size activations.");
     if (l.id == "adam8bit") return tr("Store Adam's two moments in 8 bits instead of 32.");
     if (l.id == "sgd-momentum") return tr("One state tensor per parameter instead of Adam's two.");
     if (l.id == "offload") return tr("Keep optimizer states and master weights in host memory.");
@@ -55,7 +58,9 @@ int LeverModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_levers.size());
 }
 
-int LeverModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int LeverModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant LeverModel::data(const QModelIndex& index, int role) const {
     const Lever* l = lever(index.row());
@@ -64,15 +69,20 @@ QVariant LeverModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case TitleColumn: return title(*l) + QLatin1Char('\n') + tr("cost: %1").arg(cost(*l));
-        case BatchColumn: return QString::number(l->maxBatch);
+        case TitleColumn:
+            return title(*l) + QLatin1Char('\n') + tr("cost: %1").arg(cost(*l));
+        case BatchColumn:
+            return QString::number(l->maxBatch);
         case GainColumn:
             if (l->baselineMaxBatch <= 0) return l->maxBatch > 0 ? tr("now fits") : tr("still does not fit");
             // A ratio of the core's two answers, for reading (display only).
-            return tr("×%1").arg(static_cast<double>(l->maxBatch) / static_cast<double>(l->baselineMaxBatch), 0, 'f', 2);
-        default: return {};
+            return tr("×%1").arg(static_cast<double>(l->maxBatch) / static_cast<double>(l->baselineMaxBatch),
+                                 0, 'f', 2);
+        default:
+            return {};
         }
-    case Qt::ToolTipRole: return explanation(*l);
+    case Qt::ToolTipRole:
+        return explanation(*l);
     case Qt::ForegroundRole:
         if (index.column() == GainColumn) return better ? ComponentStyle::fitsColor() : QVariant();
         return {};
@@ -80,7 +90,8 @@ QVariant LeverModel::data(const QModelIndex& index, int role) const {
         if (index.column() == BatchColumn || index.column() == GainColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return {};
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -88,14 +99,19 @@ QVariant LeverModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case TitleColumn: return tr("Change");
-        case BatchColumn: return tr("Largest batch");
-        case GainColumn: return tr("vs now");
-        default: return {};
+        case TitleColumn:
+            return tr("Change");
+        case BatchColumn:
+            return tr("Largest batch");
+        case GainColumn:
+            return tr("vs now");
+        default:
+            return {};
         }
     }
     if (role == Qt::ToolTipRole && section == BatchColumn)
-        return tr("Largest batch per optimizer update (micro-batch × accumulation steps) that fits with this change.");
+        return tr("Largest batch per optimizer update (micro-batch × accumulation steps) that fits with this "
+                  "change.");
     return {};
 }
 

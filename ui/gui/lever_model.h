@@ -20,7 +20,8 @@ public:
     void setLevers(std::vector<Lever> levers);
     const Lever* lever(int row) const;
 
-    /// Translated title and cost for a lever id ("checkpointing", "amp-bf16", ...); falls back to the core's text.
+    /// Translated title and cost for a lever id ("checkpointing", "amp-bf16", ...); falls back to the core's
+    /// text.
     static QString title(const Lever& lever);
     static QString cost(const Lever& lever);
     static QString explanation(const Lever& lever);

@@ -1,5 +1,6 @@
 #include "gui/main_window.h"
 
+#include "batchfit/presets.h"
 #include "gui/app_settings.h"
 #include "gui/batch_panel.h"
 #include "gui/breakdown_model.h"
@@ -20,8 +21,6 @@
 #include "gui/timeline_chart.h"
 #include "gui/training_panel.h"
 #include "gui/what_if_panel.h"
-
-#include "batchfit/presets.h"
 
 #include <QCloseEvent>
 #include <QCoreApplication>
@@ -73,15 +72,14 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     statusBar()->addPermanentWidget(m_busy);
 
     m_requestTimer.setSingleShot(true);
-    m_requestTimer.setInterval(0);  // coalesces the signals of one edit into one request
-    connect(&m_requestTimer, &QTimer::timeout, this, [this] {
-        m_service->request(m_doc->model(), m_doc->config(), m_doc->gpu(), m_batch);
-    });
+    m_requestTimer.setInterval(0); // coalesces the signals of one edit into one request
+    connect(&m_requestTimer, &QTimer::timeout, this,
+            [this] { m_service->request(m_doc->model(), m_doc->config(), m_doc->gpu(), m_batch); });
     m_timelineTimer.setSingleShot(true);
-    m_timelineTimer.setInterval(60);  // the timeline follows the slider once it rests
+    m_timelineTimer.setInterval(60); // the timeline follows the slider once it rests
     connect(&m_timelineTimer, &QTimer::timeout, this, &MainWindow::updateTimeline);
     m_layerTimer.setSingleShot(true);
-    m_layerTimer.setInterval(40);  // per-layer columns follow a drag at most 25 times a second
+    m_layerTimer.setInterval(40); // per-layer columns follow a drag at most 25 times a second
     connect(&m_layerTimer, &QTimer::timeout, this, &MainWindow::updateLayerFigures);
 
     connect(m_doc, &Document::modelChanged, this, &MainWindow::requestEstimate);
@@ -100,9 +98,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_service, &EstimationService::resultReady, this, &MainWindow::onResult);
     connect(m_service, &EstimationService::resultFailed, this, &MainWindow::onFailure);
     connect(m_service, &EstimationService::busyChanged, m_busy, &QWidget::setVisible);
-    connect(m_service, &EstimationService::leversChanged, this, [this] {
-        m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0);
-    });
+    connect(m_service, &EstimationService::leversChanged, this,
+            [this] { m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0); });
     connect(m_whatIf, &WhatIfPanel::applyRequested, this, [this](const Lever& l) {
         m_doc->editConfig(l.config, tr("Apply: %1").arg(LeverModel::title(l)));
     });
@@ -125,10 +122,11 @@ void MainWindow::buildCentral() {
     wp.setColor(QPalette::Window, wp.color(QPalette::AlternateBase));
     m_welcome->setPalette(wp);
     auto* welcomeLayout = new QHBoxLayout(m_welcome);
-    auto* hint = new QLabel(tr("<b>Welcome.</b> ResNet-50 is loaded. Drag the batch slider to see what fits your GPU, "
-                               "pick another model under <i>Model → Presets</i> or <i>File → Open</i>, edit layers "
-                               "on the left, and ask <i>What would help?</i> on the right."),
-                            m_welcome);
+    auto* hint =
+        new QLabel(tr("<b>Welcome.</b> ResNet-50 is loaded. Drag the batch slider to see what fits your GPU, "
+                      "pick another model under <i>Model → Presets</i> or <i>File → Open</i>, edit layers "
+                      "on the left, and ask <i>What would help?</i> on the right."),
+                   m_welcome);
     hint->setWordWrap(true);
     auto* close = new QToolButton(m_welcome);
     close->setText(QStringLiteral("✕"));
@@ -145,7 +143,8 @@ void MainWindow::buildCentral() {
     m_problem = new QLabel(central);
     m_problem->setWordWrap(true);
     m_problem->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_problem->setStyleSheet(QStringLiteral("QLabel { background: #b3261e; color: white; padding: 6px; border-radius: 3px; }"));
+    m_problem->setStyleSheet(
+        QStringLiteral("QLabel { background: #b3261e; color: white; padding: 6px; border-radius: 3px; }"));
     m_problem->hide();
 
     m_chart = new MemoryChart(central);
@@ -168,7 +167,8 @@ void MainWindow::buildCentral() {
     m_layerTableView->setSortingEnabled(true);
     m_layerTableView->sortByColumn(LayerActivationModel::SavedColumn, Qt::DescendingOrder);
     m_layerTableView->verticalHeader()->hide();
-    m_layerTableView->horizontalHeader()->setSectionResizeMode(LayerActivationModel::PathColumn, QHeaderView::Stretch);
+    m_layerTableView->horizontalHeader()->setSectionResizeMode(LayerActivationModel::PathColumn,
+                                                               QHeaderView::Stretch);
     m_layerTableView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     connect(m_layerRows, &QAbstractItemModel::modelReset, this, [this] {
         // Once per new model, not per slider tick (measuring every row is slow).
@@ -192,7 +192,8 @@ void MainWindow::buildCentral() {
     auto* legend = new QLabel(ComponentStyle::legendHtml(), top);
     legend->setWordWrap(true);
     legend->setAlignment(Qt::AlignHCenter);
-    legend->setToolTip(tr("Bottom to top: what is live at the peak of one training step, then the overheads."));
+    legend->setToolTip(
+        tr("Bottom to top: what is live at the peak of one training step, then the overheads."));
     topLayout->addWidget(legend);
     topLayout->addWidget(m_batchPanel);
     split->addWidget(top);
@@ -267,19 +268,21 @@ void MainWindow::onResult() {
     m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
     m_batchPanel->setMaxBatch(m_result->maxBatch);
     if (!m_service->leversReady()) m_whatIf->setPending();
-    m_modelInfo->setText(tr("%1 · %2 parameters · %3 · lowered in %4 ms")
-                             .arg(QString::fromStdString(m_doc->model().name),
-                                  ByteFormat::count(m_result->estimator->parameterCount()),
-                                  m_result->gpu.id == "custom"
-                                      ? tr("custom %1 GiB").arg(ByteFormat::gibNumber(m_result->gpu.memoryBytes))
-                                      : QString::fromStdString(m_result->gpu.name))
-                             .arg(m_result->lowerSeconds * 1000.0, 0, 'f', 1));
+    m_modelInfo->setText(
+        tr("%1 · %2 parameters · %3 · lowered in %4 ms")
+            .arg(QString::fromStdString(m_doc->model().name),
+                 ByteFormat::count(m_result->estimator->parameterCount()),
+                 m_result->gpu.id == "custom"
+                     ? tr("custom %1 GiB").arg(ByteFormat::gibNumber(m_result->gpu.memoryBytes))
+                     : QString::fromStdString(m_result->gpu.name))
+            .arg(m_result->lowerSeconds * 1000.0, 0, 'f', 1));
     m_timelineDirty = true;
     showBatch(m_batch);
 }
 
 void MainWindow::onFailure(const QString& message) {
-    m_problem->setText(tr("The model has a problem, so the chart shows the last valid estimate: %1").arg(message));
+    m_problem->setText(
+        tr("The model has a problem, so the chart shows the last valid estimate: %1").arg(message));
     m_problem->show();
     m_layers->editor()->setModelProblem(message);
     m_stale = true;
@@ -305,7 +308,7 @@ void MainWindow::goToMaxBatch() {
 void MainWindow::showBatch(std::int64_t batch) {
     m_batch = batch;
     if (!m_result) return;
-    if (m_stale) {  // keep the problem on screen; only the marker follows
+    if (m_stale) { // keep the problem on screen; only the marker follows
         m_chart->setBatch(batch);
         return;
     }
@@ -352,8 +355,10 @@ void MainWindow::updateTimeline() {
     if (!m_result || m_stale || m_tabs->currentWidget() != m_timeline) return;
     m_timelineDirty = false;
     auto e = m_result->estimator->estimate(m_batch, true);
-    if (e) m_timeline->setEstimate(*e);
-    else m_timeline->clear();
+    if (e)
+        m_timeline->setEstimate(*e);
+    else
+        m_timeline->clear();
 }
 
 void MainWindow::setLogScale(bool log) {
@@ -367,8 +372,8 @@ bool MainWindow::waitForIdle(int timeoutMs, bool levers) {
     timer.start();
     while (timer.elapsed() < timeoutMs) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-        const bool idle = !m_requestTimer.isActive() && !m_layerTimer.isActive() && !m_service->isBusy() && m_result &&
-                          m_result->generation == m_service->requestedGeneration();
+        const bool idle = !m_requestTimer.isActive() && !m_layerTimer.isActive() && !m_service->isBusy() &&
+                          m_result && m_result->generation == m_service->requestedGeneration();
         const bool failedIdle = !m_requestTimer.isActive() && !m_service->isBusy() && m_stale;
         if ((idle && (!levers || m_service->leversReady())) || failedIdle) {
             QCoreApplication::processEvents();
@@ -379,7 +384,9 @@ bool MainWindow::waitForIdle(int timeoutMs, bool levers) {
     return false;
 }
 
-QString MainWindow::verdictText() const { return m_batchPanel->verdictLabel()->text(); }
+QString MainWindow::verdictText() const {
+    return m_batchPanel->verdictLabel()->text();
+}
 
 void MainWindow::updateTitle() {
     setWindowTitle(tr("%1[*] — BatchFit").arg(m_doc->displayName()));
@@ -398,35 +405,40 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
     if (m_stateRestored) return;
-    m_stateRestored = true;  // first start: give the chart most of the width
+    m_stateRestored = true; // first start: give the chart most of the width
     const QList<QDockWidget*> docks = findChildren<QDockWidget*>();
     QList<int> widths;
-    for (auto* d : docks) widths << (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? width() * 34 / 100 : width() * 25 / 100);
+    for (auto* d : docks)
+        widths << (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? width() * 34 / 100 : width() * 25 / 100);
     resizeDocks(docks, widths, Qt::Horizontal);
 }
 
 void MainWindow::exportReport() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"),
-                                                      QString::fromStdString(m_doc->model().name) + QStringLiteral(".pdf"),
-                                                      ReportExporter::fileFilter());
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Report"), QString::fromStdString(m_doc->model().name) + QStringLiteral(".pdf"),
+        ReportExporter::fileFilter());
     if (path.isEmpty()) return;
-    const QString error = ReportExporter::exportTo(path, m_doc->model(), m_doc->config(), m_doc->gpu(), m_batch,
-                                                   Language::current());
-    if (!error.isEmpty()) QMessageBox::critical(this, tr("Cannot Export Report"), error);
-    else statusBar()->showMessage(tr("Report written to %1").arg(path), 5000);
+    const QString error = ReportExporter::exportTo(path, m_doc->model(), m_doc->config(), m_doc->gpu(),
+                                                   m_batch, Language::current());
+    if (!error.isEmpty())
+        QMessageBox::critical(this, tr("Cannot Export Report"), error);
+    else
+        statusBar()->showMessage(tr("Report written to %1").arg(path), 5000);
 }
 
 void MainWindow::chooseLanguage(const QString& language) {
     m_settings->setLanguage(language);
-    QMessageBox::information(this, tr("Language"),
-                             tr("BatchFit will use %1 the next time it starts.").arg(Language::nativeName(language)));
+    QMessageBox::information(
+        this, tr("Language"),
+        tr("BatchFit will use %1 the next time it starts.").arg(Language::nativeName(language)));
 }
 
 void MainWindow::about() {
-    QMessageBox::about(this, tr("About BatchFit"),
-                       tr("<h3>BatchFit %1</h3><p>How much GPU memory one training step needs, and the largest "
-                          "batch that fits — before you spend a GPU-hour.</p>")
-                           .arg(QStringLiteral(BATCHFIT_VERSION)));
+    QMessageBox::about(
+        this, tr("About BatchFit"),
+        tr("<h3>BatchFit %1</h3><p>How much GPU memory one training step needs, and the largest "
+           "batch that fits — before you spend a GPU-hour.</p>")
+            .arg(QStringLiteral(BATCHFIT_VERSION)));
 }
 
 } // namespace batchfit

@@ -119,7 +119,7 @@ private:
     QTimer m_layerTimer;
     bool m_timelineDirty = true;
     bool m_stateRestored = false;
-    bool m_stale = false;  ///< the newest request failed: the shown estimator is for an older model
+    bool m_stale = false; ///< the newest request failed: the shown estimator is for an older model
 };
 
 } // namespace batchfit

@@ -1,16 +1,14 @@
 // MainWindow's menus (split from main_window.cpp to keep files short).
-#include "gui/main_window.h"
-
+#include "batchfit/presets.h"
 #include "gui/app_settings.h"
 #include "gui/batch_panel.h"
 #include "gui/document.h"
 #include "gui/file_controller.h"
 #include "gui/language.h"
 #include "gui/layer_stack_panel.h"
+#include "gui/main_window.h"
 #include "gui/memory_chart.h"
 #include "gui/report_exporter.h"
-
-#include "batchfit/presets.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -57,9 +55,9 @@ void MainWindow::buildMenus() {
         presets->addAction(QString::fromStdString(p.title), this, [this, id] { m_files->loadPreset(id); });
     }
     model->addSeparator();
-    QAction* maxAction = model->addAction(QIcon(QStringLiteral(":/icons/max-batch.svg")),
-                                          tr("&Largest Batch That Fits"), QKeySequence(Qt::CTRL | Qt::Key_M), this,
-                                          &MainWindow::goToMaxBatch);
+    QAction* maxAction =
+        model->addAction(QIcon(QStringLiteral(":/icons/max-batch.svg")), tr("&Largest Batch That Fits"),
+                         QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::goToMaxBatch);
     maxAction->setToolTip(tr("Jump to the largest batch size that fits"));
     model->addAction(tr("Focus &Batch Size"), QKeySequence(Qt::CTRL | Qt::Key_B), this,
                      [this] { m_batchPanel->spinBox()->setFocus(Qt::ShortcutFocusReason); });
@@ -75,7 +73,8 @@ void MainWindow::buildMenus() {
     QMenu* language = view->addMenu(tr("&Language"));
     auto* group = new QActionGroup(this);
     for (const QString& lang : Language::available()) {
-        QAction* a = language->addAction(Language::nativeName(lang), this, [this, lang] { chooseLanguage(lang); });
+        QAction* a =
+            language->addAction(Language::nativeName(lang), this, [this, lang] { chooseLanguage(lang); });
         a->setCheckable(true);
         a->setChecked(Language::current() == lang);
         group->addAction(a);
@@ -92,8 +91,9 @@ void MainWindow::rebuildRecentMenu() {
     const QStringList files = m_settings->recentFiles();
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files[i];
-        m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
-                                [this, path] { m_files->openPath(path); })
+        m_recentMenu
+            ->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()), this,
+                        [this, path] { m_files->openPath(path); })
             ->setToolTip(path);
     }
     m_recentMenu->setToolTipsVisible(true);

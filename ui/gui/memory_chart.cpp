@@ -21,14 +21,15 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(parent) {
     m_chart = new QChart;
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chart->setBackgroundRoundness(0);
-    m_chart->legend()->hide();  // a wrapping legend (ComponentStyle::legendHtml) sits under the chart
+    m_chart->legend()->hide(); // a wrapping legend (ComponentStyle::legendHtml) sits under the chart
     setChart(m_chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(220);
 
     for (auto& b : m_bounds) b = new QLineSeries(m_chart);
     for (int i = 0; i < ComponentStyle::kSlotCount; ++i) {
-        auto* area = new QAreaSeries(m_bounds[static_cast<std::size_t>(i + 1)], m_bounds[static_cast<std::size_t>(i)]);
+        auto* area =
+            new QAreaSeries(m_bounds[static_cast<std::size_t>(i + 1)], m_bounds[static_cast<std::size_t>(i)]);
         area->setName(ComponentStyle::name(i));
         m_areas[static_cast<std::size_t>(i)] = area;
         m_chart->addSeries(area);
@@ -70,7 +71,8 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(parent) {
         placeMarker();
     });
 
-    setToolTip(tr("Memory of one training step by batch size. Hover an area for its values; click to pick a batch."));
+    setToolTip(tr(
+        "Memory of one training step by batch size. Hover an area for its values; click to pick a batch."));
     applyPalette();
     updateAxes();
 }
@@ -138,7 +140,8 @@ void MemoryChart::rebuildSeries() {
         std::uint64_t stacked = 0;
         lines[0].append({x, 0.0});
         for (int c = 0; c < kComponentCount; ++c) {
-            stacked += p.atPeak.bytes[c];  // stacking for display: the core's components drawn on top of each other
+            stacked +=
+                p.atPeak.bytes[c]; // stacking for display: the core's components drawn on top of each other
             lines[static_cast<std::size_t>(c + 1)].append({x, ByteFormat::toGib(stacked)});
         }
         lines[ComponentStyle::kSlotCount].append({x, ByteFormat::toGib(p.requiredBytes)});
@@ -156,7 +159,7 @@ void MemoryChart::updateAxes() {
     const double top = m_y->max();
 
     for (const QString& label : m_x->categoriesLabels()) m_x->remove(label);
-    const double left = 0.0;  // log mode: log2(1) = 0
+    const double left = 0.0; // log mode: log2(1) = 0
     const double right = xOf(m_range);
     m_x->setStartValue(left);
     m_x->setRange(left, right);
@@ -168,7 +171,8 @@ void MemoryChart::updateAxes() {
     } else {
         std::int64_t step = 1;
         while (m_range / step > 8) step *= 2;
-        for (std::int64_t v = 0; v <= m_range; v += step) m_x->append(QString::number(v), static_cast<double>(v));
+        for (std::int64_t v = 0; v <= m_range; v += step)
+            m_x->append(QString::number(v), static_cast<double>(v));
         m_x->setTitleText(tr("batch size"));
     }
 
@@ -193,8 +197,10 @@ void MemoryChart::updateAxes() {
 void MemoryChart::placeLineLabels() {
     if (m_capacityBytes == 0) return;
     const QRectF plot = m_chart->plotArea();
-    const QPointF cap = m_chart->mapToPosition(QPointF(xOf(m_range), ByteFormat::toGib(m_capacityBytes)), m_capacity);
-    const QPointF use = m_chart->mapToPosition(QPointF(xOf(m_range), ByteFormat::toGib(m_usableBytes)), m_usable);
+    const QPointF cap =
+        m_chart->mapToPosition(QPointF(xOf(m_range), ByteFormat::toGib(m_capacityBytes)), m_capacity);
+    const QPointF use =
+        m_chart->mapToPosition(QPointF(xOf(m_range), ByteFormat::toGib(m_usableBytes)), m_usable);
     const QRectF capBox = m_capacityLabel->boundingRect();
     const QRectF useBox = m_usableLabel->boundingRect();
     m_capacityLabel->setPos(plot.right() - capBox.width() - 4, cap.y() - capBox.height() - 1);
@@ -223,7 +229,9 @@ void MemoryChart::setStale(bool stale) {
     for (auto* a : m_areas) a->setOpacity(stale ? 0.35 : 1.0);
 }
 
-int MemoryChart::stackPointCount() const { return static_cast<int>(m_bounds.back()->count()); }
+int MemoryChart::stackPointCount() const {
+    return static_cast<int>(m_bounds.back()->count());
+}
 
 double MemoryChart::markerBatch() const {
     const QPointF v = m_chart->mapToValue(m_chart->mapFromScene(m_marker->line().p1()), m_capacity);
@@ -243,7 +251,8 @@ void MemoryChart::onHover(const QPointF& point, bool state) {
     QString html = tr("<b>batch %1</b>").arg(it->batch);
     html += QStringLiteral("<table>");
     for (int c = kComponentCount - 1; c >= 0; --c)
-        html += QStringLiteral("<tr><td><span style='color:%1'>■</span> %2</td><td align=right>&nbsp;%3</td></tr>")
+        html += QStringLiteral(
+                    "<tr><td><span style='color:%1'>■</span> %2</td><td align=right>&nbsp;%3</td></tr>")
                     .arg(ComponentStyle::color(c).name(), ComponentStyle::name(c),
                          ByteFormat::bytes(it->atPeak.bytes[c]));
     html += QStringLiteral("<tr><td><b>%1</b></td><td align=right>&nbsp;<b>%2</b></td></tr></table>")

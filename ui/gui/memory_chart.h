@@ -61,7 +61,7 @@ private:
     void pickAt(const QPoint& pos);
 
     QChart* m_chart = nullptr;
-    std::array<QLineSeries*, ComponentStyle::kSlotCount + 1> m_bounds{};  ///< [0] is the zero line
+    std::array<QLineSeries*, ComponentStyle::kSlotCount + 1> m_bounds{}; ///< [0] is the zero line
     std::array<QAreaSeries*, ComponentStyle::kSlotCount> m_areas{};
     QLineSeries* m_capacity = nullptr;
     QLineSeries* m_usable = nullptr;
@@ -70,7 +70,7 @@ private:
     QAreaSeries* m_oom = nullptr;
     QCategoryAxis* m_x = nullptr;
     QValueAxis* m_y = nullptr;
-    QGraphicsLineItem* m_marker = nullptr;  ///< a scene item: moving it repaints only a thin strip
+    QGraphicsLineItem* m_marker = nullptr; ///< a scene item: moving it repaints only a thin strip
     QGraphicsSimpleTextItem* m_capacityLabel = nullptr;
     QGraphicsSimpleTextItem* m_usableLabel = nullptr;
 

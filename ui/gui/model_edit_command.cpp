@@ -9,9 +9,13 @@ ModelEditCommand::ModelEditCommand(Document* doc, Model before, Model after, Lay
     : QUndoCommand(text), m_doc(doc), m_before(std::move(before)), m_after(std::move(after)),
       m_focus(std::move(focus)), m_mergeId(mergeId) {}
 
-void ModelEditCommand::undo() { m_doc->applyModelState(m_before, m_focus); }
+void ModelEditCommand::undo() {
+    m_doc->applyModelState(m_before, m_focus);
+}
 
-void ModelEditCommand::redo() { m_doc->applyModelState(m_after, m_focus); }
+void ModelEditCommand::redo() {
+    m_doc->applyModelState(m_after, m_focus);
+}
 
 bool ModelEditCommand::mergeWith(const QUndoCommand* other) {
     const auto* o = dynamic_cast<const ModelEditCommand*>(other);

@@ -1,8 +1,8 @@
 #pragma once
-// Undo step for a model edit: the model before and after (models are small, so snapshots are exact and cheap).
-#include "gui/layer_address.h"
-
+// Undo step for a model edit: the model before and after (models are small, so snapshots are exact and
+// cheap).
 #include "batchfit/model.h"
+#include "gui/layer_address.h"
 
 #include <QUndoCommand>
 

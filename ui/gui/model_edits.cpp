@@ -61,8 +61,10 @@ LayerAddress ModelEdits::move(Model& model, const LayerAddress& at, int delta) {
     const int to = from + delta;
     if (from < 0 || from >= static_cast<int>(list->size()) || to < 0 || to >= static_cast<int>(list->size()))
         return {};
-    if (from < to) std::rotate(list->begin() + from, list->begin() + from + 1, list->begin() + to + 1);
-    else std::rotate(list->begin() + to, list->begin() + from, list->begin() + from + 1);
+    if (from < to)
+        std::rotate(list->begin() + from, list->begin() + from + 1, list->begin() + to + 1);
+    else
+        std::rotate(list->begin() + to, list->begin() + from, list->begin() + from + 1);
     return at.sibling(to);
 }
 

@@ -1,14 +1,15 @@
 #pragma once
-// Structural edits of a model's layer tree, as plain functions on a Model value (the undo commands snapshot it).
-#include "gui/layer_address.h"
-
+// Structural edits of a model's layer tree, as plain functions on a Model value (the undo commands snapshot
+// it).
 #include "batchfit/model.h"
+#include "gui/layer_address.h"
 
 #include <string>
 
 namespace batchfit {
 
-/// Pure edits of a Model. Each returns the address to select afterwards, or an empty address if nothing changed.
+/// Pure edits of a Model. Each returns the address to select afterwards, or an empty address if nothing
+/// changed.
 class ModelEdits {
 public:
     /// Inserts `layer` after `at` in the same list (or appends at the top level when `at` is empty).

@@ -9,7 +9,7 @@ namespace {
 
 struct OpEntry {
     const char* op;
-    const char* keys;  ///< space-separated; required ones first
+    const char* keys; ///< space-separated; required ones first
 };
 
 const std::vector<OpEntry>& entries() {
@@ -52,7 +52,8 @@ const std::vector<OpEntry>& entries() {
         {"scale", "factor"},
         {"concat", "dim"},
         {"matmul", ""},
-        {"attention", "heads kv_heads head_dim qkv bias out_bias dropout causal mask max_positions rope impl"},
+        {"attention",
+         "heads kv_heads head_dim qkv bias out_bias dropout causal mask max_positions rope impl"},
         {"class_token", ""},
         {"learned_add", ""},
         {"cross_entropy", "label_smoothing"},
@@ -85,29 +86,37 @@ QStringList OpCatalogue::attributeKeys(const QString& op) {
 Attributes OpCatalogue::starterAttributes(const QString& op) {
     Attributes a;
     using V = std::vector<std::int64_t>;
-    if (op == QLatin1String("linear")) a.set("out_features", std::int64_t{256});
+    if (op == QLatin1String("linear"))
+        a.set("out_features", std::int64_t{256});
     else if (op.startsWith(QLatin1String("conv"))) {
         a.set("out_channels", std::int64_t{64});
         a.set("kernel", std::int64_t{3});
         a.set("padding", std::int64_t{1});
-    } else if (op == QLatin1String("groupnorm")) a.set("groups", std::int64_t{32});
+    } else if (op == QLatin1String("groupnorm"))
+        a.set("groups", std::int64_t{32});
     else if (op == QLatin1String("embedding")) {
         a.set("num_embeddings", std::int64_t{32000});
         a.set("embedding_dim", std::int64_t{512});
     } else if (op == QLatin1String("maxpool2d") || op == QLatin1String("avgpool2d"))
         a.set("kernel", std::int64_t{2});
-    else if (op == QLatin1String("adaptive_avgpool2d")) a.set("output_size", std::int64_t{1});
-    else if (op == QLatin1String("reshape")) a.set("shape", V{-1});
+    else if (op == QLatin1String("adaptive_avgpool2d"))
+        a.set("output_size", std::int64_t{1});
+    else if (op == QLatin1String("reshape"))
+        a.set("shape", V{-1});
     else if (op == QLatin1String("transpose")) {
         a.set("dim0", std::int64_t{0});
         a.set("dim1", std::int64_t{1});
-    } else if (op == QLatin1String("permute")) a.set("dims", V{0});
+    } else if (op == QLatin1String("permute"))
+        a.set("dims", V{0});
     else if (op == QLatin1String("select")) {
         a.set("dim", std::int64_t{0});
         a.set("index", std::int64_t{0});
-    } else if (op == QLatin1String("slice")) a.set("dim", std::int64_t{0});
-    else if (op == QLatin1String("scale")) a.set("factor", 1.0);
-    else if (op == QLatin1String("attention")) a.set("heads", std::int64_t{8});
+    } else if (op == QLatin1String("slice"))
+        a.set("dim", std::int64_t{0});
+    else if (op == QLatin1String("scale"))
+        a.set("factor", 1.0);
+    else if (op == QLatin1String("attention"))
+        a.set("heads", std::int64_t{8});
     else if (op == QLatin1String("opaque")) {
         a.set("params", std::int64_t{0});
         a.set("saved_bytes_per_sample", std::int64_t{0});
@@ -118,7 +127,8 @@ Attributes OpCatalogue::starterAttributes(const QString& op) {
 
 QString OpCatalogue::description(const QString& op) {
     static const QHash<QString, const char*> text = {
-        {QStringLiteral("linear"), QT_TR_NOOP("Fully connected layer: y = x·Wᵀ + b over the last dimension.")},
+        {QStringLiteral("linear"),
+         QT_TR_NOOP("Fully connected layer: y = x·Wᵀ + b over the last dimension.")},
         {QStringLiteral("conv1d"), QT_TR_NOOP("1-D convolution over [C, L].")},
         {QStringLiteral("conv2d"), QT_TR_NOOP("2-D convolution over [C, H, W].")},
         {QStringLiteral("conv3d"), QT_TR_NOOP("3-D convolution over [C, D, H, W].")},
@@ -161,7 +171,8 @@ QString OpCatalogue::description(const QString& op) {
         {QStringLiteral("learned_add"), QT_TR_NOOP("Adds a learned tensor, e.g. a position embedding.")},
         {QStringLiteral("cross_entropy"), QT_TR_NOOP("Cross-entropy loss over class logits.")},
         {QStringLiteral("mse_loss"), QT_TR_NOOP("Mean squared error loss.")},
-        {QStringLiteral("opaque"), QT_TR_NOOP("A layer measured elsewhere: parameters and saved bytes given directly.")},
+        {QStringLiteral("opaque"),
+         QT_TR_NOOP("A layer measured elsewhere: parameters and saved bytes given directly.")},
     };
     auto it = text.find(op);
     return it == text.end() ? QString() : tr(it.value());

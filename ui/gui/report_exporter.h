@@ -1,5 +1,6 @@
 #pragma once
-// File > Export report…: hands the current model, set-up, GPU and batch to the report library when it is built.
+// File > Export report…: hands the current model, set-up, GPU and batch to the report library when it is
+// built.
 #include "batchfit/gpu.h"
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"

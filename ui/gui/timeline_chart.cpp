@@ -17,10 +17,14 @@ namespace {
 
 QString phaseTitle(Phase p) {
     switch (p) {
-    case Phase::Setup: return TimelineChart::tr("setup");
-    case Phase::Forward: return TimelineChart::tr("forward");
-    case Phase::Backward: return TimelineChart::tr("backward");
-    case Phase::OptimizerStep: return TimelineChart::tr("optimizer step");
+    case Phase::Setup:
+        return TimelineChart::tr("setup");
+    case Phase::Forward:
+        return TimelineChart::tr("forward");
+    case Phase::Backward:
+        return TimelineChart::tr("backward");
+    case Phase::OptimizerStep:
+        return TimelineChart::tr("optimizer step");
     }
     return {};
 }
@@ -31,13 +35,14 @@ TimelineChart::TimelineChart(QWidget* parent) : QChartView(parent) {
     m_chart = new QChart;
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chart->setBackgroundRoundness(0);
-    m_chart->legend()->hide();  // same colours as the main chart; the peak is named in the title
+    m_chart->legend()->hide(); // same colours as the main chart; the peak is named in the title
     setChart(m_chart);
     setRenderHint(QPainter::Antialiasing);
 
     for (auto& b : m_bounds) b = new QLineSeries(m_chart);
     for (int i = 0; i < kComponentCount; ++i) {
-        auto* area = new QAreaSeries(m_bounds[static_cast<std::size_t>(i + 1)], m_bounds[static_cast<std::size_t>(i)]);
+        auto* area =
+            new QAreaSeries(m_bounds[static_cast<std::size_t>(i + 1)], m_bounds[static_cast<std::size_t>(i)]);
         area->setName(ComponentStyle::name(i));
         m_areas[static_cast<std::size_t>(i)] = area;
         m_chart->addSeries(area);
@@ -108,7 +113,7 @@ void TimelineChart::setEstimate(const Estimate& e) {
         std::uint64_t stacked = 0;
         lines[0].append({double(i), 0.0});
         for (int c = 0; c < kComponentCount; ++c) {
-            stacked += p.live.bytes[c];  // stacked for display only
+            stacked += p.live.bytes[c]; // stacked for display only
             lines[static_cast<std::size_t>(c + 1)].append({double(i), ByteFormat::toGib(stacked)});
         }
         // The core names the peak's op and phase; mark the timeline point it refers to.

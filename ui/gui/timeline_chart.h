@@ -1,8 +1,7 @@
 #pragma once
 // When the peak happens: live memory per component through one training step (forward, backward, optimizer).
-#include "gui/component_style.h"
-
 #include "batchfit/estimate.h"
+#include "gui/component_style.h"
 
 #include <QChartView>
 #include <array>

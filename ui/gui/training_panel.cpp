@@ -29,13 +29,11 @@ QLabel* buddyLabel(const QString& text, QWidget* buddy) {
     return label;
 }
 
-template <class Enum>
-void selectData(QComboBox* box, Enum value) {
+template <class Enum> void selectData(QComboBox* box, Enum value) {
     box->setCurrentIndex(box->findData(static_cast<int>(value)));
 }
 
-template <class Enum>
-Enum dataOf(const QComboBox* box) {
+template <class Enum> Enum dataOf(const QComboBox* box) {
     return static_cast<Enum>(box->currentData().toInt());
 }
 
@@ -43,39 +41,60 @@ Enum dataOf(const QComboBox* box) {
 
 QString TrainingPanel::optimizerTitle(OptimizerKind k) {
     switch (k) {
-    case OptimizerKind::Sgd: return tr("SGD");
-    case OptimizerKind::SgdMomentum: return tr("SGD with momentum");
-    case OptimizerKind::SgdNesterov: return tr("SGD with Nesterov momentum");
-    case OptimizerKind::Adam: return tr("Adam");
-    case OptimizerKind::AdamW: return tr("AdamW");
-    case OptimizerKind::RmsProp: return tr("RMSprop");
-    case OptimizerKind::Adagrad: return tr("Adagrad");
-    case OptimizerKind::Adafactor: return tr("Adafactor");
-    case OptimizerKind::Lion: return tr("Lion");
-    case OptimizerKind::Adam8bit: return tr("8-bit Adam (bitsandbytes)");
+    case OptimizerKind::Sgd:
+        return tr("SGD");
+    case OptimizerKind::SgdMomentum:
+        return tr("SGD with momentum");
+    case OptimizerKind::SgdNesterov:
+        return tr("SGD with Nesterov momentum");
+    case OptimizerKind::Adam:
+        return tr("Adam");
+    case OptimizerKind::AdamW:
+        return tr("AdamW");
+    case OptimizerKind::RmsProp:
+        return tr("RMSprop");
+    case OptimizerKind::Adagrad:
+        return tr("Adagrad");
+    case OptimizerKind::Adafactor:
+        return tr("Adafactor");
+    case OptimizerKind::Lion:
+        return tr("Lion");
+    case OptimizerKind::Adam8bit:
+        return tr("8-bit Adam (bitsandbytes)");
     }
     return {};
 }
 
 QString TrainingPanel::precisionTitle(Precision p) {
     switch (p) {
-    case Precision::Fp32: return tr("fp32");
-    case Precision::AmpFp16: return tr("fp16 mixed precision (autocast)");
-    case Precision::AmpBf16: return tr("bf16 mixed precision (autocast)");
-    case Precision::PureFp16: return tr("pure fp16");
-    case Precision::PureBf16: return tr("pure bf16");
-    case Precision::MixedFp16Master: return tr("fp16 weights + fp32 master copy");
-    case Precision::MixedBf16Master: return tr("bf16 weights + fp32 master copy");
+    case Precision::Fp32:
+        return tr("fp32");
+    case Precision::AmpFp16:
+        return tr("fp16 mixed precision (autocast)");
+    case Precision::AmpBf16:
+        return tr("bf16 mixed precision (autocast)");
+    case Precision::PureFp16:
+        return tr("pure fp16");
+    case Precision::PureBf16:
+        return tr("pure bf16");
+    case Precision::MixedFp16Master:
+        return tr("fp16 weights + fp32 master copy");
+    case Precision::MixedBf16Master:
+        return tr("bf16 weights + fp32 master copy");
     }
     return {};
 }
 
 QString TrainingPanel::checkpointingTitle(Checkpointing c) {
     switch (c) {
-    case Checkpointing::None: return tr("none");
-    case Checkpointing::EveryBlock: return tr("every block");
-    case Checkpointing::EveryKthBlock: return tr("every k-th block");
-    case Checkpointing::Selective: return tr("selective (attention only)");
+    case Checkpointing::None:
+        return tr("none");
+    case Checkpointing::EveryBlock:
+        return tr("every block");
+    case Checkpointing::EveryKthBlock:
+        return tr("every k-th block");
+    case Checkpointing::Selective:
+        return tr("selective (attention only)");
     }
     return {};
 }
@@ -92,24 +111,24 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_customGib->setSuffix(tr(" GiB"));
     m_customGib->setValue(24.0);
     m_customGib->setToolTip(tr("Capacity of a GPU that is not in the catalogue."));
-    auto* gpuRow = new QHBoxLayout;
-    gpuRow->addWidget(m_gpu, 1);
-    gpuRow->addWidget(m_customGib);
-    form->addRow(buddyLabel(tr("&GPU:"), m_gpu), gpuRow);
+    form->addRow(buddyLabel(tr("&GPU:"), m_gpu), m_gpu);
+    form->addRow(buddyLabel(tr("C&ustom capacity:"), m_customGib), m_customGib);
     buildGpuList();
 
     m_optimizer = new QComboBox(this);
     for (auto k : allOptimizers()) m_optimizer->addItem(optimizerTitle(k), static_cast<int>(k));
-    m_optimizer->setToolTip(tr("The optimizer decides how much state is kept per parameter: none for SGD, one "
-                               "buffer for momentum, two for Adam."));
+    m_optimizer->setToolTip(
+        tr("The optimizer decides how much state is kept per parameter: none for SGD, one "
+           "buffer for momentum, two for Adam."));
     form->addRow(buddyLabel(tr("&Optimizer:"), m_optimizer), m_optimizer);
 
     m_impl = new QComboBox(this);
     m_impl->addItem(tr("for-loop"), static_cast<int>(OptimizerImpl::ForLoop));
     m_impl->addItem(tr("foreach"), static_cast<int>(OptimizerImpl::Foreach));
     m_impl->addItem(tr("fused"), static_cast<int>(OptimizerImpl::Fused));
-    m_impl->setToolTip(tr("PyTorch's optimizer implementation: foreach groups tensors and needs temporary copies "
-                          "during the step; fused and for-loop need almost none."));
+    m_impl->setToolTip(
+        tr("PyTorch's optimizer implementation: foreach groups tensors and needs temporary copies "
+           "during the step; fused and for-loop need almost none."));
     m_amsgrad = new QCheckBox(tr("AMSGrad"), this);
     m_amsgrad->setToolTip(tr("Adam/AdamW keep a third state tensor (max_exp_avg_sq)."));
     auto* implRow = new QHBoxLayout;
@@ -119,16 +138,18 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
     m_precision = new QComboBox(this);
     for (auto p : allPrecisions()) m_precision->addItem(precisionTitle(p), static_cast<int>(p));
-    m_precision->setToolTip(tr("Number format of weights and activations: autocast keeps fp32 weights and saves "
-                               "half-precision activations; pure half stores everything in 16 bits."));
+    m_precision->setToolTip(
+        tr("Number format of weights and activations: autocast keeps fp32 weights and saves "
+           "half-precision activations; pure half stores everything in 16 bits."));
     form->addRow(buddyLabel(tr("&Precision:"), m_precision), m_precision);
 
     m_checkpointing = new QComboBox(this);
     for (auto c : {Checkpointing::None, Checkpointing::EveryBlock, Checkpointing::EveryKthBlock,
                    Checkpointing::Selective})
         m_checkpointing->addItem(checkpointingTitle(c), static_cast<int>(c));
-    m_checkpointing->setToolTip(tr("Gradient checkpointing drops activations inside blocks and recomputes them in "
-                                   "the backward pass: less memory for about a third more compute."));
+    m_checkpointing->setToolTip(
+        tr("Gradient checkpointing drops activations inside blocks and recomputes them in "
+           "the backward pass: less memory for about a third more compute."));
     m_checkpointEvery = new QSpinBox(this);
     m_checkpointEvery->setRange(1, 64);
     m_checkpointEvery->setPrefix(tr("k = "));
@@ -153,8 +174,9 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(buddyLabel(tr("Safety &margin:"), m_margin), m_margin);
 
     m_contextOverride = new QCheckBox(tr("Override"), this);
-    m_contextOverride->setToolTip(tr("Memory the CUDA context and libraries take outside PyTorch's allocator; "
-                                     "by default the GPU's typical value."));
+    m_contextOverride->setToolTip(
+        tr("Memory the CUDA context and libraries take outside PyTorch's allocator; "
+           "by default the GPU's typical value."));
     m_contextMib = new QSpinBox(this);
     m_contextMib->setRange(0, 16384);
     m_contextMib->setSuffix(tr(" MiB"));
@@ -166,13 +188,16 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(buddyLabel(tr("CUDA conte&xt:"), m_contextOverride), ctxRow);
 
     m_setToNone = new QCheckBox(tr("zero_grad(set_to_none=True)"), this);
-    m_setToNone->setToolTip(tr("Free the gradients between steps (PyTorch's default). Unchecked, gradients stay "
-                               "allocated during the next forward pass."));
+    m_setToNone->setToolTip(
+        tr("Free the gradients between steps (PyTorch's default). Unchecked, gradients stay "
+           "allocated during the next forward pass."));
     m_offload = new QCheckBox(tr("Offload optimizer states to CPU"), this);
-    m_offload->setToolTip(tr("Optimizer states and master weights live in host memory (DeepSpeed/FSDP style)."));
+    m_offload->setToolTip(
+        tr("Optimizer states and master weights live in host memory (DeepSpeed/FSDP style)."));
     m_firstStep = new QCheckBox(tr("Simulate the first step"), this);
-    m_firstStep->setToolTip(tr("Step 1 creates the optimizer states inside optimizer.step(); later steps start "
-                               "with them allocated (the default)."));
+    m_firstStep->setToolTip(
+        tr("Step 1 creates the optimizer states inside optimizer.step(); later steps start "
+           "with them allocated (the default)."));
     form->addRow(m_setToNone);
     form->addRow(m_offload);
     form->addRow(m_firstStep);
@@ -230,7 +255,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     auto contextEdited = [this] {
         if (m_contextOverride->isChecked())
             m_config.cudaContextBytes = static_cast<std::uint64_t>(m_contextMib->value()) * kMiB;
-        else m_config.cudaContextBytes.reset();
+        else
+            m_config.cudaContextBytes.reset();
         emitEdit(tr("CUDA context"), kMergeContext);
     };
     connect(m_contextOverride, &QCheckBox::toggled, this, contextEdited);
@@ -264,7 +290,10 @@ void TrainingPanel::buildGpuList() {
         header->setFont(f);
         for (const auto& g : gpuCatalogue()) {
             if (QString::fromStdString(g.vendor) != vendor) continue;
-            m_gpu->addItem(QStringLiteral("   %1 — %2").arg(QString::fromStdString(g.name), ByteFormat::bytes(g.memoryBytes)),
+            // Under its vendor's heading the vendor prefix is redundant: "GeForce RTX 4090 — 23.99 GiB".
+            QString name = QString::fromStdString(g.name);
+            if (name.startsWith(vendor + QLatin1Char(' '))) name = name.mid(vendor.size() + 1);
+            m_gpu->addItem(QStringLiteral("   %1 — %2").arg(name, ByteFormat::bytes(g.memoryBytes)),
                            QString::fromStdString(g.id));
             model->item(m_gpu->count() - 1)->setToolTip(QString::fromStdString(g.source));
         }

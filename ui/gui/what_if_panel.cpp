@@ -23,8 +23,9 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
     m_view->horizontalHeader()->setSectionResizeMode(LeverModel::TitleColumn, QHeaderView::Stretch);
     m_view->setWordWrap(true);
     m_view->setTextElideMode(Qt::ElideNone);
-    m_view->setToolTip(tr("Changes you have not made yet, best first. Double-click or press Apply to make one "
-                          "(Ctrl+Z undoes it)."));
+    m_view->setToolTip(
+        tr("Changes you have not made yet, best first. Double-click or press Apply to make one "
+           "(Ctrl+Z undoes it)."));
     m_apply = new QPushButton(tr("&Apply"), this);
     m_apply->setEnabled(false);
     m_apply->setToolTip(tr("Apply the selected change to the training set-up (undoable)."));
@@ -39,7 +40,9 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
             [this](const QModelIndex& current) { m_apply->setEnabled(current.isValid()); });
 }
 
-void WhatIfPanel::setPending() { m_status->setText(tr("Working out what would help…")); }
+void WhatIfPanel::setPending() {
+    m_status->setText(tr("Working out what would help…"));
+}
 
 void WhatIfPanel::setUnavailable(const QString& reason) {
     m_status->setText(reason);
@@ -47,10 +50,12 @@ void WhatIfPanel::setUnavailable(const QString& reason) {
 }
 
 void WhatIfPanel::setLevers(std::vector<Lever> levers, std::int64_t currentMaxBatch) {
-    if (levers.empty()) m_status->setText(tr("Every lever BatchFit knows is already pulled."));
+    if (levers.empty())
+        m_status->setText(tr("Every lever BatchFit knows is already pulled."));
     else
-        m_status->setText(tr("Largest batch now: %1. Each change below is evaluated by the estimator on its own.")
-                              .arg(currentMaxBatch));
+        m_status->setText(
+            tr("Largest batch now: %1. Each change below is evaluated by the estimator on its own.")
+                .arg(currentMaxBatch));
     m_model->setLevers(std::move(levers));
     m_view->resizeColumnToContents(LeverModel::BatchColumn);
     m_view->resizeColumnToContents(LeverModel::GainColumn);

@@ -1,5 +1,6 @@
 #pragma once
-// "What would help?": the levers not yet pulled, ranked by the largest batch each allows; one click applies one.
+// "What would help?": the levers not yet pulled, ranked by the largest batch each allows; one click applies
+// one.
 #include "batchfit/what_if.h"
 
 #include <QWidget>
