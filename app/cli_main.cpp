@@ -81,7 +81,7 @@ int listGpus(const CliOptions& o) {
 }
 
 #ifdef BATCHFIT_HAVE_REPORT
-/// `report`: renders with batchfit_report on a headless QGuiApplication (works with no display, e.g. in CI).
+// `report`: renders with batchfit_report on a headless QGuiApplication (works with no display, e.g. in CI).
 int writeReportFile(const CliOptions& o, const Model& model) {
     const QString out = QString::fromStdString(o.out);
     const std::string formats = reportExtensionsText().toStdString();

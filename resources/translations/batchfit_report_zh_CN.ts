@@ -60,10 +60,6 @@
         <translation>无</translation>
     </message>
     <message>
-        <source>%1 micro-batches per optimizer step (effective batch %2)</source>
-        <translation>每次优化器更新 %1 个微批（等效批大小 %2）</translation>
-    </message>
-    <message>
         <source>Safety margin</source>
         <translation>安全余量</translation>
     </message>
@@ -394,6 +390,10 @@
     <message>
         <source>Peak %1 (%2)</source>
         <translation>峰值 %1（%2）</translation>
+    </message>
+    <message>
+        <source>%1 micro-batches per step (effective batch %2)</source>
+        <translation>每步 %1 个微批（等效批大小 %2）</translation>
     </message>
 </context>
 </TS>

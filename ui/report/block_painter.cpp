@@ -7,6 +7,7 @@ namespace {
 
 constexpr double kBulletIndent = 10;
 constexpr double kGridRowGap = 3;
+constexpr double kGridGap = 16; // between the two set-up columns
 constexpr double kVerdictPad = 8;
 
 } // namespace
@@ -26,6 +27,18 @@ double BlockPainter::paragraphHeight(const QString& text, double width, double p
     return m_canvas.wrappedHeight(text, m_canvas.font(points), width - (bullet ? kBulletIndent : 0));
 }
 
+QString BlockPainter::clampLines(const QString& text, double width, double points, int lines) const {
+    const double limit = (lines + 0.5) * m_canvas.lineHeight(m_canvas.font(points));
+    if (paragraphHeight(text, width, points) <= limit) return text;
+    QStringList words = text.split(QLatin1Char(' '));
+    while (words.size() > 1) {
+        words.removeLast();
+        const QString cut = words.join(QLatin1Char(' ')) + QStringLiteral("…");
+        if (paragraphHeight(cut, width, points) <= limit) return cut;
+    }
+    return m_canvas.elided(text, m_canvas.font(points), width);
+}
+
 double BlockPainter::paragraph(const QString& text, const QRectF& at, double points, bool bullet,
                                const QColor& color) {
     const QFont f = m_canvas.font(points);
@@ -39,10 +52,33 @@ double BlockPainter::paragraph(const QString& text, const QRectF& at, double poi
     return h;
 }
 
-double BlockPainter::setupGridHeight() const {
+BlockPainter::Grid BlockPainter::setupLayout(double width) const {
     const auto items = m_sections.setup();
-    const int rows = static_cast<int>((items.size() + 1) / 2);
-    return rows * (m_canvas.lineHeight(m_canvas.font(8.5)) + kGridRowGap);
+    const QFont label = m_canvas.font(8.5, true);
+    const QFont value = m_canvas.font(8.5);
+    // Two columns (items alternate), each sized to its own labels and values; one column when they do not
+    // fit.
+    Grid g;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        g.labelWidth[i % 2] = std::max(g.labelWidth[i % 2], m_canvas.textWidth(items[i].first, label) + 8);
+        g.valueWidth[i % 2] = std::max(g.valueWidth[i % 2], m_canvas.textWidth(items[i].second, value) + 4);
+    }
+    const double left = g.labelWidth[0] + g.valueWidth[0];
+    const double right = g.labelWidth[1] + g.valueWidth[1];
+    g.columns = left + kGridGap + right <= width ? 2 : 1;
+    if (g.columns == 1) {
+        g.labelWidth[0] = g.labelWidth[1] = std::max(g.labelWidth[0], g.labelWidth[1]);
+        g.leftWidth = width;
+    } else {
+        g.leftWidth = std::max(left, (width - kGridGap) / 2);
+    }
+    g.rows = static_cast<int>((items.size() + static_cast<std::size_t>(g.columns) - 1) /
+                              static_cast<std::size_t>(g.columns));
+    return g;
+}
+
+double BlockPainter::setupGridHeight(double width) const {
+    return setupLayout(width).rows * (m_canvas.lineHeight(m_canvas.font(8.5)) + kGridRowGap);
 }
 
 void BlockPainter::setupGrid(const QRectF& rect) {
@@ -50,25 +86,13 @@ void BlockPainter::setupGrid(const QRectF& rect) {
     const QFont label = m_canvas.font(8.5, true);
     const QFont value = m_canvas.font(8.5);
     const double line = m_canvas.lineHeight(value) + kGridRowGap;
-    const double gap = 16;
-    // Two columns (items alternate); each sized to its own labels and values, the left one first.
-    double labelWidth[2] = {0, 0}, valueWidth[2] = {0, 0};
+    const Grid g = setupLayout(rect.width());
+    const double colX[2] = {rect.left(), rect.left() + g.leftWidth + kGridGap};
+    const double colWidth[2] = {g.leftWidth, rect.right() - colX[1]};
     for (std::size_t i = 0; i < items.size(); ++i) {
-        labelWidth[i % 2] = std::max(labelWidth[i % 2], m_canvas.textWidth(items[i].first, label) + 8);
-        valueWidth[i % 2] = std::max(valueWidth[i % 2], m_canvas.textWidth(items[i].second, value) + 4);
-    }
-    double leftWidth = labelWidth[0] + valueWidth[0];
-    const double rightWidth = labelWidth[1] + valueWidth[1];
-    if (leftWidth + gap + rightWidth > rect.width()) // share the shortfall in proportion
-        leftWidth = (rect.width() - gap) * leftWidth / (leftWidth + rightWidth);
-    else
-        leftWidth = std::max(leftWidth, (rect.width() - gap) / 2);
-    const double colX[2] = {rect.left(), rect.left() + leftWidth + gap};
-    const double colWidth[2] = {leftWidth, rect.right() - colX[1]};
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const int c = static_cast<int>(i % 2);
-        const double lw = std::min(labelWidth[c], colWidth[c] * 0.5);
-        const double y = rect.top() + static_cast<double>(i / 2) * line;
+        const int c = g.columns == 2 ? static_cast<int>(i % 2) : 0;
+        const double lw = std::min(g.labelWidth[c], colWidth[c] * 0.5);
+        const double y = rect.top() + static_cast<double>(i / static_cast<std::size_t>(g.columns)) * line;
         m_canvas.drawText(QRectF(colX[c], y, lw, line), Qt::AlignLeft | Qt::AlignVCenter,
                           m_canvas.elided(items[i].first, label, lw - 4), label,
                           ComponentPalette::mutedText());

@@ -18,14 +18,25 @@ public:
     double paragraph(const QString& text, const QRectF& at, double points = 8.5, bool bullet = false,
                      const QColor& color = QColor(0x21, 0x21, 0x21));
     double paragraphHeight(const QString& text, double width, double points = 8.5, bool bullet = false) const;
+    /// `text` cut at a word and ended with "…" so that it wraps to at most `lines` lines.
+    QString clampLines(const QString& text, double width, double points, int lines) const;
 
-    double setupGridHeight() const;
+    double setupGridHeight(double width) const;
     void setupGrid(const QRectF& rect);
 
     double verdictHeight(double width) const;
     void verdict(const QRectF& rect);
 
 private:
+    struct Grid {
+        int columns = 2;
+        int rows = 0;
+        double labelWidth[2] = {0, 0};
+        double valueWidth[2] = {0, 0};
+        double leftWidth = 0; ///< the first column (all of it with one column)
+    };
+    Grid setupLayout(double width) const;
+
     ReportCanvas& m_canvas;
     const ReportSections& m_sections;
 };

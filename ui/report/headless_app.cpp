@@ -7,7 +7,7 @@ namespace {
 
 QtMessageHandler g_previousHandler = nullptr;
 
-/// Drops Qt's start-up note about XDG_RUNTIME_DIR (unset in CI and containers; nothing uses it here).
+// Drops Qt's start-up note about XDG_RUNTIME_DIR (unset in CI and containers; nothing uses it here).
 void quietStartup(QtMsgType type, const QMessageLogContext& context, const QString& message) {
     if (type == QtWarningMsg && message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
         return;

@@ -24,8 +24,8 @@ constexpr double kTimelineHeight = 250;
 } // namespace
 
 struct PdfReportWriter::Layout {
-    int firstRows = 0;   ///< layer rows on page 2, under the timeline
-    int rowsPerPage = 1; ///< layer rows on each continuation page
+    int firstRows = 0;   // layer rows on page 2, under the timeline
+    int rowsPerPage = 1; // layer rows on each continuation page
     int pages = 3;
 };
 
@@ -99,7 +99,8 @@ void PdfReportWriter::paintFirstPage(ReportCanvas& canvas, BlockPainter& blocks,
     const QFont kicker = canvas.font(9, true);
     const QFont title = canvas.font(20, true);
     const QFont body = canvas.font(9);
-    const QString description = QString::fromStdString(m_data.request.model.description);
+    const QString description =
+        blocks.clampLines(QString::fromStdString(m_data.request.model.description), c.width(), 9, 3);
     const ReportTable components = sections.componentTable();
     TablePainter table(canvas, components, 8.5);
 
@@ -108,11 +109,12 @@ void PdfReportWriter::paintFirstPage(ReportCanvas& canvas, BlockPainter& blocks,
         canvas.lineHeight(kicker) + canvas.lineHeight(title) + 2 +
         (description.isEmpty() ? 0 : blocks.paragraphHeight(description, c.width(), 9) + 2) +
         canvas.lineHeight(body);
-    const double fixed = header + kGap + blocks.setupGridHeight() + kGap + blocks.verdictHeight(c.width()) +
-                         kGap + blocks.headingHeight() + kGap + blocks.headingHeight() +
+    const double fixed = header + kGap + blocks.setupGridHeight(c.width()) + kGap +
+                         blocks.verdictHeight(c.width()) + kGap + blocks.headingHeight() + kGap +
+                         blocks.headingHeight() +
                          blocks.paragraphHeight(sections.peakLine(), c.width(), 8.5) + 4 +
                          table.height(static_cast<int>(components.rows.size()));
-    const double chartHeight = std::clamp(c.height() - fixed, 150.0, 330.0);
+    const double chartHeight = std::clamp(c.height() - fixed, 120.0, 330.0); // never pushes the table off
 
     double y = c.top();
     canvas.drawText(QRectF(c.left(), y, c.width(), canvas.lineHeight(kicker)),
@@ -131,8 +133,8 @@ void PdfReportWriter::paintFirstPage(ReportCanvas& canvas, BlockPainter& blocks,
                     canvas.elided(sections.modelSummary(), body, c.width()), body, ComponentPalette::text());
     y += canvas.lineHeight(body) + kGap;
 
-    blocks.setupGrid(QRectF(c.left(), y, c.width(), blocks.setupGridHeight()));
-    y += blocks.setupGridHeight() + kGap;
+    blocks.setupGrid(QRectF(c.left(), y, c.width(), blocks.setupGridHeight(c.width())));
+    y += blocks.setupGridHeight(c.width()) + kGap;
     blocks.verdict(QRectF(c.left(), y, c.width(), blocks.verdictHeight(c.width())));
     y += blocks.verdictHeight(c.width()) + kGap;
 

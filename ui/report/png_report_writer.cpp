@@ -16,20 +16,20 @@ namespace {
 constexpr double kMargin = 18;
 constexpr double kGap = 12;
 constexpr double kMinChart = 140;
-constexpr double kSideBySideWidth = 560; // points: narrower images stack the chart over the table
+constexpr double kSideBySideWidth = 720; // points: narrower images stack the chart over the table
 
 } // namespace
 
 struct PngReportWriter::Layout {
-    double width = 0; ///< content width, points
+    double width = 0; // content width, points
     double header = 0;
     double verdict = 0;
     bool sideBySide = true;
     double chartWidth = 0;
     double chartHeight = 0;
-    double table = 0; ///< title + peak line + table
+    double table = 0; // title + peak line + table
     double footer = 0;
-    double total = 0; ///< image height, points
+    double total = 0; // image height, points
 };
 
 PngReportWriter::Layout PngReportWriter::measure(ReportCanvas& canvas, const BlockPainter& blocks,

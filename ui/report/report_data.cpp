@@ -8,7 +8,7 @@
 namespace batchfit {
 namespace {
 
-/// The smallest 1-2-5 number >= n: the chart's last batch lands on a round tick.
+// The smallest 1-2-5 number >= n: the chart's last batch lands on a round tick.
 std::int64_t niceCeil(std::int64_t n) {
     std::int64_t decade = 1;
     while (decade <= kMaxBatch / 10 && decade * 10 < n) decade *= 10;
@@ -23,8 +23,8 @@ void addPoints(const Estimator& est, std::int64_t from, std::int64_t to, std::in
     if (auto pts = est.sweep(from, to, step)) out.insert(out.end(), pts->begin(), pts->end());
 }
 
-/// The chart's batches: 1, about 60 even steps up to a round number past the batch and the largest that fits,
-/// plus the batch itself and both sides of the largest (where the required line crosses the usable one).
+// The chart's batches: 1, about 60 even steps up to a round number past the batch and the largest that fits,
+// plus the batch itself and both sides of the largest (where the required line crosses the usable one).
 std::vector<SweepPoint> chartPoints(const Estimator& est, const Estimate& e, const MaxBatch& m,
                                     std::int64_t& last) {
     const std::int64_t far = m.capped || m.largest == 0 ? std::max<std::int64_t>(e.batch * 2, 8)

@@ -38,7 +38,7 @@ QString normalized(const QString& language) {
     return l;
 }
 
-/// The translator for a non-English language, loaded from the embedded .qm; nullptr if there is none.
+// The translator for a non-English language, loaded from the embedded .qm; nullptr if there is none.
 QTranslator* translatorFor(const QString& language) {
     LanguageState& s = state();
     std::lock_guard lock(s.mutex);

@@ -48,16 +48,16 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
     if (c.optimizerOffload) opt += ReportText::tr(", states in host memory");
     out.emplace_back(ReportText::tr("Optimizer"), opt);
     out.emplace_back(ReportText::tr("Precision"), qs(precisionName(c.precision)));
+    out.emplace_back(ReportText::tr("Accumulation"),
+                     c.accumulationSteps <= 1
+                         ? ReportText::tr("none")
+                         : ReportText::tr("%1 micro-batches per step (effective batch %2)")
+                               .arg(ReportText::number(c.accumulationSteps),
+                                    ReportText::number(c.accumulationSteps * m_data.request.batch)));
     QString ckpt = qs(checkpointingName(c.checkpointing));
     if (c.checkpointing == Checkpointing::EveryKthBlock)
         ckpt += ReportText::tr(" (every %1 blocks)").arg(c.checkpointEvery);
     out.emplace_back(ReportText::tr("Checkpointing"), ckpt);
-    out.emplace_back(ReportText::tr("Accumulation"),
-                     c.accumulationSteps <= 1
-                         ? ReportText::tr("none")
-                         : ReportText::tr("%1 micro-batches per optimizer step (effective batch %2)")
-                               .arg(ReportText::number(c.accumulationSteps),
-                                    ReportText::number(c.accumulationSteps * m_data.request.batch)));
     out.emplace_back(ReportText::tr("Safety margin"),
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
     out.emplace_back(ReportText::tr("Step simulated"),

@@ -18,7 +18,8 @@ public:
     QString modelName() const;
     /// "25,557,032 parameters · 176 layers · input [3,224,224] float32".
     QString modelSummary() const;
-    /// Label/value pairs of the training set-up.
+    /// Label/value pairs of the training set-up; the long values come at even positions (a grid's left
+    /// column).
     std::vector<std::pair<QString, QString>> setup() const;
     /// "ResNet-50 · batch 64 · adam, fp32 · NVIDIA GeForce RTX 4090": one line for the PNG.
     QString setupLine() const;
