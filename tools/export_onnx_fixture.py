@@ -167,7 +167,27 @@ def _tiny(outdir):
     g = helper.make_graph(nodes, "vit_tiny", [vin("x", ["N", 3, 8, 8])], [vin("logits", ["N", 10])], inits)
     save(model(g), "vit_tiny.onnx")
 
-    # 5. Operators BatchFit does not map: Erf on its own and a custom-domain op.
+    # 5. torch's layer_norm below opset 17 (ReduceMean, Sub, Pow, ReduceMean, Add eps, Sqrt, Div, Mul w, Add b),
+    #    then a linear over the last dim: logits [4, 3] per sample.
+    nodes = [
+        helper.make_node("ReduceMean", ["x"], ["mean"], name="/ln/ReduceMean", axes=[-1]),
+        helper.make_node("Sub", ["x", "mean"], ["centred"], name="/ln/Sub"),
+        const("two", 2.0, np.float32), const("eps", 1e-5, np.float32),
+        helper.make_node("Pow", ["centred", "two"], ["sq"], name="/ln/Pow"),
+        helper.make_node("ReduceMean", ["sq"], ["var"], name="/ln/ReduceMean_1", axes=[-1]),
+        helper.make_node("Add", ["var", "eps"], ["var_eps"], name="/ln/Add"),
+        helper.make_node("Sqrt", ["var_eps"], ["std"], name="/ln/Sqrt"),
+        helper.make_node("Div", ["centred", "std"], ["normed"], name="/ln/Div"),
+        helper.make_node("Mul", ["normed", "ln.weight"], ["scaled"], name="/ln/Mul"),
+        helper.make_node("Add", ["scaled", "ln.bias"], ["ln_out"], name="/ln/Add_1"),
+        helper.make_node("MatMul", ["ln_out", "fc.weight"], ["m"], name="/fc/MatMul"),
+        helper.make_node("Add", ["m", "fc.bias"], ["logits"], name="/fc/Add"),
+    ]
+    inits = [init("ln.weight", [8], 1.0), init("ln.bias", [8]), init("fc.weight", [8, 3]), init("fc.bias", [3])]
+    g = helper.make_graph(nodes, "layernorm_opset14", [vin("x", ["N", 4, 8])], [vin("logits", ["N", 4, 3])], inits)
+    save(model(g, opset=14), "layernorm_opset14.onnx")
+
+    # 6. Operators BatchFit does not map: Erf on its own and a custom-domain op.
     nodes = [
         helper.make_node("Conv", ["x", "w"], ["c"], name="/conv/Conv", kernel_shape=[1, 1]),
         helper.make_node("Erf", ["c"], ["e"], name="/odd/Erf"),
@@ -291,6 +311,23 @@ def check_resnet18(cli, workdir, batch, tolerance):
     if abs(diff) > tolerance:
         print(f"FAIL: saved activations differ by more than {100 * tolerance:.1f}%")
         ok = False
+    # A damaged copy of the real file: an error (exit 3) or a model, never a crash.
+    with open(path, "rb") as f:
+        data = f.read()
+    damaged = os.path.join(workdir, "resnet18-damaged.onnx")
+    cases = [("truncated at %d" % cut, data[:cut]) for cut in (1, 100, 5000, len(data) // 2, len(data) - 1)]
+    for k, pos in enumerate((10, 2000, len(data) // 3, len(data) - 300)):
+        b = bytearray(data)
+        b[pos] ^= 0x5A
+        cases.append((f"byte {pos} flipped", bytes(b)))
+    for what, blob in cases:
+        with open(damaged, "wb") as f:
+            f.write(blob)
+        run = subprocess.run([cli, "check", "--onnx", damaged], capture_output=True, text=True, timeout=120)
+        if run.returncode not in (0, 3):
+            print(f"FAIL: {what}: batchfit-cli exited {run.returncode}: {run.stderr.strip()}")
+            ok = False
+    os.remove(damaged)
     return 0 if ok else 1
 
 

@@ -168,6 +168,16 @@ TEST_CASE("eager self-attention maps to matmul, scale and softmax with explicit 
     CHECK(importOrFail("attention.onnx").layers.back().op == "cross_entropy");
 }
 
+TEST_CASE("torch's decomposed layer_norm (before opset 17) becomes one layernorm", "[onnx]") {
+    if (!onnxImportAvailable()) return;
+    const Model m = importOrFail("layernorm_opset14.onnx");
+    CHECK(ops(m) == std::vector<std::string>{"layernorm", "linear", "cross_entropy"});
+    CHECK(m.layers[0].name == "ln");
+    CHECK(m.layers[0].attrs.getDouble("eps") == 1e-5);
+    CHECK(m.layers[0].attrs.getBool("bias") == true);
+    CHECK(estimator(m).parameterCount() == 2 * 8 + 8 * 3 + 3);
+}
+
 TEST_CASE("class token, learned position embedding, SiLU and a token select", "[onnx]") {
     if (!onnxImportAvailable()) return;
     const Model m = importOrFail("vit_tiny.onnx");
@@ -229,7 +239,8 @@ TEST_CASE("hostile ONNX files give errors that say what is wrong", "[onnx]") {
 
 TEST_CASE("truncated and corrupted ONNX files never crash the importer", "[onnx]") {
     if (!onnxImportAvailable()) return;
-    for (const char* file : {"tiny_cnn.onnx", "token_mlp.onnx", "attention.onnx", "vit_tiny.onnx", "unknown_ops.onnx"}) {
+    for (const char* file : {"tiny_cnn.onnx", "token_mlp.onnx", "attention.onnx", "vit_tiny.onnx", "layernorm_opset14.onnx",
+                             "unknown_ops.onnx"}) {
         const std::string bytes = readFile(onnxPath(file));
         REQUIRE(bytes.size() > 100);
         for (std::size_t cut = 0; cut < bytes.size(); cut += 1 + cut / 16)

@@ -11,7 +11,6 @@
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <google/protobuf/io/coded_stream.h>
 
@@ -310,8 +309,9 @@ public:
             if (n.op_type() == "Constant" && n.output_size() == 1 && !n.output(0).empty())
                 if (const AttributeProto* a = findAttr(n, "value"); a && a->has_t()) m_inits.emplace(n.output(0), &a->t());
         if (auto s = chooseInputOutput(); !s) return s.error();
-        if (auto s = inferShapes(); !s) return s.error();
+        initTypes();
         if (auto s = checkInput(); !s) return s.error();
+        if (auto s = propagate(); !s) return s.error();
         findFusions();
         for (int i = 0; i < m_g->node_size(); ++i) {
             if (!m_needed[static_cast<std::size_t>(i)] || m_absorbed[static_cast<std::size_t>(i)]) continue;
@@ -545,28 +545,33 @@ private:
         return Ok{};
     }
 
-    // ---------------------------------------------------------------- shape inference
-    void collectTypes() {
-        m_types.clear();
-        auto add = [&](const onnx::ValueInfoProto& v) {
-            if (!v.type().has_tensor_type()) return;
-            const auto& tt = v.type().tensor_type();
-            TypeInfo t;
-            t.elem = tt.elem_type();
-            if (tt.has_shape()) {
-                t.hasShape = true;
-                for (const auto& d : tt.shape().dim()) {
-                    Dim x;
-                    if (d.has_dim_value()) x.value = d.dim_value();
-                    else if (d.has_dim_param()) x.param = d.dim_param();
-                    t.dims.push_back(std::move(x));
-                }
+    // ---------------------------------------------------------------- shape propagation
+    // libonnx's InferShapes segfaults on malformed graphs (a ConvTranspose whose weight rank differs from its
+    // input's, a Gemm of a scalar: onnx/onnx#6180, #6185), so shapes are propagated here, node by node, with every
+    // rank and attribute checked before use. Unknown results stay unknown (or take the file's value_info).
+
+    static TypeInfo typeFrom(const TypeProto& tp) {
+        TypeInfo t;
+        if (!tp.has_tensor_type()) return t;
+        const auto& tt = tp.tensor_type();
+        t.elem = tt.elem_type();
+        if (tt.has_shape()) {
+            t.hasShape = true;
+            for (const auto& d : tt.shape().dim()) {
+                Dim x;
+                if (d.has_dim_value()) x.value = d.dim_value();
+                else if (d.has_dim_param()) x.param = d.dim_param();
+                t.dims.push_back(std::move(x));
             }
-            m_types[v.name()] = std::move(t);
-        };
-        for (const auto& v : m_g->input()) add(v);
-        for (const auto& v : m_g->value_info()) add(v);
-        for (const auto& v : m_g->output()) add(v);
+        }
+        return t;
+    }
+
+    void initTypes() {
+        for (const auto& v : m_g->value_info()) m_declared[v.name()] = typeFrom(v.type());
+        for (const auto& v : m_g->output()) m_declared[v.name()] = typeFrom(v.type());
+        for (const auto& v : m_g->input())
+            if (!m_inits.count(v.name())) m_types[v.name()] = typeFrom(v.type());
         for (const auto& [name, t] : m_inits) {
             TypeInfo ti;
             ti.elem = t->data_type();
@@ -576,98 +581,607 @@ private:
         }
     }
 
-    Status inferShapes() {
-        for (int pass = 0; pass < kMaxInferencePasses; ++pass) {
-            try {
-                onnx::ShapeInferenceOptions options(false, 0, false);
-                onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
-            } catch (const std::exception& e) {
-                return fail("ONNX shape inference failed: " + printable(e.what(), 300));
-            }
-            collectTypes();
-            if (auto s = checkInferredTypes(); !s) return s;
-            classify();
-            // Fill in the outputs of Reshapes and Expands whose target shape ONNX could not read (computed from
-            // Shape: x.view(x.size(0), -1)); re-infer so that the nodes after them get shapes too.
-            std::unordered_map<std::string, int> infoIndex;
-            for (int k = 0; k < m_g->value_info_size(); ++k) infoIndex[m_g->value_info(k).name()] = k;
-            bool progress = false;
-            for (int i = 0; i < m_g->node_size(); ++i) {
-                const NodeProto& n = m_g->node(i);
-                if (!m_needed[static_cast<std::size_t>(i)] || n.output_size() < 1 || n.output(0).empty() || fullShape(n.output(0)))
-                    continue;
-                auto dims = computedShape(i);
-                if (!dims) continue;
-                auto idx = infoIndex.find(n.output(0));
-                onnx::ValueInfoProto* vi = idx != infoIndex.end() ? m_g->mutable_value_info(idx->second) : m_g->add_value_info();
-                vi->set_name(n.output(0));
-                vi->clear_type();
-                auto* tt = vi->mutable_type()->mutable_tensor_type();
-                tt->set_elem_type(elemOf(n.input(0)));
-                auto* sh = tt->mutable_shape();
-                for (const auto& d : *dims) {
-                    auto* x = sh->add_dim();
-                    if (d.known()) x->set_dim_value(d.value);
-                    else if (!d.param.empty()) x->set_dim_param(d.param);
-                }
-                progress = true;
-            }
-            if (!progress) return Ok{};
-        }
-        return Ok{};
+    const TypeInfo* typeOf(const std::string& v) const {
+        auto it = m_types.find(v);
+        return it == m_types.end() ? nullptr : &it->second;
     }
-
-    /// The full output shape of a Reshape of an activation or an Expand, from the evaluated target; nullopt
-    /// when not determinable.
-    std::optional<std::vector<Dim>> computedShape(int i) {
-        const NodeProto& n = m_g->node(i);
-        if (n.input_size() < 2 || elemOf(n.input(0)) == 0) return std::nullopt;
-        auto batch = m_types.find(m_input);
-        if (batch == m_types.end() || !batch->second.hasShape || batch->second.dims.empty()) return std::nullopt;
-        const Dim batchDim = batch->second.dims[0];
-        if (n.op_type() == "Reshape" && m_batched.count(n.input(0))) {
-            auto ps = reshapeTarget(i);
-            auto in = fullType(n.input(0));
-            if (!ps || !in) return std::nullopt;
-            std::vector<Dim> out{in->dims[0]};
-            for (auto d : *ps) out.push_back({d, {}});
-            return out;
-        }
-        if (n.op_type() == "Expand") {
-            auto target = staticData(n.input(1));
-            auto it = m_types.find(n.input(0));
-            if (!target || it == m_types.end() || !it->second.hasShape) return std::nullopt;
-            const auto& in = it->second.dims;
-            const std::size_t r = std::max(in.size(), target->size());
-            std::vector<Dim> out(r);
-            for (std::size_t k = 0; k < r; ++k) {
-                const Dim a = k < r - in.size() ? Dim{1, {}} : in[k - (r - in.size())];
-                const SVal b = k < r - target->size() ? SVal::known(1) : (*target)[k - (r - target->size())];
-                if (!a.known()) return std::nullopt;
-                if (b.kind == SVal::Batch) {
-                    if (a.value != 1) return std::nullopt;
-                    out[k] = batchDim;
-                } else if (b.kind == SVal::Known && b.i >= 0 && b.i <= kMaxDim) {
-                    if (a.value != 1 && b.i != 1 && a.value != b.i) return std::nullopt;
-                    out[k] = {std::max(a.value, b.i), {}};
-                } else {
-                    return std::nullopt;
-                }
-            }
-            return out;
-        }
+    /// A type with a shape (rank known).
+    const TypeInfo* shaped(const NodeProto& n, int k) const {
+        if (k >= n.input_size() || n.input(k).empty()) return nullptr;
+        const TypeInfo* t = typeOf(n.input(k));
+        return t && t->hasShape ? t : nullptr;
+    }
+    static bool sameDim(const Dim& a, const Dim& b) {
+        if (a.known() || b.known()) return a.value == b.value;
+        return !a.param.empty() && a.param == b.param;
+    }
+    static TypeInfo shapedType(int elem, std::vector<Dim> dims) {
+        TypeInfo t;
+        t.elem = elem;
+        t.hasShape = true;
+        t.dims = std::move(dims);
+        return t;
+    }
+    static std::optional<std::int64_t> normAxis(std::int64_t axis, std::int64_t rank) {
+        if (axis < -rank || axis >= rank) return std::nullopt;
+        return axis < 0 ? axis + rank : axis;
+    }
+    /// Ints from an attribute (older opsets) or a constant input (newer ones).
+    std::optional<std::vector<std::int64_t>> intsArg(const NodeProto& n, const char* attr, int input) {
+        if (auto a = attrInts(n, attr)) return a;
+        if (input < n.input_size() && !n.input(input).empty()) return staticInts(n.input(input));
         return std::nullopt;
     }
 
-    Status checkInferredTypes() {
-        for (const auto& [name, t] : m_types)
-            for (const auto& d : t.dims)
-                if (d.value < -1 || d.value > kMaxDim)
-                    return fail("shape inference gives " + quoted(name) + " the dimension " + std::to_string(d.value) +
-                                ", which is out of range");
+    /// Right-aligned numpy broadcasting; nullopt when two known dims differ and neither is 1.
+    static std::optional<std::vector<Dim>> broadcastDims(const std::vector<const std::vector<Dim>*>& shapes) {
+        std::size_t r = 0;
+        for (const auto* s : shapes) r = std::max(r, s->size());
+        std::vector<Dim> out(r, Dim{1, {}});
+        for (const auto* s : shapes) {
+            for (std::size_t k = 0; k < s->size(); ++k) {
+                Dim& o = out[r - s->size() + k];
+                const Dim& d = (*s)[k];
+                if (d.known() && d.value == 1) continue;
+                if (o.known() && o.value == 1) o = d;
+                else if (d.known() && o.known()) {
+                    if (d.value != o.value) return std::nullopt;
+                } else if (!sameDim(o, d)) {
+                    if (d.known()) o = d;          // a known size > 1 wins over a symbol (which must equal it)
+                    else if (!o.known()) o = Dim{};
+                }
+            }
+        }
+        return out;
+    }
+
+    /// Conv/pool output size along one spatial dim.
+    static Dim windowDim(const Dim& in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pb, std::int64_t pe,
+                         const std::string& autoPad, bool ceil) {
+        if (!in.known() || k <= 0 || s <= 0 || d <= 0 || k > kMaxDim || s > kMaxDim || d > kMaxDim) return {};
+        if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") return {(in.value + s - 1) / s, {}};
+        if (autoPad == "VALID") pb = pe = 0;
+        if (pb < 0 || pe < 0 || pb > kMaxDim || pe > kMaxDim) return {};
+        const std::int64_t span = in.value + pb + pe - d * (k - 1) - 1;
+        if (span < 0) return {};
+        return {(ceil ? (span + s - 1) / s : span / s) + 1, {}};
+    }
+
+    /// Output types of node i from its inputs' types and constants; Error only for a graph that is wrong beyond
+    /// doubt (shapes that cannot broadcast or concatenate).
+    Status inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
+        const NodeProto& n = m_g->node(i);
+        const std::string& t = n.op_type();
+        out.assign(static_cast<std::size_t>(n.output_size()), std::nullopt);
+        if (out.empty()) return Ok{};
+        const TypeInfo* x = shaped(n, 0);
+        const int elem0 = n.input_size() >= 1 && typeOf(n.input(0)) ? typeOf(n.input(0))->elem : 0;
+        const std::int64_t r = x ? static_cast<std::int64_t>(x->dims.size()) : -1;
+        const Dim batchDim = m_batchDim;
+        static const std::set<std::string> kUnary = {
+            "Relu", "Sigmoid", "Tanh", "HardSwish", "LeakyRelu", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "Softplus",
+            "Softsign", "Elu", "Selu", "Celu", "HardSigmoid", "Mish", "Identity", "Clip", "Softmax", "LogSoftmax", "Gelu",
+            "Floor", "Ceil", "Round", "Reciprocal", "Sin", "Cos", "Not", "Sign", "InstanceNormalization", "LRN",
+            "ThresholdedRelu", "Hardmax", "CumSum", "Dropout", "Cast", "BatchNormalization", "LayerNormalization",
+            "IsNaN", "IsInf", "Shrink", "PRelu"};
+        static const std::set<std::string> kCompare = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                                                       "And", "Or", "Xor"};
+        static const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum",
+                                                      "Mean", "Where", "BitShift"};
+        if (t == "Constant") {
+            if (const AttributeProto* a = findAttr(n, "value"); a && a->has_t()) {
+                std::vector<Dim> dims;
+                for (auto d : a->t().dims()) dims.push_back({d, {}});
+                out[0] = shapedType(a->t().data_type(), dims);
+            } else if (findAttr(n, "value_int")) out[0] = shapedType(TensorProto::INT64, {});
+            else if (findAttr(n, "value_float")) out[0] = shapedType(TensorProto::FLOAT, {});
+            else if (const AttributeProto* b = findAttr(n, "value_ints"))
+                out[0] = shapedType(TensorProto::INT64, {{static_cast<std::int64_t>(b->ints_size()), {}}});
+            else if (const AttributeProto* c = findAttr(n, "value_floats"))
+                out[0] = shapedType(TensorProto::FLOAT, {{static_cast<std::int64_t>(c->floats_size()), {}}});
+            return Ok{};
+        }
+        if (t == "Shape") {
+            if (x) {
+                std::int64_t s = attrInt(n, "start", 0), e = attrInt(n, "end", r);
+                if (s < 0) s += r;
+                if (e < 0) e += r;
+                s = std::clamp<std::int64_t>(s, 0, r);
+                e = std::clamp<std::int64_t>(e, 0, r);
+                out[0] = shapedType(TensorProto::INT64, {{std::max<std::int64_t>(e - s, 0), {}}});
+            } else out[0] = shapedType(TensorProto::INT64, {Dim{}});
+            return Ok{};
+        }
+        if (t == "Size") {
+            out[0] = shapedType(TensorProto::INT64, {});
+            return Ok{};
+        }
+        if (kUnary.count(t)) {
+            if (!x) return Ok{};
+            int elem = elem0;
+            if (t == "Cast") elem = static_cast<int>(attrInt(n, "to", 0));
+            if (t == "Not" || t == "IsNaN" || t == "IsInf") elem = TensorProto::BOOL;
+            out[0] = shapedType(elem, x->dims);
+            if (t == "Dropout" && out.size() > 1) out[1] = shapedType(TensorProto::BOOL, x->dims);
+            if (t == "BatchNormalization" && r >= 2)
+                for (std::size_t k = 1; k < out.size() && k < 5; ++k) out[k] = shapedType(elem0, {x->dims[1]});
+            return Ok{};
+        }
+        if (kBinary.count(t) || kCompare.count(t)) {
+            std::vector<const std::vector<Dim>*> shapes;
+            for (int k = 0; k < n.input_size(); ++k) {
+                const TypeInfo* s = shaped(n, k);
+                if (!s) return Ok{};
+                shapes.push_back(&s->dims);
+            }
+            if (shapes.empty()) return Ok{};
+            auto dims = broadcastDims(shapes);
+            if (!dims) return failNode(i, "its input shapes do not broadcast");
+            int elem = t == "Where" && n.input_size() > 1 && typeOf(n.input(1)) ? typeOf(n.input(1))->elem : elem0;
+            if (kCompare.count(t)) elem = TensorProto::BOOL;
+            out[0] = shapedType(elem, std::move(*dims));
+            return Ok{};
+        }
+        if (t == "Conv" || t == "ConvTranspose" || t == "MaxPool" || t == "AveragePool" || t == "LpPool") {
+            const bool conv = t == "Conv" || t == "ConvTranspose";
+            if (!x || r < 3) return Ok{};
+            const std::size_t sp = static_cast<std::size_t>(r - 2);
+            const TypeInfo* w = conv ? shaped(n, 1) : nullptr;
+            if (conv && (!w || w->dims.size() != x->dims.size())) return Ok{};
+            std::vector<std::int64_t> kernel;
+            if (auto k = attrInts(n, "kernel_shape")) kernel = *k;
+            else if (conv)
+                for (std::size_t k = 2; k < w->dims.size(); ++k) kernel.push_back(w->dims[k].value);
+            const auto strides = attrInts(n, "strides"), dil = attrInts(n, "dilations"), pads = attrInts(n, "pads");
+            if (kernel.size() != sp || (strides && strides->size() != sp) || (dil && dil->size() != sp) ||
+                (pads && pads->size() != 2 * sp))
+                return Ok{};
+            const std::string autoPad = attrString(n, "auto_pad", "NOTSET");
+            const bool ceil = attrInt(n, "ceil_mode", 0) != 0;
+            std::vector<Dim> dims{x->dims[0]};
+            if (t == "Conv") dims.push_back(w->dims[0]);
+            else if (t == "ConvTranspose") {
+                const std::int64_t g = attrInt(n, "group", 1);
+                std::int64_t c = -1;
+                if (w->dims[1].known() && g > 0 && !__builtin_mul_overflow(w->dims[1].value, g, &c) && c <= kMaxDim) dims.push_back({c, {}});
+                else dims.push_back({});
+            } else dims.push_back(x->dims[1]);
+            const auto outShape = attrInts(n, "output_shape"), outPad = attrInts(n, "output_padding");
+            if (t == "ConvTranspose" && ((outShape && outShape->size() != sp) || (outPad && outPad->size() != sp))) return Ok{};
+            for (std::size_t k = 0; k < sp; ++k) {
+                const std::int64_t s = strides ? (*strides)[k] : 1, d = dil ? (*dil)[k] : 1;
+                const std::int64_t pb = pads ? (*pads)[k] : 0, pe = pads ? (*pads)[k + sp] : 0;
+                const Dim& in = x->dims[k + 2];
+                if (t != "ConvTranspose") {
+                    dims.push_back(windowDim(in, kernel[k], s, d, pb, pe, autoPad, ceil));
+                    continue;
+                }
+                if (outShape) {
+                    dims.push_back((*outShape)[k] > 0 && (*outShape)[k] <= kMaxDim ? Dim{(*outShape)[k], {}} : Dim{});
+                    continue;
+                }
+                const std::int64_t op = outPad ? (*outPad)[k] : 0;
+                if (!in.known() || s <= 0 || d <= 0 || s > kMaxDim || d > kMaxDim || kernel[k] <= 0 || kernel[k] > kMaxDim ||
+                    op < 0 || op > kMaxDim || pb < 0 || pe < 0 || pb > kMaxDim || pe > kMaxDim) {
+                    dims.push_back({});
+                    continue;
+                }
+                std::int64_t o = (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+                                     ? in.value * s
+                                     : s * (in.value - 1) + op + (kernel[k] - 1) * d + 1 - pb - pe;
+                dims.push_back(o > 0 && o <= kMaxDim ? Dim{o, {}} : Dim{});
+            }
+            out[0] = shapedType(elem0, dims);
+            if (t == "MaxPool" && out.size() > 1) out[1] = shapedType(TensorProto::INT64, dims);
+            return Ok{};
+        }
+        if (t == "GlobalAveragePool" || t == "GlobalMaxPool" || t == "GlobalLpPool") {
+            if (!x || r < 3) return Ok{};
+            std::vector<Dim> dims{x->dims[0], x->dims[1]};
+            dims.resize(static_cast<std::size_t>(r), Dim{1, {}});
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Gemm") {
+            const TypeInfo* b = shaped(n, 1);
+            if (!x || !b || r != 2 || b->dims.size() != 2) return Ok{};
+            const bool ta = attrInt(n, "transA", 0) != 0, tb = attrInt(n, "transB", 0) != 0;
+            out[0] = shapedType(elem0, {x->dims[ta ? 1 : 0], b->dims[tb ? 0 : 1]});
+            return Ok{};
+        }
+        if (t == "MatMul") {
+            const TypeInfo* b = shaped(n, 1);
+            if (!x || !b || r < 1 || b->dims.empty()) return Ok{};
+            std::vector<Dim> a = x->dims, c = b->dims;
+            const bool aVec = a.size() == 1, bVec = c.size() == 1;
+            if (aVec) a.insert(a.begin(), Dim{1, {}});
+            if (bVec) c.push_back(Dim{1, {}});
+            std::vector<Dim> ab(a.begin(), a.end() - 2), cb(c.begin(), c.end() - 2);
+            auto batch = broadcastDims({&ab, &cb});
+            if (!batch) return failNode(i, "its batch dimensions do not broadcast");
+            const Dim& k1 = a.back();
+            const Dim& k2 = c[c.size() - 2];
+            if (k1.known() && k2.known() && k1.value != k2.value) return failNode(i, "the inner dimensions differ");
+            std::vector<Dim> dims = *batch;
+            if (!aVec) dims.push_back(a[a.size() - 2]);
+            if (!bVec) dims.push_back(c.back());
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Flatten") {
+            if (!x) return Ok{};
+            std::int64_t axis = attrInt(n, "axis", 1);
+            if (axis < 0) axis += r;
+            if (axis < 0 || axis > r) return Ok{};
+            auto prod = [&](std::int64_t from, std::int64_t to) -> Dim {
+                if (from == 0 && to == 1) return x->dims[0];
+                std::int64_t p = 1;
+                for (std::int64_t k = from; k < to; ++k) {
+                    const Dim& d = x->dims[static_cast<std::size_t>(k)];
+                    if (!d.known() || __builtin_mul_overflow(p, d.value, &p) || p > kMaxDim) return {};
+                }
+                return {p, {}};
+            };
+            out[0] = shapedType(elem0, {prod(0, axis), prod(axis, r)});
+            return Ok{};
+        }
+        if (t == "Reshape") {
+            auto target = n.input_size() >= 2 ? staticData(n.input(1)) : std::nullopt;
+            if (!x || !target || target->size() > static_cast<std::size_t>(kMaxRank)) return Ok{};
+            const bool allowZero = attrInt(n, "allowzero", 0) != 0;
+            std::vector<Dim> dims;
+            int minusOne = -1;
+            for (std::size_t k = 0; k < target->size(); ++k) {
+                const SVal& e = (*target)[k];
+                if (e.kind == SVal::Batch) dims.push_back(batchDim);
+                else if (e.kind == SVal::Unknown) dims.push_back({});
+                else if (e.i == 0 && !allowZero) {
+                    if (k >= x->dims.size()) return Ok{};
+                    dims.push_back(x->dims[k]);
+                } else if (e.i == -1) {
+                    if (minusOne >= 0) return Ok{};
+                    minusOne = static_cast<int>(k);
+                    dims.push_back({});
+                } else if (e.i > 0 && e.i <= kMaxDim) dims.push_back({e.i, {}});
+                else return Ok{};
+            }
+            if (minusOne >= 0) {  // sizes cancel: known products divide, symbols must match one for one
+                std::multiset<std::string> symIn, symOut;
+                std::int64_t pin = 1, pout = 1;
+                bool ok = true;
+                for (const auto& d : x->dims) {
+                    if (d.known()) ok = ok && !__builtin_mul_overflow(pin, d.value, &pin) && pin <= static_cast<std::int64_t>(kMaxElements);
+                    else if (!d.param.empty()) symIn.insert(d.param);
+                    else ok = false;
+                }
+                for (std::size_t k = 0; k < dims.size(); ++k) {
+                    if (static_cast<int>(k) == minusOne) continue;
+                    const Dim& d = dims[k];
+                    if (d.known()) ok = ok && !__builtin_mul_overflow(pout, d.value, &pout);
+                    else if (!d.param.empty()) {
+                        auto it = symIn.find(d.param);
+                        if (it == symIn.end()) ok = false;
+                        else symIn.erase(it);
+                    } else ok = false;
+                }
+                (void)symOut;
+                if (ok && pout > 0 && pin % pout == 0) {
+                    const std::int64_t q = pin / pout;
+                    if (symIn.empty()) dims[static_cast<std::size_t>(minusOne)] = {q, {}};
+                    else if (symIn.size() == 1 && q == 1) dims[static_cast<std::size_t>(minusOne)] = {-1, *symIn.begin()};
+                }
+            }
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Transpose") {
+            if (!x) return Ok{};
+            std::vector<std::int64_t> perm;
+            if (auto p = attrInts(n, "perm")) perm = *p;
+            else
+                for (std::int64_t k = r - 1; k >= 0; --k) perm.push_back(k);
+            if (static_cast<std::int64_t>(perm.size()) != r) return Ok{};
+            std::vector<bool> seen(static_cast<std::size_t>(r), false);
+            std::vector<Dim> dims;
+            for (auto p : perm) {
+                if (p < 0 || p >= r || seen[static_cast<std::size_t>(p)]) return Ok{};
+                seen[static_cast<std::size_t>(p)] = true;
+                dims.push_back(x->dims[static_cast<std::size_t>(p)]);
+            }
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Squeeze" || t == "Unsqueeze") {
+            if (!x) return Ok{};
+            auto axes = intsArg(n, "axes", 1);
+            if (t == "Squeeze") {
+                std::vector<bool> drop(static_cast<std::size_t>(r), false);
+                if (axes) {
+                    for (auto a : *axes) {
+                        auto k = normAxis(a, r);
+                        if (!k) return Ok{};
+                        drop[static_cast<std::size_t>(*k)] = true;
+                    }
+                } else {
+                    for (std::int64_t k = 0; k < r; ++k) {
+                        const Dim& d = x->dims[static_cast<std::size_t>(k)];
+                        if (!d.known()) return Ok{};
+                        drop[static_cast<std::size_t>(k)] = d.value == 1;
+                    }
+                }
+                std::vector<Dim> dims;
+                for (std::int64_t k = 0; k < r; ++k)
+                    if (!drop[static_cast<std::size_t>(k)]) dims.push_back(x->dims[static_cast<std::size_t>(k)]);
+                out[0] = shapedType(elem0, dims);
+                return Ok{};
+            }
+            if (!axes) return Ok{};
+            const std::int64_t outRank = r + static_cast<std::int64_t>(axes->size());
+            if (outRank > kMaxRank) return Ok{};
+            std::vector<bool> inserted(static_cast<std::size_t>(outRank), false);
+            for (auto a : *axes) {
+                auto k = normAxis(a, outRank);
+                if (!k || inserted[static_cast<std::size_t>(*k)]) return Ok{};
+                inserted[static_cast<std::size_t>(*k)] = true;
+            }
+            std::vector<Dim> dims;
+            std::size_t src = 0;
+            for (std::int64_t k = 0; k < outRank; ++k) dims.push_back(inserted[static_cast<std::size_t>(k)] ? Dim{1, {}} : x->dims[src++]);
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Concat") {
+            if (!x) return Ok{};
+            auto axis = normAxis(attrInt(n, "axis", 0), r);
+            if (!axis) return Ok{};
+            std::vector<Dim> dims = x->dims;
+            Dim& cat = dims[static_cast<std::size_t>(*axis)];
+            cat = Dim{0, {}};
+            for (int k = 0; k < n.input_size(); ++k) {
+                const TypeInfo* s = shaped(n, k);
+                if (!s) return Ok{};
+                if (static_cast<std::int64_t>(s->dims.size()) != r) return failNode(i, "concatenates tensors of different ranks");
+                const Dim& d = s->dims[static_cast<std::size_t>(*axis)];
+                if (cat.known() && d.known() && !__builtin_add_overflow(cat.value, d.value, &cat.value) && cat.value <= kMaxDim) continue;
+                cat = Dim{};
+            }
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Split") {
+            if (!x) return Ok{};
+            auto axis = normAxis(attrInt(n, "axis", 0), r);
+            if (!axis) return Ok{};
+            const Dim& d = x->dims[static_cast<std::size_t>(*axis)];
+            auto sizes = intsArg(n, "split", 1);
+            const std::int64_t parts = static_cast<std::int64_t>(out.size());
+            if (!sizes && d.known()) {
+                sizes = std::vector<std::int64_t>();
+                const std::int64_t each = (d.value + parts - 1) / parts;
+                for (std::int64_t k = 0, left = d.value; k < parts; ++k, left -= each) sizes->push_back(std::clamp<std::int64_t>(left, 0, each));
+            }
+            if (!sizes || static_cast<std::int64_t>(sizes->size()) != parts) return Ok{};
+            for (std::size_t k = 0; k < out.size(); ++k) {
+                std::vector<Dim> dims = x->dims;
+                const std::int64_t v = (*sizes)[k];
+                dims[static_cast<std::size_t>(*axis)] = v >= 0 && v <= kMaxDim ? Dim{v, {}} : Dim{};
+                out[k] = shapedType(elem0, dims);
+            }
+            return Ok{};
+        }
+        if (t == "Slice") {
+            if (!x) return Ok{};
+            std::optional<std::vector<std::int64_t>> starts, ends, axes, steps;
+            if (m_opset < 10) {
+                starts = attrInts(n, "starts");
+                ends = attrInts(n, "ends");
+                axes = attrInts(n, "axes");
+            } else {
+                if (n.input_size() >= 2 && !n.input(1).empty()) starts = staticInts(n.input(1));
+                if (n.input_size() >= 3 && !n.input(2).empty()) ends = staticInts(n.input(2));
+                if (n.input_size() >= 4 && !n.input(3).empty()) axes = staticInts(n.input(3));
+                if (n.input_size() >= 5 && !n.input(4).empty()) steps = staticInts(n.input(4));
+            }
+            if (!starts || !ends || starts->size() != ends->size() || (axes && axes->size() != starts->size()) ||
+                (steps && steps->size() != starts->size()))
+                return Ok{};
+            std::vector<Dim> dims = x->dims;
+            for (std::size_t k = 0; k < starts->size(); ++k) {
+                auto axis = normAxis(axes ? (*axes)[k] : static_cast<std::int64_t>(k), r);
+                const std::int64_t step = steps ? (*steps)[k] : 1;
+                if (!axis || step == 0 || step == INT64_MIN) return Ok{};
+                Dim& d = dims[static_cast<std::size_t>(*axis)];
+                if (!d.known()) {
+                    if (!((*starts)[k] == 0 && (*ends)[k] >= INT32_MAX && step == 1)) d = Dim{};
+                    continue;
+                }
+                const std::int64_t size = d.value;
+                std::int64_t s = (*starts)[k], e = (*ends)[k];
+                if (s < 0) s = s < -size ? -1 : s + size;
+                if (e < 0) e = e < -size ? -1 : e + size;
+                std::int64_t len;
+                if (step > 0) {
+                    s = std::clamp<std::int64_t>(s, 0, size);
+                    e = std::clamp<std::int64_t>(e, 0, size);
+                    len = e > s ? (e - s - 1) / step + 1 : 0;
+                } else {
+                    s = std::clamp<std::int64_t>(s, -1, size - 1);
+                    e = std::clamp<std::int64_t>(e, -1, size - 1);
+                    len = s > e ? (s - e - 1) / -step + 1 : 0;
+                }
+                d = Dim{len, {}};
+            }
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Gather") {
+            const TypeInfo* idx = shaped(n, 1);
+            if (!x || !idx || r < 1) return Ok{};
+            auto axis = normAxis(attrInt(n, "axis", 0), r);
+            if (!axis || r + static_cast<std::int64_t>(idx->dims.size()) - 1 > kMaxRank) return Ok{};
+            std::vector<Dim> dims(x->dims.begin(), x->dims.begin() + *axis);
+            dims.insert(dims.end(), idx->dims.begin(), idx->dims.end());
+            dims.insert(dims.end(), x->dims.begin() + *axis + 1, x->dims.end());
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Expand") {
+            auto target = n.input_size() >= 2 ? staticData(n.input(1)) : std::nullopt;
+            if (!x || !target || target->size() > static_cast<std::size_t>(kMaxRank)) return Ok{};
+            std::vector<Dim> want;
+            for (const auto& e : *target) {
+                if (e.kind == SVal::Batch) want.push_back(batchDim);
+                else if (e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim) want.push_back({e.i, {}});
+                else want.push_back({});
+            }
+            auto dims = broadcastDims({&x->dims, &want});
+            if (!dims) return failNode(i, "expands to a shape its input does not broadcast to");
+            out[0] = shapedType(elem0, std::move(*dims));
+            return Ok{};
+        }
+        if (t == "ConstantOfShape") {
+            auto target = n.input_size() >= 1 ? staticData(n.input(0)) : std::nullopt;
+            int elem = TensorProto::FLOAT;
+            if (const AttributeProto* a = findAttr(n, "value"); a && a->has_t()) elem = a->t().data_type();
+            if (!target || target->size() > static_cast<std::size_t>(kMaxRank)) return Ok{};
+            std::vector<Dim> dims;
+            for (const auto& e : *target)
+                dims.push_back(e.kind == SVal::Batch ? batchDim : e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim ? Dim{e.i, {}} : Dim{});
+            out[0] = shapedType(elem, dims);
+            return Ok{};
+        }
+        if (t == "Range") {
+            double v[3] = {0, 0, 0};
+            bool have = n.input_size() >= 3;
+            for (int k = 0; k < 3 && have; ++k) {
+                auto e = staticScalar(n.input(k));
+                have = e.has_value() && std::isfinite(*e);
+                if (have) v[k] = *e;
+            }
+            Dim len;
+            if (have && v[2] != 0) {
+                const double count = std::ceil((v[1] - v[0]) / v[2]);
+                if (count <= static_cast<double>(kMaxDim)) len = {static_cast<std::int64_t>(std::max(count, 0.0)), {}};
+            }
+            out[0] = shapedType(elem0, {len});
+            return Ok{};
+        }
+        if (t.rfind("Reduce", 0) == 0 || t == "ArgMax" || t == "ArgMin") {
+            if (!x) return Ok{};
+            const bool arg = t == "ArgMax" || t == "ArgMin";
+            std::optional<std::vector<std::int64_t>> axes;
+            if (arg) axes = std::vector<std::int64_t>{attrInt(n, "axis", 0)};
+            else axes = intsArg(n, "axes", 1);
+            const bool keep = attrInt(n, "keepdims", 1) != 0;
+            std::vector<bool> red(static_cast<std::size_t>(r), !axes || axes->empty());
+            if (axes && axes->empty() && attrInt(n, "noop_with_empty_axes", 0)) std::fill(red.begin(), red.end(), false);
+            if (!axes && n.input_size() >= 2 && !n.input(1).empty()) return Ok{};  // axes computed at run time
+            if (axes)
+                for (auto a : *axes) {
+                    auto k = normAxis(a, r);
+                    if (!k) return Ok{};
+                    red[static_cast<std::size_t>(*k)] = true;
+                }
+            std::vector<Dim> dims;
+            for (std::int64_t k = 0; k < r; ++k) {
+                if (!red[static_cast<std::size_t>(k)]) dims.push_back(x->dims[static_cast<std::size_t>(k)]);
+                else if (keep) dims.push_back({1, {}});
+            }
+            out[0] = shapedType(arg ? TensorProto::INT64 : elem0, dims);
+            return Ok{};
+        }
+        if (t == "Pad") {
+            if (!x) return Ok{};
+            auto pads = intsArg(n, "pads", 1);
+            if (!pads || static_cast<std::int64_t>(pads->size()) != 2 * r || (n.input_size() >= 4 && !n.input(3).empty())) return Ok{};
+            std::vector<Dim> dims = x->dims;
+            for (std::int64_t k = 0; k < r; ++k) {
+                Dim& d = dims[static_cast<std::size_t>(k)];
+                const std::int64_t pb = (*pads)[static_cast<std::size_t>(k)], pe = (*pads)[static_cast<std::size_t>(k + r)];
+                if (pb == 0 && pe == 0) continue;
+                if (!d.known() || std::llabs(pb) > kMaxDim || std::llabs(pe) > kMaxDim || d.value + pb + pe < 0) d = Dim{};
+                else d = Dim{d.value + pb + pe, {}};
+            }
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Resize" || t == "Upsample") {
+            if (!x) return Ok{};
+            std::optional<std::vector<SVal>> scales, sizes;
+            if (t == "Upsample") scales = n.input_size() >= 2 ? staticData(n.input(1)) : std::nullopt;
+            else {
+                if (n.input_size() >= 3 && !n.input(2).empty() && m_opset >= 11) scales = staticData(n.input(2));
+                else if (n.input_size() >= 2 && !n.input(1).empty() && m_opset < 11) scales = staticData(n.input(1));
+                if (n.input_size() >= 4 && !n.input(3).empty()) sizes = staticData(n.input(3));
+            }
+            std::vector<Dim> dims = x->dims;
+            if (sizes && static_cast<std::int64_t>(sizes->size()) == r) {
+                for (std::int64_t k = 0; k < r; ++k) {
+                    const SVal& e = (*sizes)[static_cast<std::size_t>(k)];
+                    dims[static_cast<std::size_t>(k)] = e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim ? Dim{e.i, {}}
+                                                        : e.kind == SVal::Batch ? batchDim : Dim{};
+                }
+            } else if (scales && static_cast<std::int64_t>(scales->size()) == r) {
+                for (std::int64_t k = 0; k < r; ++k) {
+                    const SVal& e = (*scales)[static_cast<std::size_t>(k)];
+                    Dim& d = dims[static_cast<std::size_t>(k)];
+                    if (e.kind == SVal::Known && e.d == 1.0) continue;
+                    const double v = d.known() && e.kind == SVal::Known ? std::floor(static_cast<double>(d.value) * e.d) : -1;
+                    d = v >= 0 && v <= static_cast<double>(kMaxDim) ? Dim{static_cast<std::int64_t>(v), {}} : Dim{};
+                }
+            } else return Ok{};
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
+        if (t == "Tile") {
+            auto reps = n.input_size() >= 2 ? staticInts(n.input(1)) : std::nullopt;
+            if (!x || !reps || static_cast<std::int64_t>(reps->size()) != r) return Ok{};
+            std::vector<Dim> dims = x->dims;
+            for (std::int64_t k = 0; k < r; ++k) {
+                Dim& d = dims[static_cast<std::size_t>(k)];
+                const std::int64_t rep = (*reps)[static_cast<std::size_t>(k)];
+                if (rep == 1) continue;
+                std::int64_t v = 0;
+                d = d.known() && rep >= 0 && !__builtin_mul_overflow(d.value, rep, &v) && v <= kMaxDim ? Dim{v, {}} : Dim{};
+            }
+            out[0] = shapedType(elem0, dims);
+            return Ok{};
+        }
         return Ok{};
     }
 
+    /// One forward pass in topological order: which values depend on the model input (Shape and Size cut the
+    /// dependency), the constants' values where shape arithmetic needs them, and every value's type.
+    Status propagate() {
+        m_batched.insert(m_input);
+        std::vector<std::optional<TypeInfo>> out;
+        for (int i = 0; i < m_g->node_size(); ++i) {
+            if (!m_needed[static_cast<std::size_t>(i)]) continue;
+            const NodeProto& n = m_g->node(i);
+            bool batched = false;
+            for (const auto& in : n.input()) batched = batched || m_batched.count(in);
+            const bool shapeOp = n.op_type() == "Shape" || n.op_type() == "Size";
+            if (auto s = inferNode(i, out); !s) return s;
+            for (int k = 0; k < n.output_size(); ++k) {
+                const std::string& o = n.output(k);
+                if (o.empty()) continue;
+                std::optional<TypeInfo> ti = out[static_cast<std::size_t>(k)];
+                if (ti) {
+                    for (auto& d : ti->dims)
+                        if (d.value < -1 || d.value > kMaxDim) d = Dim{};
+                    if (ti->dims.size() > static_cast<std::size_t>(kMaxRank)) ti.reset();
+                }
+                auto declared = m_declared.find(o);
+                if ((!ti || !ti->hasShape) && declared != m_declared.end()) ti = declared->second;
+                if (ti) m_types[o] = std::move(*ti);
+                if (batched && !shapeOp) m_batched.insert(o);
+            }
+            if (!batched || shapeOp) evalStatic(i);
+        }
+        return Ok{};
+    }
+
+    /// Every dim after the batch known.
     std::optional<TypeInfo> fullType(const std::string& v) const {
         auto it = m_types.find(v);
         if (it == m_types.end() || !it->second.hasShape || it->second.dims.empty()) return std::nullopt;
@@ -675,7 +1189,11 @@ private:
             if (!it->second.dims[k].known()) return std::nullopt;
         return it->second;
     }
-    bool fullShape(const std::string& v) const { return fullType(v).has_value(); }
+    /// Dim 0 of v is the batch dimension of the model input.
+    bool batchAtZero(const std::string& v) const {
+        const TypeInfo* t = typeOf(v);
+        return t && t->hasShape && !t->dims.empty() && sameDim(t->dims[0], m_batchDim);
+    }
 
     /// Per-sample shape: the ONNX shape without dim 0 (all other dims known).
     std::optional<Shape> perSample(const std::string& v) const {
@@ -697,26 +1215,6 @@ private:
     }
 
     // ---------------------------------------------------------------- batched values and constants
-    /// Which values depend on the model input (Shape and Size cut the dependency), and the constants.
-    void classify() {
-        m_batched.clear();
-        m_static.clear();
-        m_batched.insert(m_input);
-        for (int i = 0; i < m_g->node_size(); ++i) {
-            if (!m_needed[static_cast<std::size_t>(i)]) continue;
-            const NodeProto& n = m_g->node(i);
-            bool batched = false;
-            for (const auto& in : n.input()) batched = batched || m_batched.count(in);
-            const bool shapeOp = n.op_type() == "Shape" || n.op_type() == "Size";
-            if (batched && !shapeOp) {
-                for (const auto& o : n.output())
-                    if (!o.empty()) m_batched.insert(o);
-                continue;
-            }
-            evalStatic(i);
-        }
-    }
-
     const StaticValue* staticOf(const std::string& v) {
         auto it = m_static.find(v);
         if (it != m_static.end()) return &it->second;
@@ -873,6 +1371,50 @@ private:
                 for (std::int64_t k = s; k < e; k += step) out.v.push_back((*data)[static_cast<std::size_t>(k)]);
                 out.hasData = true;
             }
+        } else if (op == "ConstantOfShape" && n.input_size() == 1) {
+            auto shape = staticInts(n.input(0));
+            SVal fill = SVal::known(0);
+            if (const AttributeProto* a = findAttr(n, "value"); a && a->has_t()) {
+                auto v = readTensor(a->t());
+                if (!v || v->size() != 1) shape.reset();
+                else fill = (*v)[0];
+            }
+            std::uint64_t count = 1;
+            if (shape)
+                for (auto d : *shape)
+                    if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count) || count > kMaxStaticElements) {
+                        shape.reset();
+                        break;
+                    }
+            if (shape) {
+                out.v.assign(static_cast<std::size_t>(count), fill);
+                out.hasData = true;
+            }
+        } else if ((op == "Equal" && n.input_size() == 2) || (op == "Where" && n.input_size() == 3)) {
+            std::vector<std::vector<SVal>> ins;
+            std::size_t len = 1;
+            for (int k = 0; k < n.input_size(); ++k) {
+                auto d = in(k);
+                if (!d) break;
+                len = std::max(len, d->size());
+                ins.push_back(std::move(*d));
+            }
+            bool ok = static_cast<int>(ins.size()) == n.input_size();
+            for (const auto& v : ins) ok = ok && (v.size() == len || v.size() == 1);
+            for (std::size_t k = 0; ok && k < len; ++k) {
+                auto at = [&](std::size_t j) -> const SVal& { return ins[j][ins[j].size() == 1 ? 0 : k]; };
+                if (op == "Equal") {
+                    const SVal &a = at(0), &b = at(1);
+                    if (a.kind == SVal::Known && b.kind == SVal::Known) out.v.push_back(SVal::known(a.d == b.d));
+                    else if (a.kind == SVal::Batch && b.kind == SVal::Known && b.i < 0) out.v.push_back(SVal::known(0));
+                    else out.v.push_back({});
+                } else {
+                    const SVal& c = at(0);
+                    out.v.push_back(c.kind == SVal::Known ? (c.i ? at(1) : at(2)) : SVal{});
+                }
+            }
+            out.hasData = ok;
+            if (!ok) out.v.clear();
         } else if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && n.input_size() == 2) {
             auto a = in(0), b = in(1);
             if (a && b && (a->size() == b->size() || a->size() == 1 || b->size() == 1)) {
@@ -904,66 +1446,14 @@ private:
         for (const auto& o : n.output()) setStatic(o, out);
     }
 
-    /// The per-sample target shape of a Reshape of a batched tensor (dims resolved; -1 computed when the input
-    /// size is known). nullopt: not determinable, or the reshape moves the batch dimension.
-    std::optional<Shape> reshapeTarget(int i) {
-        const NodeProto& n = m_g->node(i);
-        auto target = staticData(n.input(1));
-        auto in = fullType(n.input(0));
-        if (!target || target->empty() || !in) return std::nullopt;
-        const bool allowZero = attrInt(n, "allowzero", 0) != 0;
-        const SVal& first = (*target)[0];
-        const Dim& batch = in->dims[0];
-        const bool firstIsBatch = first.kind == SVal::Batch || (first.kind == SVal::Known && first.i == 0 && !allowZero) ||
-                                  (first.kind == SVal::Known && batch.known() && first.i == batch.value && first.i != -1);
-        const bool firstInferred = first.kind == SVal::Known && first.i == -1;
-        if (!firstIsBatch && !firstInferred) return std::nullopt;
-        Shape inPs;
-        std::uint64_t numel = 1;
-        for (std::size_t k = 1; k < in->dims.size(); ++k) {
-            inPs.push_back(in->dims[k].value);
-            if (__builtin_mul_overflow(numel, static_cast<std::uint64_t>(in->dims[k].value), &numel)) return std::nullopt;
-        }
-        Shape out;
-        int minusOne = -1;
-        std::uint64_t known = 1;
-        for (std::size_t k = 1; k < target->size(); ++k) {
-            const SVal& e = (*target)[k];
-            std::int64_t d;
-            if (e.kind != SVal::Known) {
-                if (minusOne >= 0) return std::nullopt;
-                d = -1;
-            } else if (e.i == 0 && !allowZero) {
-                if (k - 1 >= inPs.size()) return std::nullopt;
-                d = inPs[k - 1];
-            } else d = e.i;
-            if (d == -1) {
-                if (minusOne >= 0) return std::nullopt;
-                minusOne = static_cast<int>(out.size());
-            } else if (d <= 0 || __builtin_mul_overflow(known, static_cast<std::uint64_t>(d), &known)) {
-                return std::nullopt;
-            }
-            out.push_back(d);
-        }
-        if (firstInferred) {  // -1 at dim 0: the rest must hold exactly one sample
-            if (minusOne >= 0 || known != numel) return std::nullopt;
-            return out;
-        }
-        if (minusOne >= 0) {
-            if (known == 0 || numel % known) return std::nullopt;
-            out[static_cast<std::size_t>(minusOne)] = static_cast<std::int64_t>(numel / known);
-        } else if (known != numel) {
-            return std::nullopt;
-        }
-        return out;
-    }
-
     Status checkInput() {
         auto it = m_types.find(m_input);
         if (it == m_types.end() || !it->second.hasShape)
             return fail("graph input " + quoted(m_input) + " has no tensor shape");
-        const TypeInfo& t = it->second;
+        TypeInfo& t = it->second;
         if (t.dims.empty()) return fail("graph input " + quoted(m_input) + " is a scalar: it has no batch dimension");
+        if (!t.dims[0].known() && t.dims[0].param.empty()) t.dims[0].param = "batch";  // to follow it through the graph
+        m_batchDim = t.dims[0];
         auto dt = toDType(t.elem);
         if (!dt) return fail("graph input " + quoted(m_input) + " has an element type BatchFit does not model (" +
                              std::to_string(t.elem) + ")");
@@ -980,14 +1470,15 @@ private:
     }
 
     // ---------------------------------------------------------------- fusions
-    std::vector<int> consumers(const std::string& v) const {
+    const std::vector<int>& consumers(const std::string& v) const {
+        static const std::vector<int> none;
         auto it = m_consumers.find(v);
-        return it == m_consumers.end() ? std::vector<int>{} : it->second;
+        return it == m_consumers.end() ? none : it->second;
     }
     /// The single needed consumer of v (v not a graph output), or -1.
     int soleConsumer(const std::string& v) const {
         if (v == m_output) return -1;
-        auto c = consumers(v);
+        const auto& c = consumers(v);
         return c.size() == 1 ? c[0] : -1;
     }
     bool scalarNear(const std::string& v, double want) {
@@ -1016,6 +1507,7 @@ private:
             if (n.op_type() == "MatMul" && n.input_size() == 2 && m_batched.count(n.input(0))) fuseLinearBias(i);
             else if (n.op_type() == "Sigmoid" && n.input_size() == 1 && m_batched.count(n.input(0))) fuseSilu(i);
             else if (n.op_type() == "Erf" && n.input_size() == 1) fuseErfGelu(i);
+            else if (n.op_type() == "ReduceMean" && n.input_size() >= 1 && m_batched.count(n.input(0))) fuseLayerNorm(i);
         }
     }
 
@@ -1073,6 +1565,79 @@ private:
         m_fusions[m2] = Fusion{"gelu", {}, x, d, {}};
     }
 
+    /// torch's layer_norm before opset 17: (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) * w + b.
+    void fuseLayerNorm(int i) {
+        const NodeProto& rm1 = m_g->node(i);
+        const std::string x = rm1.input(0);
+        const auto r = rankOf(x);
+        auto axes = intsArg(rm1, "axes", 1);
+        if (!r || !axes || axes->empty() || static_cast<std::int64_t>(axes->size()) >= *r || !attrInt(rm1, "keepdims", 1)) return;
+        std::vector<std::int64_t> ax;
+        for (auto a : *axes) {
+            auto k = normAxis(a, *r);
+            if (!k) return;
+            ax.push_back(*k);
+        }
+        std::sort(ax.begin(), ax.end());
+        const std::int64_t nd = static_cast<std::int64_t>(ax.size());
+        for (std::int64_t k = 0; k < nd; ++k)
+            if (ax[static_cast<std::size_t>(k)] != *r - nd + k) return;
+        auto node = [&](int k) -> const NodeProto& { return m_g->node(k); };
+        const int sub = soleConsumer(rm1.output(0));
+        if (sub < 0 || node(sub).op_type() != "Sub" || node(sub).input_size() != 2 || node(sub).input(0) != x ||
+            node(sub).input(1) != rm1.output(0))
+            return;
+        const std::string centred = node(sub).output(0);
+        const auto& users = consumers(centred);
+        if (users.size() != 2 || centred == m_output) return;
+        int pw = -1, dv = -1;
+        for (int u : users) {
+            if (node(u).op_type() == "Pow" && node(u).input_size() == 2 && node(u).input(0) == centred && scalarNear(node(u).input(1), 2.0)) pw = u;
+            else if (node(u).op_type() == "Div" && node(u).input_size() == 2 && node(u).input(0) == centred) dv = u;
+        }
+        if (pw < 0 || dv < 0) return;
+        const int rm2 = soleConsumer(node(pw).output(0));
+        if (rm2 < 0 || node(rm2).op_type() != "ReduceMean" || intsArg(node(rm2), "axes", 1) != axes) return;
+        const int ae = soleConsumer(node(rm2).output(0));
+        if (ae < 0 || node(ae).op_type() != "Add") return;
+        auto eps = staticScalar(other(node(ae), node(rm2).output(0)));
+        if (!eps || !(*eps >= 0.0 && *eps < 1.0)) return;
+        const int sq = soleConsumer(node(ae).output(0));
+        if (sq < 0 || node(sq).op_type() != "Sqrt" || soleConsumer(node(sq).output(0)) != dv || node(dv).input(1) != node(sq).output(0)) return;
+        std::vector<int> absorbed{i, sub, pw, rm2, ae, sq};
+        int anchor = dv;
+        std::vector<std::string> weights;
+        bool affine = false, bias = false;
+        std::uint64_t normNumel = 1;
+        if (auto ps = perSample(x)) {
+            for (std::int64_t k = static_cast<std::int64_t>(ps->size()) - nd; k < static_cast<std::int64_t>(ps->size()); ++k)
+                normNumel *= static_cast<std::uint64_t>((*ps)[static_cast<std::size_t>(k)]);
+        } else return;
+        auto isParam = [&](const std::string& v) {
+            return m_inits.count(v) && tensorNumel(*m_inits.at(v)).value_or(0) == normNumel;
+        };
+        const int mul = soleConsumer(node(dv).output(0));
+        if (mul >= 0 && node(mul).op_type() == "Mul" && isParam(other(node(mul), node(dv).output(0)))) {
+            affine = true;
+            weights.push_back(other(node(mul), node(dv).output(0)));
+            absorbed.push_back(dv);
+            anchor = mul;
+            const int add = soleConsumer(node(mul).output(0));
+            if (add >= 0 && node(add).op_type() == "Add" && isParam(other(node(add), node(mul).output(0)))) {
+                bias = true;
+                weights.push_back(other(node(add), node(mul).output(0)));
+                absorbed.push_back(mul);
+                anchor = add;
+            }
+        }
+        for (int k : absorbed) m_absorbed[static_cast<std::size_t>(k)] = true;
+        AttrList a{{"eps", tidy(*eps)}};
+        if (nd != 1) a.push_back({"normalized_dims", nd});
+        if (!affine) a.push_back({"elementwise_affine", false});
+        else a.push_back({"bias", bias});
+        m_fusions[anchor] = Fusion{"layernorm", a, x, i, weights};
+    }
+
     // ---------------------------------------------------------------- emission
     std::string baseName(int i) const {
         const NodeProto& n = m_g->node(i);
@@ -1117,15 +1682,16 @@ private:
             if (m_names.insert(alt).second) return alt;
         }
         std::string name;
-        for (int k = 2;; ++k) {
-            name = alt + "_" + std::to_string(k);
+        for (int& k = m_nextSuffix[alt];; ++k) {  // resumes where the last search for `alt` stopped: linear overall
+            name = alt + "_" + std::to_string(std::max(k, 2));
             if (m_names.insert(name).second) return name;
         }
     }
 
     std::string layerOf(const std::string& value) const {
         auto it = m_layerOf.find(value);
-        return it == m_layerOf.end() ? std::string("@input") : it->second;
+        if (it != m_layerOf.end()) return it->second;
+        return value == m_input ? "@input" : "@unmapped";  // not a valid reference: validation refuses it
     }
 
     /// Appends a layer reading the given batched values; explicit inputs unless it reads the previous layer.
@@ -1139,6 +1705,7 @@ private:
                            std::vector<std::string> ins) {
         Layer l = op(name, type, attrs);
         if (!(ins.size() == 1 && ins[0] == m_prev)) l.inputs = std::move(ins);
+        m_layerOp[name] = type;
         m_layers.push_back(std::move(l));
         m_prev = name;
         return name;
@@ -1155,6 +1722,14 @@ private:
 
     Status visit(int i) {
         const NodeProto& n = m_g->node(i);
+        if (n.output_size() < 1 || n.output(0).empty()) {
+            for (const auto& o : n.output())
+                if (!o.empty() && (!consumers(o).empty() || o == m_output)) {
+                    m_problems.push_back(nodeLabel(i) + ": its first output is unnamed");
+                    break;
+                }
+            return Ok{};
+        }
         bool batched = false;
         for (const auto& in : n.input()) batched = batched || m_batched.count(in);
         if (!batched || n.op_type() == "Shape" || n.op_type() == "Size") return Ok{};  // constants: evaluated
@@ -1187,7 +1762,9 @@ private:
             if (!consumers(n.output(k)).empty() || n.output(k) == m_output)
                 return failNode(i, "cannot become an opaque layer: it has several outputs in use (" + reason + ")");
         auto ps = perSample(n.output(0));
-        if (!ps) return failNode(i, "cannot become an opaque layer: ONNX shape inference left its output shape unknown (" + reason + ")");
+        if (!ps) return failNode(i, "cannot become an opaque layer: its output shape is unknown (" + reason + ")");
+        if (!batchAtZero(n.output(0)))
+            return failNode(i, "cannot become an opaque layer: its output does not keep the batch at dim 0 (" + reason + ")");
         for (auto d : *ps)
             if (d <= 0) return failNode(i, "cannot become an opaque layer: its output has an empty dimension");
         auto dt = toDType(elemOf(n.output(0)));
@@ -1378,9 +1955,10 @@ private:
         // A weight already owned by an embedding (or linear) of the same [out, in] shape: tied (GPT-2's lm_head).
         auto owner = m_owner.find(w->root);
         bool tied = false;
-        if (owner != m_owner.end() && transB)
-            for (const auto& l : m_layers)
-                if (l.name == owner->second && l.op == "embedding") tied = true;
+        if (owner != m_owner.end() && transB) {
+            auto op = m_layerOp.find(owner->second);
+            tied = op != m_layerOp.end() && op->second == "embedding";
+        }
         if (tied) attrs.push_back({"tied_to", owner->second});
         const std::string name = emit(i, "", "linear", attrs, {n.input(0)});
         if (!tied) own(w->root, name);  // a second, untied use is counted twice (noted)
@@ -1400,7 +1978,7 @@ private:
         }
         const std::string x = a ? n.input(0) : n.input(1), c = a ? n.input(1) : n.input(0);
         auto psx = perSample(x), pso = perSample(n.output(0));
-        if (!psx || !pso) return unsupported("ONNX shape inference left the shapes unknown");
+        if (!psx || !pso) return unsupported("the shapes could not be determined");
         if (*psx != *pso) return unsupported("a constant operand broadcasts the activation to a new shape");
         if (t == "Div" && !a) return unsupported("a constant divided by an activation");
         const StaticValue* s = staticOf(c);
@@ -1533,26 +2111,26 @@ private:
             if (axis < 1) return unsupported("flattens the batch dimension into the features");
         }
         std::optional<Shape> target;
-        if (t == "Reshape") target = reshapeTarget(i);
-        if (!target) target = perSample(n.output(0));
-        if (!target) {
-            auto r = rankOf(n.output(0));
-            return unsupported(r ? "the output keeps no batch dimension or its shape is unknown"
-                                 : "ONNX shape inference left the output shape unknown");
-        }
-        auto outType = fullType(n.output(0));
-        if (t != "Reshape" && outType) {  // the batch must stay at dim 0
-            auto in = fullType(x);
-            if (in && in->dims[0].known() && outType->dims[0].known() && in->dims[0].value != outType->dims[0].value)
-                return unsupported("moves the batch dimension");
+        if (t == "Flatten") {  // axis >= 2: [d1 * ... * d(axis-1), the rest] per sample
+            auto ps = perSample(x);
+            const std::int64_t axis = attrInt(n, "axis", 1) < 0 ? attrInt(n, "axis", 1) + rankOf(x).value_or(0) : attrInt(n, "axis", 1);
+            if (!ps || axis > static_cast<std::int64_t>(ps->size()) + 1) return unsupported("unknown input shape");
+            std::int64_t a = 1, b = 1;
+            for (std::size_t k = 0; k < ps->size(); ++k) ((static_cast<std::int64_t>(k) < axis - 1) ? a : b) *= (*ps)[k];
+            target = Shape{a, b};
+        } else {
+            auto outType = typeOf(n.output(0));
+            if (!outType || !outType->hasShape || !fullType(n.output(0)))
+                return unsupported("the output shape could not be determined (a target computed at run time?)");
+            if (!batchAtZero(n.output(0)) || !batchAtZero(x)) return unsupported("moves or merges the batch dimension");
+            target = perSample(n.output(0));
         }
         if (t == "Squeeze" || t == "Unsqueeze") {
-            std::optional<std::vector<std::int64_t>> axes = attrInts(n, "axes");
-            if (!axes && n.input_size() >= 2 && !n.input(1).empty()) axes = staticInts(n.input(1));
+            const auto axes = intsArg(n, "axes", 1);
             const auto r = rankOf(t == "Squeeze" ? x : n.output(0));
-            if (axes)
-                for (auto ax : *axes)
-                    if (ax == 0 || (r && ax == -*r)) return unsupported("squeezes or unsqueezes the batch dimension");
+            if (!axes || !r) return unsupported("the axes are not constants");
+            for (auto ax : *axes)
+                if (ax == 0 || ax == -*r) return unsupported("squeezes or unsqueezes the batch dimension");
         }
         if (target->empty()) return unsupported("the output has no per-sample dimensions");
         bind(n.output(0), emit(i, "", "reshape", {{"shape", *target}}, {x}));
@@ -1621,9 +2199,12 @@ private:
             const StaticValue* s = staticOf(n.input(0));
             const TypeInfo* wt = s && !s->root.empty() && s->root == n.input(0) ? initType(s->root) : nullptr;
             if (!wt || wt->dims.size() != 2 || axis != 0) return unsupported("only a lookup in a 2-d weight initializer maps (embedding)");
-            const std::string name = emit(i, "", "embedding", {{"num_embeddings", wt->dims[0].value}, {"embedding_dim", wt->dims[1].value}},
-                                          {n.input(1)});
-            own(s->root, name);
+            AttrList a{{"num_embeddings", wt->dims[0].value}, {"embedding_dim", wt->dims[1].value}};
+            auto owner = m_owner.find(s->root);  // a second lookup in the same table shares its weight
+            const bool tied = owner != m_owner.end() && m_layerOp.count(owner->second) && m_layerOp[owner->second] == "embedding";
+            if (tied) a.push_back({"tied_to", owner->second});
+            const std::string name = emit(i, "", "embedding", a, {n.input(1)});
+            if (!tied) own(s->root, name);
             bind(n.output(0), name);
             return Outcome{};
         }
@@ -1821,7 +2402,14 @@ private:
             std::map<std::string, int> count;
             for (const auto& o : m_opaque) ++count[o];
             std::string list;
-            for (const auto& [k, v] : count) list += (list.empty() ? "" : ", ") + k + " x" + std::to_string(v);
+            std::size_t shown = 0;
+            for (const auto& [k, v] : count) {
+                if (++shown > 10) {
+                    list += ", ...";
+                    break;
+                }
+                list += (list.empty() ? "" : ", ") + k + " x" + std::to_string(v);
+            }
             d += "; " + std::to_string(m_opaque.size()) + " opaque (saved activations not counted): " + list;
         }
         std::set<std::string> uniqueNotes(m_notes.begin(), m_notes.end());
@@ -1848,6 +2436,8 @@ private:
     std::unordered_map<std::string, const TensorProto*> m_inits;
     std::unordered_map<std::string, int> m_producer;
     std::unordered_map<std::string, TypeInfo> m_types;
+    std::unordered_map<std::string, TypeInfo> m_declared;  ///< value_info and graph outputs written in the file
+    Dim m_batchDim;
     std::unordered_map<std::string, StaticValue> m_static;
     std::unordered_set<std::string> m_batched;
     std::unordered_map<std::string, std::vector<int>> m_consumers;
@@ -1862,6 +2452,8 @@ private:
     std::vector<Layer> m_layers;
     std::string m_prev = "@input";
     std::set<std::string> m_names{"@input", "@prev"};
+    std::unordered_map<std::string, int> m_nextSuffix;
+    std::unordered_map<std::string, std::string> m_layerOp;  ///< layer name -> op
     std::vector<std::string> m_problems, m_notes, m_opaque;
 };
 
