@@ -12,6 +12,7 @@
 //   hf_import     config.json text (importHfConfig)
 //   estimate      kEstimateHeaderBytes bytes selecting the training set-up, batch sizes and capacity,
 //                 then model-file JSON text (parseModel -> Estimator::create -> estimate/maxBatch/sweep)
+//   onnx_import   a serialized ONNX ModelProto (importOnnx), when the core has the ONNX importer
 #include "batchfit/checked.h"
 #include "batchfit/estimate.h"
 #include "batchfit/estimator.h"
@@ -19,6 +20,11 @@
 #include "batchfit/json_report.h"
 #include "batchfit/model_io.h"
 #include "batchfit/training_config.h"
+#include "batchfit/what_if.h"
+#if __has_include("batchfit/onnx_import.h")
+#include "batchfit/onnx_import.h"
+#define BATCHFIT_FUZZ_HAVE_ONNX 1
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -247,6 +253,12 @@ inline std::string checkEstimator(const Estimator& est, const Case& c, const Mod
     if (auto v = checkSweep(est, 1, 24, 1 + (c.smallBatch % 3), false); !v.empty()) return v;
     if (auto v = checkSweep(est, c.smallBatch, kMaxBatch, 2, true); !v.empty()) return v;
 
+    // The what-if levers lower the model five more times: only for small models, one input in four.
+    if (e1->timeline.size() <= 400 && c.smallBatch % 4 == 0) {
+        for (const auto& l : rankLevers(model, est.config(), c.capacity, c.contextBytes))
+            if (l.maxBatch < 0 || l.baselineMaxBatch < 0) return "lever " + l.id + " with a negative batch";
+    }
+
     ReportInput in;
     in.model = &model;
     in.config = &est.config();
@@ -270,6 +282,23 @@ inline std::string modelLoaderEntry(const std::uint8_t* data, std::size_t size) 
     return {};
 }
 
+/// A model an importer made: it must save and load back, and satisfy the estimator properties.
+inline std::string checkImported(const Model& m, std::uint32_t h) {
+    if (m.layers.empty() || m.inputShape.empty()) return "imported model has no layers or input";
+    const std::string saved = serializeModel(m);
+    auto again = parseModel(saved, "imported.json");
+    if (!again) return "an imported model does not load back: " + again.error().message;
+    if (serializeModel(*again) != saved) return "imported model: save -> load -> save is not byte-identical";
+    auto est = Estimator::create(m, TrainingConfig{}, 0);
+    if (!est) return est.error().message.empty() ? "Estimator::create: empty error message" : "";
+    detail::Case c;
+    c.smallBatch = 1 + static_cast<std::int64_t>(h % 8);
+    c.largeBatch = std::int64_t{1} << ((h >> 3) % 32);
+    c.capacity = std::uint64_t{80} << 30;
+    // Imported models are large; the estimate target covers the expensive checks on small ones.
+    return detail::checkEstimator(*est, c, m, 800);
+}
+
 /// importHfConfig with default options and with options chosen from the input; a model it accepts must
 /// round-trip through the model file and estimate.
 inline std::string hfImportEntry(const std::uint8_t* data, std::size_t size) {
@@ -286,25 +315,24 @@ inline std::string hfImportEntry(const std::uint8_t* data, std::size_t size) {
             if (m.error().message.empty()) return "importHfConfig: empty error message";
             continue;
         }
-        if (m->layers.empty() || m->inputShape.empty()) return "imported model has no layers or input";
-        const std::string saved = serializeModel(*m);
-        auto again = parseModel(saved, "imported.json");
-        if (!again) return "an imported model does not load back: " + again.error().message;
-        if (serializeModel(*again) != saved) return "imported model: save -> load -> save is not byte-identical";
-        auto est = Estimator::create(*m, TrainingConfig{}, 0);
-        if (!est) {
-            if (est.error().message.empty()) return "Estimator::create: empty error message";
-            continue;
-        }
-        detail::Case c;
-        c.smallBatch = 1 + static_cast<std::int64_t>(h % 8);
-        c.largeBatch = std::int64_t{1} << ((h >> 3) % 32);
-        c.capacity = std::uint64_t{80} << 30;
-        // Imported models are large; the estimate target covers the expensive checks on small ones.
-        if (auto v = detail::checkEstimator(*est, c, *m, 800); !v.empty()) return v;
+        if (auto v = checkImported(*m, h); !v.empty()) return v;
     }
     return {};
 }
+
+#ifdef BATCHFIT_FUZZ_HAVE_ONNX
+/// importOnnx on the raw bytes, with the loss and opaque options chosen from the input.
+inline std::string onnxImportEntry(const std::uint8_t* data, std::size_t size) {
+    std::uint32_t h = 2166136261u;
+    for (std::size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 16777619u;
+    OnnxImportOptions o;
+    o.loss = static_cast<OnnxLoss>(h % 3);
+    o.allowOpaque = (h >> 2) & 1;
+    auto m = importOnnx(data, size, "fuzz.onnx", o);
+    if (!m) return m.error().message.empty() ? "importOnnx: empty error message" : "";
+    return checkImported(*m, h);
+}
+#endif
 
 /// Header bytes (training set-up, batches, capacity) + model JSON -> every estimator property.
 inline std::string estimateEntry(const std::uint8_t* data, std::size_t size) {

@@ -2,7 +2,7 @@
 # Runs the libFuzzer targets for a fixed time each (issue 7).
 #
 #   scripts/fuzz.sh TARGET|all SECONDS [libFuzzer options...]
-#   TARGET: model_loader, hf_import, estimate (see fuzz/CMakeLists.txt)
+#   TARGET: model_loader, hf_import, estimate, onnx_import (see fuzz/CMakeLists.txt)
 #
 # Builds build-fuzz (clang, -DBATCHFIT_FUZZ=ON) if the target is missing. Per target, under $BUILD_DIR:
 #   fuzz-corpus/<t>     the working corpus, kept between runs
@@ -19,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 all_targets=(model_loader hf_import estimate)
+[ -f core/include/batchfit/onnx_import.h ] && all_targets+=(onnx_import)
 
 if [ $# -lt 2 ]; then
   echo "usage: $0 TARGET|all SECONDS [libFuzzer options...]   (targets: ${all_targets[*]})" >&2
@@ -58,6 +59,9 @@ make_seeds() {
     hf_import)
       cp "$root"/tests/data/hf/*.json "$dir"/
       ;;
+    onnx_import)
+      cp "$root"/tests/data/onnx/*.onnx "$dir"/
+      ;;
     estimate)
       local headers=('\x03\x00\x00\x07\x05\x40' '\x04\x0f\x49\x10\x1f\x00' '\x00\x16\x28\x3f\xff\xc0'
                      '\x22\x1d\x83\x01\x0a\x35' '\x09\x05\x70\x20\x64\x80')
@@ -84,10 +88,11 @@ for t in "${targets[@]}"; do
   log=$build/fuzz-logs/$t.log
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   make_seeds "$t" "$seeds"
-  dict=fuzz/model.dict
+  dict=(-dict=fuzz/model.dict)
   max_len=32768
-  if [ "$t" = hf_import ]; then dict=fuzz/hf_import.dict; max_len=4096; fi
-  opts=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len -dict="$dict"
+  if [ "$t" = hf_import ]; then dict=(-dict=fuzz/hf_import.dict); max_len=4096; fi
+  if [ "$t" = onnx_import ]; then dict=(); max_len=16384; fi
+  opts=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len "${dict[@]}"
         -report_slow_units=2 -print_final_stats=1 -artifact_prefix="$artifacts/")
   if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
     opts+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
@@ -102,7 +107,8 @@ for t in "${targets[@]}"; do
   if [ -z "$execs" ]; then  # fork mode: the parent's last "#N: cov: ... exec/s: R ..." line
     last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
     execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
-    rate=$(echo "$last" | sed -n 's/.*exec\/s: *\([0-9]*\).*/\1/p')
+    # exec/s over the whole run (the parent prints "exec/s N", without a colon)
+    rate=$(echo "$last" | sed -n 's/.*exec\/s:\{0,1\} *\([0-9]*\).*/\1/p')
   fi
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
   found=$(find "$artifacts" -type f -newer "$seeds" 2>/dev/null | sort || true)

@@ -48,7 +48,13 @@ TEST_CASE("fuzz regressions: Hugging Face importer", "[fuzz]") { replay("hf_impo
 
 TEST_CASE("fuzz regressions: estimate", "[fuzz]") { replay("estimate", fuzz::estimateEntry); }
 
-TEST_CASE("fuzz entries accept the seeds: presets, model fixtures and HF configs", "[fuzz]") {
+#ifdef BATCHFIT_FUZZ_HAVE_ONNX
+TEST_CASE("fuzz regressions: ONNX importer", "[fuzz]") {
+    if (!regressionFiles("onnx_import").empty()) replay("onnx_import", fuzz::onnxImportEntry);
+}
+#endif
+
+TEST_CASE("fuzz entries accept the seeds: presets, model fixtures, HF configs and ONNX fixtures", "[fuzz]") {
     // The seed corpora scripts/fuzz.sh builds: every shipped model passes every property.
     std::vector<std::filesystem::path> models;
     for (const char* dir : {"/../../resources/presets", "/models"})
@@ -70,4 +76,14 @@ TEST_CASE("fuzz entries accept the seeds: presets, model fixtures and HF configs
         const std::string text = test::readFile(e.path().string());
         CHECK(fuzz::hfImportEntry(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()) == "");
     }
+#ifdef BATCHFIT_FUZZ_HAVE_ONNX
+    const auto onnxDir = std::filesystem::path(BATCHFIT_TEST_DATA) / "onnx";
+    if (std::filesystem::is_directory(onnxDir))
+        for (const auto& e : std::filesystem::directory_iterator(onnxDir)) {
+            if (e.path().extension() != ".onnx") continue;
+            INFO(e.path().filename().string());
+            const std::string bytes = test::readFile(e.path().string());
+            CHECK(fuzz::onnxImportEntry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) == "");
+        }
+#endif
 }
