@@ -28,6 +28,7 @@ behaviour (a float mask).  Output (stdout, or --out):
                  "saved_activation_bytes": ..., "max_memory_allocated": null | int}, ...]}
 """
 import argparse
+import gc
 import json
 import os
 import sys
@@ -79,7 +80,12 @@ def saved_activation_bytes(model, loss_fn, x, target, output_key=None):
         out = select_output(model(x), output_key)
         loss = loss_fn(out, target)
     total = rec.total
+    # the recorder is in a reference cycle with its hooks: drop the saved tensors it holds now
+    rec.tensors.clear()
+    rec.records.clear()
+    rec._ctx = None
     del rec, out, loss
+    gc.collect()
     return total
 
 

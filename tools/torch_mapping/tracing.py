@@ -17,6 +17,7 @@ are what an opaque layer carries.
   must take the same path.
 """
 import dis
+import gc
 import inspect
 import operator
 import os
@@ -320,7 +321,10 @@ def trace_fx(model, inputs, leaf_paths=()):
         for node in nodes:
             node.vals[bi] = interp.vals.get(node.name)
             node.saved[bi] = interp.saved.get(node.name, 0)
+        _release(rec)
+        interp.keep.clear()
         del interp, rec
+        gc.collect()
     return Graph(nodes, "fx", pnames), gm
 
 
@@ -560,6 +564,14 @@ if TorchFunctionMode is not None:
             return self.tracer.on_function(func, types, args, kwargs or {})
 
 
+def _release(rec):
+    """Drops the tensors a SavedRecorder holds (it is in a reference cycle with its hooks, so it would
+    otherwise keep every saved tensor alive until the next garbage collection)."""
+    rec.tensors.clear()
+    rec.records.clear()
+    rec._ctx = None
+
+
 def _eager_once(model, x, leaf_paths, pnames):
     if TorchFunctionMode is None:
         raise TraceError("the eager fallback needs torch >= 1.13 (TorchFunctionMode)")
@@ -586,9 +598,12 @@ def trace_eager(model, inputs, leaf_paths=()):
     pnames = param_name_map(model)
     runs = []
     for x in inputs:
-        nodes, keep = _eager_once(model, x, leaf_paths, pnames)
+        nodes, (keep, rec) = _eager_once(model, x, leaf_paths, pnames)
         runs.append(nodes)
-        del keep
+        keep.clear()
+        _release(rec)
+        del keep, rec
+        gc.collect()
     a, b = runs
     if len(a) != len(b) or any(p.kind != q.kind or p.target is not q.target and p.target != q.target
                                for p, q in zip(a, b)):
