@@ -57,11 +57,15 @@ exact, saved activations within 1% (resnet50: exact). Worst saved-activation err
   numbers for these two models (100,010,768 and 2,207,551,488 at batch 1) leave them out too; BatchFit is 4 bytes
   above those (it counts cross-entropy's `total_weight`, which the issue's resnet50 figure includes).
   `docs/accuracy-reference.md` records every definition detail that mattered.
-- Op by op, 58 single-op cases (`tests/data/reference/ops.json`, `tools/measure_ops.py`) match to the byte,
-  including autocast (bf16) casts and the cached weight copy; see `tests/core/test_ops.cpp`. One documented
+- Op by op, 59 single-op cases (`tests/data/reference/ops.json`, `tools/measure_ops.py`) match to the byte,
+  including autocast (bf16) casts, the cached weight copy and a convolution on a channel slice (it saves the
+  strided view, i.e. the whole unsplit tensor); see `tests/core/test_ops.cpp`. One documented
   difference: torch 1.13's `mean()` saves its input (the `x²` of an eager RMSNorm), torch 2.x saves only sizes;
   BatchFit follows 2.x.
 - Peak memory (`max_memory_allocated`) needs a CUDA device to measure; `tools/torch_measure.py` records it there.
+- Models exported from PyTorch with `tools/torch_export.py`: every fx-traceable torchvision classification model
+  at batch 1 and 2 against autograd, and the exported resnet50 against the `resnet50` preset, in
+  `docs/accuracy-torchvision.md` (`tests/torch/test_export.py`).
 
 ## Imported configs
 

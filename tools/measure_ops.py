@@ -88,6 +88,12 @@ case("conv3d", "conv3d", {"cin": 8, "cout": 16, "k": 3, "stride": 1, "padding": 
      [("x", [8, 8, 16, 16], F32, "act")], _mod(None), lambda: nn.Conv3d(8, 16, 3, padding=1))
 case("conv_transpose2d", "conv_transpose2d", {"cin": 64, "cout": 32, "k": 4, "stride": 2, "padding": 1,
      "bias": True}, [("x", [64, 28, 28], F32, "act")], _mod(None), lambda: nn.ConvTranspose2d(64, 32, 4, 2, 1))
+# ShuffleNetV2's branch: ConvolutionBackward0 saves the strided channel slice as is (the whole [B,64,...] storage
+# stays alive); the contiguous copy the kernel makes is a temporary of the forward (and of the backward).
+case("conv2d_channel_slice_input", "conv2d", {"cin": 32, "cout": 32, "k": 1, "stride": 1, "padding": 0,
+     "bias": False, "input": "x.chunk(2, dim=1)[1] of a [B,64,28,28] tensor (ShuffleNetV2 branch2)"},
+     [("x", [64, 28, 28], F32, "act")], lambda m, x: m(x.chunk(2, dim=1)[1]),
+     lambda: nn.Conv2d(32, 32, 1, bias=False))
 
 # normalisation
 case("batchnorm1d", "batchnorm1d", {"C": 256, "train": True,

@@ -48,6 +48,9 @@ const OpCase kCases[] = {
     {"conv3d", "[8,8,16,16]", "float32", R"({"name":"c","op":"conv3d","out_channels":16,"kernel":3,"padding":1})"},
     {"conv_transpose2d", "[64,28,28]", "float32",
      R"({"name":"c","op":"conv_transpose2d","out_channels":32,"kernel":4,"stride":2,"padding":1})"},
+    // ShuffleNetV2's branch: the conv saves the channel slice as is, which keeps the whole [64,28,28] alive.
+    {"conv2d_channel_slice_input", "[64,28,28]", "float32",
+     G R"({"name":"s","op":"slice","dim":0,"start":32},{"name":"c","op":"conv2d","out_channels":32,"kernel":1,"bias":false})"},
     {"batchnorm1d", "[256]", "float32", G R"({"name":"b","op":"batchnorm1d"})"},
     {"batchnorm1d_3d", "[64,100]", "float32", G R"({"name":"b","op":"batchnorm1d"})"},
     {"batchnorm2d", "[64,56,56]", "float32", G R"({"name":"b","op":"batchnorm2d"})"},

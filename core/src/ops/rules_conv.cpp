@@ -1,4 +1,4 @@
-// conv1d/2d/3d and conv_transpose2d. derivatives.yaml `convolution`: saves input and weight.
+// conv1d/2d/3d and conv_transpose2d. derivatives.yaml `convolution`: saves input (as given) and weight.
 // Workspace: cuDNN's algorithm workspace is not modelled by default (PyTorch caps it by free memory); see docs.
 #include "ops/op_rule.h"
 
@@ -73,8 +73,17 @@ public:
         for (auto k : *kernel) w.push_back(k);
         p.params.push_back({"weight", w});
         if (c.flag("bias", true)) p.params.push_back({"bias", {*outC}});
+        // ConvolutionBackward0 saves the input as it was given: a strided view (ShuffleNetV2's channel slice
+        // of x.chunk(2, dim=1)) keeps its whole base storage alive. ATen makes the contiguous copy below
+        // autograd, as a temporary: at::_convolution passes input.contiguous(backend_memory_format) to the
+        // backend and convolution_backward copies again (aten/src/ATen/native/Convolution.cpp).
         p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Param, 0}};
-        p.needsContiguous = true;
+        if (!in.contiguous) {
+            if (auto b = in.bytes()) {
+                p.fwdWorkspace = *b;
+                p.bwdWorkspace = *b;
+            }
+        }
         return p;
     }
 
