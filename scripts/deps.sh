@@ -6,6 +6,8 @@ kind=${1:-build}
 pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev catch2
       qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
       libgl1-mesa-dev fonts-noto-cjk)
+# ./test.sh's AddressSanitizer + UBSan stage needs nothing more: g++ (build-essential) depends on libgcc-12-dev
+# (Debian 12) / libgcc-13-dev (Ubuntu 24.04), which bring libasan8, libubsan1 and liblsan0.
 if [ "$kind" = test ]; then
   pkgs+=(poppler-utils xvfb xauth python3-torch python3-torchvision python3-jsonschema)
 fi

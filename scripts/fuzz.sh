@@ -107,8 +107,10 @@ for t in "${targets[@]}"; do
   if [ -z "$execs" ]; then  # fork mode: the parent's last "#N: cov: ... exec/s: R ..." line
     last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
     execs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
-    # exec/s over the whole run (the parent prints "exec/s N", without a colon)
-    rate=$(echo "$last" | sed -n 's/.*exec\/s:\{0,1\} *\([0-9]*\).*/\1/p')
+    # The parent's "exec/s N" is the last job's rate: average over the whole run instead.
+    secs=$(echo "$last" | sed -n 's/.* time: \([0-9]*\)s.*/\1/p')
+    rate=
+    [ -n "$execs" ] && [ -n "$secs" ] && [ "$secs" -gt 0 ] && rate=$((execs / secs))
   fi
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
   found=$(find "$artifacts" -type f -newer "$seeds" 2>/dev/null | sort || true)
@@ -119,7 +121,15 @@ for t in "${targets[@]}"; do
   if [ $rc -ne 0 ] || [ -n "$found" ]; then
     status=1
     echo "   FOUND (see $log):"
-    for f in $found; do echo "     $f"; done
+    # Slow units and timeouts are wall-clock: re-run each alone and show its CPU time (load or a real hang?).
+    for f in $found; do
+      case $(basename "$f") in
+        slow-unit-*|timeout-*)
+          cpu=$( { TIMEFORMAT='%U s user, %R s wall'; time timeout 60 "$build/fuzz/fuzz_$t" "$f" >/dev/null 2>&1; } 2>&1 || true)
+          echo "     $f   (alone: $cpu)" ;;
+        *) echo "     $f" ;;
+      esac
+    done
     grep -m3 -E 'ERROR: |runtime error|property violated|ALARM|out-of-memory' "$log" | sed 's/^/     /' || true
   fi
 done

@@ -1,5 +1,12 @@
 #include "test_util.h"
 
+#include "batchfit/checked.h"
+#include "batchfit/hf_import.h"
+
+#include <nlohmann/json.hpp>
+
+#include <limits>
+
 using namespace batchfit;
 using namespace batchfit::test;
 
@@ -84,6 +91,84 @@ TEST_CASE("batch 2^31 either estimates without wrapping or says too large", "[ba
     } else {
         CHECK(se.error().message.find("too large") != std::string::npos);
     }
+}
+
+TEST_CASE("10^15 parameters in an embedding: a number at batch 1 and at batch 2^31, 'too large' past 2^62 bytes",
+          "[bad-input][overflow]") {
+    // 10^9 rows x 10^6 dims = 10^15 weights; the gradient and Adam's two states are 4 x 10^15 elements more.
+    Model emb = parseOrFail(oneLayer(
+        "[8]", "int64", R"({"name":"e","op":"embedding","num_embeddings":1000000000,"embedding_dim":1000000})", true));
+    TrainingConfig adam;
+    adam.optimizer = OptimizerKind::Adam;
+    auto est = Estimator::create(emb, adam, 0);
+    REQUIRE(est);
+    CHECK(est->parameterCount() == 1000000000000000ull);
+    auto e1 = est->estimate(1);
+    REQUIRE(e1);
+    CHECK(e1->parameterBytes == 4000000000000000ull);
+    CHECK(e1->peakAllocatedBytes >= 4 * e1->parameterBytes);  // weights, gradients, exp_avg, exp_avg_sq
+    // At 2^31 the activations are 2^31 x 8 x 10^6 x 4 bytes (~6.9e16): still below 2^62, so a number that grew.
+    auto big = est->estimate(kMaxBatch);
+    REQUIRE(big);
+    CHECK(big->peakAllocatedBytes > e1->peakAllocatedBytes + (std::uint64_t{1} << 31) * 8 * 1000000 * 4);
+    CHECK(big->peakAllocatedBytes <= kMaxBytes);
+    CHECK(est->maxBatch(std::numeric_limits<std::uint64_t>::max()).largest == kMaxBatch);
+    // The same table with 10^8-wide rows: 2^31 x 8 x 10^8 x 4 bytes is past 2^62, a clear error at that batch.
+    Model wide = parseOrFail(oneLayer(
+        "[8]", "int64", R"({"name":"e","op":"embedding","num_embeddings":10000000,"embedding_dim":100000000})", true));
+    auto west = Estimator::create(wide, TrainingConfig{}, 0);
+    REQUIRE(west);
+    CHECK(west->parameterCount() == 1000000000000000ull);
+    REQUIRE(west->estimate(1));
+    auto tooBig = west->estimate(kMaxBatch);
+    REQUIRE_FALSE(tooBig);
+    CHECK(tooBig.error().message.find("too large") != std::string::npos);
+    CHECK_FALSE(west->peakAllocatedBytes(kMaxBatch));
+    const MaxBatch mb = west->maxBatch(std::numeric_limits<std::uint64_t>::max());
+    CHECK(mb.largest > 0);
+    CHECK(mb.largest < kMaxBatch);
+    CHECK_FALSE(mb.capped);
+}
+
+TEST_CASE("sequence 2^24 from a Hugging Face config: a number or 'too large', never a wrap, and 2^24 + 1 is refused",
+          "[bad-input][overflow]") {
+    auto cfg = nlohmann::json::parse(readFile(std::string(BATCHFIT_TEST_DATA) + "/hf/gpt2.json"));
+    cfg["n_positions"] = std::int64_t{1} << 24;
+    cfg["n_ctx"] = std::int64_t{1} << 24;
+    const std::string text = cfg.dump();
+    for (const char* impl : {"flash", "eager"}) {
+        INFO(impl);
+        HfImportOptions o;
+        o.sequenceLength = std::int64_t{1} << 24;
+        o.attention = std::string(impl);
+        auto m = importHfConfig(text, "config.json", o);
+        REQUIRE(m);
+        REQUIRE(m->inputShape == std::vector<std::int64_t>{std::int64_t{1} << 24});
+        auto est = Estimator::create(*m, TrainingConfig{}, 0);
+        REQUIRE(est);
+        auto e1 = est->estimate(1);
+        if (std::string(impl) == "flash") {
+            // No S^2 scores: 12 layers of [2^24, 768] activations, tens of GiB at batch 1.
+            REQUIRE(e1);
+            CHECK(e1->peakAllocatedBytes > (std::uint64_t{1} << 24) * 768 * 4 * 12);
+        }
+        if (e1) {
+            CHECK(e1->peakAllocatedBytes <= kMaxBytes);
+            CHECK(e1->requiredBytes >= e1->peakAllocatedBytes);
+        } else {
+            CHECK(e1.error().message.find("too large") != std::string::npos);
+        }
+        // 2^31 sequences of 2^24 tokens: past 2^62 bytes for either attention.
+        auto big = est->estimate(kMaxBatch);
+        REQUIRE_FALSE(big);
+        CHECK(big.error().message.find("too large") != std::string::npos);
+        CHECK_FALSE(est->requiredBytes(kMaxBatch));
+    }
+    HfImportOptions over;
+    over.sequenceLength = (std::int64_t{1} << 24) + 1;
+    auto refused = importHfConfig(text, "config.json", over);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == "config.json: sequence length 16777217 is out of range");
 }
 
 TEST_CASE("repeat counts that expand past the op budget are refused quickly", "[bad-input]") {
