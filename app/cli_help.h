@@ -50,6 +50,8 @@ Output:
   --from N --to N        sweep range (default 1..1024)
   --step N --log         sweep step; with --log, multiply by N (default: powers of 2)
   --out FILE             report output file
+  --measured FILE        estimate, report: measured points from tools/torch_measure.py, shown next to
+                         the estimate (text, --json "measured", crosses on the report's chart)
   --lang en|zh_CN        report language
   --version              print the version
   --help                 print this help

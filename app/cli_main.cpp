@@ -2,6 +2,7 @@
 #include "batchfit/estimator.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/json_report.h"
+#include "batchfit/measurement.h"
 #include "batchfit/model_io.h"
 #include "batchfit/onnx_import.h"
 #include "batchfit/presets.h"
@@ -11,6 +12,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #ifdef BATCHFIT_HAVE_REPORT
 #include "report/headless_app.h"
@@ -82,7 +84,7 @@ int listGpus(const CliOptions& o) {
 
 #ifdef BATCHFIT_HAVE_REPORT
 // `report`: renders with batchfit_report on a headless QGuiApplication (works with no display, e.g. in CI).
-int writeReportFile(const CliOptions& o, const Model& model) {
+int writeReportFile(const CliOptions& o, const Model& model, const std::optional<Measurement>& measured) {
     const QString out = QString::fromStdString(o.out);
     const std::string formats = reportExtensionsText().toStdString();
     if (o.out.empty()) return fail(kUsage, "report needs --out FILE (" + formats + ")");
@@ -98,6 +100,13 @@ int writeReportFile(const CliOptions& o, const Model& model) {
     request.batch = o.batch;
     request.language = QString::fromStdString(o.lang);
     request.topLayers = o.top;
+    if (measured) {
+        auto est = Estimator::create(model, o.config, *o.gpu);
+        if (!est) return fail(kBadInput, est.error().message);
+        auto cmp = compareMeasurement(*est, *measured);
+        if (!cmp) return fail(kBadInput, o.measuredFile + ": " + cmp.error().message);
+        request.measured = measuredPoints(*cmp);
+    }
     auto data = buildReportData(request);
     if (!data) return fail(kBadInput, (o.modelFile.empty() ? (o.hfConfig.empty() ? (o.onnxFile.empty() ? "" : o.onnxFile + ": ") : o.hfConfig + ": ") : o.modelFile + ": ") + data.error().message);
     if (auto written = writeReport(*data, out); !written) return fail(kReportFailed, written.error().message);
@@ -137,10 +146,21 @@ int main(int argc, char** argv) {
         return fail(kUsage, "--seq and --attention apply to --hf-config imports");
     if ((o.onnxLoss || o.onnxAllowOpaque) && o.onnxFile.empty())
         return fail(kUsage, "--onnx-loss and --onnx-allow-opaque apply to --onnx imports");
+    if (!o.measuredFile.empty() && o.command != "estimate" && o.command != "report")
+        return fail(kUsage, "--measured applies to estimate and report");
     auto model = loadModel(o);
     if (!model) return fail(kBadInput, model.error().message);
+    std::optional<Measurement> measured;
+    if (!o.measuredFile.empty()) {
+        auto m = loadMeasurementFile(o.measuredFile);
+        if (!m) return fail(kBadInput, m.error().message);
+        if (!m->optimizer.empty() && m->optimizer != optimizerName(o.config.optimizer))
+            std::cerr << "batchfit-cli: note: " << o.measuredFile << " was measured with " << m->optimizer
+                      << ", the estimate uses " << optimizerName(o.config.optimizer) << " (see --optimizer)\n";
+        measured = std::move(*m);
+    }
 #ifdef BATCHFIT_HAVE_REPORT
-    if (o.command == "report") return writeReportFile(o, *model);
+    if (o.command == "report") return writeReportFile(o, *model, measured);
 #endif
     auto est = o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
     if (!est) return fail(kBadInput, (o.modelFile.empty() ? "" : o.modelFile + ": ") + est.error().message);
@@ -185,11 +205,24 @@ int main(int argc, char** argv) {
         v = *est->verdict(o.batch, o.gpu->memoryBytes);
         m = est->maxBatch(o.gpu->memoryBytes);
     }
+    std::vector<MeasurementComparison> comparisons;
+    if (measured) {
+        auto cmp = compareMeasurement(*est, *measured);
+        if (!cmp) return fail(kBadInput, o.measuredFile + ": " + cmp.error().message);
+        comparisons = std::move(*cmp);
+    }
     if (o.json) {
         ReportInput in{&*model, &o.config, o.gpu, &*e, v, m, o.top};
-        std::cout << estimateJson(in);
+        if (measured) {
+            auto doc = nlohmann::ordered_json::parse(estimateJson(in));
+            doc["measured"] = nlohmann::ordered_json::parse(comparisonJson(comparisons));
+            std::cout << doc.dump(2) << "\n";
+        } else {
+            std::cout << estimateJson(in);
+        }
     } else {
         std::cout << estimateText(*model, o.config, *e, o.gpu, v, m, o.top);
+        if (measured) std::cout << measuredText(o.measuredFile, *measured, comparisons);
     }
     return v && !v->fits ? kNoFit : kOk;
 }

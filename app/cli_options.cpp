@@ -67,6 +67,7 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
         else if (a == "--preset") { BF_NEXT(v); o.preset = v; }
         else if (a == "--model") { BF_NEXT(v); o.modelFile = v; }
         else if (a == "--out") { BF_NEXT(v); o.out = v; }
+        else if (a == "--measured") { BF_NEXT(v); o.measuredFile = v; }
         else if (a == "--hf-config") { BF_NEXT(v); o.hfConfig = v; }
         else if (a == "--onnx") { BF_NEXT(v); o.onnxFile = v; }
         else if (a == "--onnx-allow-opaque") o.onnxAllowOpaque = true;

@@ -30,6 +30,7 @@ struct CliOptions {
     std::int64_t from = 1, to = 1024, step = 2;
     bool logScale = true;
     std::string out;
+    std::string measuredFile;  ///< --measured: a tools/torch_measure.py file (estimate, report)
     std::string lang = "en";
     bool help = false;
     bool version = false;

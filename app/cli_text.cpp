@@ -81,6 +81,42 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     return os.str();
 }
 
+static std::string compareRow(const char* batch, const char* label, std::uint64_t measured,
+                              std::uint64_t estimated) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "  %6s  %-30s %12s %12s  %+7.2f%%\n", batch, label, formatBytes(measured).c_str(),
+                  formatBytes(estimated).c_str(), 100.0 * relativeError(estimated, measured));
+    return buf;
+}
+
+std::string measuredText(const std::string& source, const Measurement& measurement,
+                         const std::vector<MeasurementComparison>& comparisons) {
+    std::ostringstream os;
+    os << "\nMeasured vs estimated (" << source;
+    if (!measurement.model.empty()) os << ": " << measurement.model;
+    if (!measurement.device.empty()) os << " on " << measurement.device;
+    if (!measurement.torchVersion.empty()) os << ", torch " << measurement.torchVersion;
+    if (!measurement.optimizer.empty()) os << ", " << measurement.optimizer;
+    os << "):\n";
+    char head[200];
+    std::snprintf(head, sizeof head, "  %6s  %-30s %12s %12s  %8s\n", "batch", "figure", "measured", "estimated",
+                  "error");
+    os << head;
+    for (const auto& c : comparisons) {
+        const MeasuredStep& m = c.measured;
+        const std::string batch = std::to_string(m.batch);
+        os << compareRow(batch.c_str(), "parameters", m.parameterBytes, c.estimatedParameterBytes);
+        os << compareRow("", "gradients", m.gradientBytes, c.estimatedGradientBytes);
+        os << compareRow("", "optimizer states", m.optimizerStateBytes, c.estimatedOptimizerStateBytes);
+        os << compareRow("", "saved activations", m.savedActivationBytes, c.estimatedSavedActivationBytes);
+        os << compareRow("", c.comparesPeak ? "peak allocated (charted)" : "sum of the four (charted)",
+                         c.measuredBytes, c.estimatedBytes);
+    }
+    os << "Error = (estimated - measured) / measured. Charted: max_memory_allocated vs peak allocated when "
+          "measured on CUDA, else the sum of the four figures.\n";
+    return os.str();
+}
+
 std::string sweepText(const std::vector<SweepPoint>& points, std::optional<std::uint64_t> usable) {
     std::ostringstream os;
     os << "   batch   peak allocated   required" << (usable ? "   fits" : "") << "\n";

@@ -2,6 +2,7 @@
 // Human-readable CLI output.
 #include "batchfit/estimate.h"
 #include "batchfit/gpu.h"
+#include "batchfit/measurement.h"
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
 
@@ -15,6 +16,9 @@ std::string formatBytes(std::uint64_t bytes);
 std::string estimateText(const Model& model, const TrainingConfig& config, const Estimate& e,
                          const std::optional<GpuSpec>& gpu, const std::optional<Verdict>& v,
                          const std::optional<MaxBatch>& m, int top);
+/// `estimate --measured`: each measured point's figures next to the estimate's, with the relative error.
+std::string measuredText(const std::string& source, const Measurement& measurement,
+                         const std::vector<MeasurementComparison>& comparisons);
 std::string sweepText(const std::vector<SweepPoint>& points, std::optional<std::uint64_t> usable);
 
 } // namespace batchfit

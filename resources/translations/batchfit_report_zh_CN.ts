@@ -395,5 +395,25 @@
         <source>%1 micro-batches per step (effective batch %2)</source>
         <translation>每步 %1 个微批（等效批大小 %2）</translation>
     </message>
+    <message>
+        <source>torch.cuda.max_memory_allocated(), against the estimated peak allocated</source>
+        <translation>torch.cuda.max_memory_allocated()，对比估算的显存峰值</translation>
+    </message>
+    <message>
+        <source>parameters + gradients + optimizer states + saved activations, as PyTorch counted them</source>
+        <translation>PyTorch 统计的模型参数 + 梯度 + 优化器状态 + 保存的前向激活</translation>
+    </message>
+    <message>
+        <source>Measured at batch %1 (%2): %3; the estimate of the same figure is %4 (%5 of the measured).</source>
+        <translation>批大小 %1 的实测值（%2）：%3；同一指标的估算值为 %4（为实测值的 %5）。</translation>
+    </message>
+    <message>
+        <source>Estimate of the measured figure (label: its error)</source>
+        <translation>实测指标的估算值（标注为其误差）</translation>
+    </message>
+    <message>
+        <source>batch %1: %2</source>
+        <translation>批大小 %1：%2</translation>
+    </message>
 </context>
 </TS>

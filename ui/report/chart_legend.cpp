@@ -80,6 +80,11 @@ void ChartLegend::paintSample(QPainter& p, Kind kind, const QColor& color, const
         p.drawLine(c + QPointF(-3, -3), c + QPointF(3, 3));
         p.drawLine(c + QPointF(-3, 3), c + QPointF(3, -3));
         break;
+    case Kind::Ring:
+        p.setPen(QPen(color, 1.1));
+        p.setBrush(QColor(255, 255, 255, 200));
+        p.drawEllipse(c, 2.6, 2.6);
+        break;
     }
     p.restore();
 }

@@ -10,7 +10,7 @@ namespace batchfit {
 
 class ChartLegend {
 public:
-    enum class Kind { Swatch, Line, DashedLine, Marker, Cross };
+    enum class Kind { Swatch, Line, DashedLine, Marker, Cross, Ring };
 
     void add(Kind kind, const QColor& color, const QString& label) {
         m_entries.push_back({kind, color, label});

@@ -49,8 +49,11 @@ QByteArray CsvReportWriter::render() const {
     for (const auto& l : m_data.topLayers)
         row("layer", QString::fromStdString(l.path), QString::fromStdString(l.op), batch, l.savedBytes,
             QString::number(l.outputBytes), number(l.shareOfPeak));
-    for (const auto& m : m_data.request.measured)
+    for (const auto& m : m_data.request.measured) {
         row("measured", m.label, {}, QString::number(m.batch), m.bytes, {}, {});
+        if (m.estimatedBytes > 0) // the estimate of the same figure at that batch
+            row("estimated_for_measured", m.label, {}, QString::number(m.batch), m.estimatedBytes, {}, {});
+    }
     return out.toUtf8();
 }
 

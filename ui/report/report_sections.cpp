@@ -205,6 +205,21 @@ QStringList ReportSections::assumptions() const {
         "nothing in this report was measured on a GPU.");
     if (!m_data.request.measured.empty())
         out << ReportText::tr("The marks labelled \"measured\" on the chart were supplied by the user.");
+    for (const MeasuredPoint& m : m_data.request.measured) {
+        if (m.estimatedBytes == 0) continue;
+        const QString figure =
+            m.label == QLatin1String(kMeasuredPeakLabel)
+                ? ReportText::tr("torch.cuda.max_memory_allocated(), against the estimated peak allocated")
+            : m.label == QLatin1String(kMeasuredSumLabel)
+                ? ReportText::tr("parameters + gradients + optimizer states + saved activations, as PyTorch "
+                                 "counted them")
+                : m.label;
+        out << ReportText::tr("Measured at batch %1 (%2): %3; the estimate of the same figure is %4 (%5 of "
+                              "the measured).")
+                   .arg(ReportText::number(m.batch), figure, ReportText::bytes(m.bytes),
+                        ReportText::bytes(m.estimatedBytes),
+                        ReportText::percentOf(m.estimatedBytes, m.bytes));
+    }
     out << ReportText::tr(
         "Peak allocated is what torch.cuda.max_memory_allocated() would report: the tensors live at the "
         "step's peak, each rounded up as PyTorch's caching allocator rounds requests.");

@@ -2,10 +2,12 @@
 
 #include "report/component_palette.h"
 #include "report/plot_frame.h"
+#include "report/report_language.h"
 #include "report/report_text.h"
 
 #include <QPainterPath>
 #include <algorithm>
+#include <cmath>
 
 namespace batchfit {
 namespace {
@@ -37,6 +39,10 @@ ChartLegend SweepChartPainter::legend() const {
         l.add(ChartLegend::Kind::Marker, ComponentPalette::fits(), ReportText::tr("Largest batch that fits"));
     if (!m_data.request.measured.empty())
         l.add(ChartLegend::Kind::Cross, ComponentPalette::marker(), ReportText::tr("Measured"));
+    if (std::any_of(m_data.request.measured.begin(), m_data.request.measured.end(),
+                    [](const MeasuredPoint& m) { return m.estimatedBytes > 0; }))
+        l.add(ChartLegend::Kind::Ring, ComponentPalette::marker(),
+              ReportText::tr("Estimate of the measured figure (label: its error)"));
     return l;
 }
 
@@ -48,7 +54,8 @@ void SweepChartPainter::paint(ReportCanvas& canvas, const QRectF& rect) const {
     double yMax = static_cast<double>(m_data.verdict.capacityBytes);
     for (const auto& p : m_data.sweep) yMax = std::max(yMax, static_cast<double>(p.requiredBytes));
     for (const auto& m : m_data.request.measured)
-        if (m.batch <= m_data.sweepMax) yMax = std::max(yMax, static_cast<double>(m.bytes));
+        if (m.batch <= m_data.sweepMax)
+            yMax = std::max({yMax, static_cast<double>(m.bytes), static_cast<double>(m.estimatedBytes)});
     const ChartAxis xAxis = ChartAxis::numbers(static_cast<double>(m_data.sweepMax), 6);
     const double top = canvas.lineHeight(canvas.font(7.5)) + 4;
     PlotFrame frame(canvas, QRectF(rect.left(), rect.top(), rect.width(), rect.height() - legendHeight - 6),
@@ -140,6 +147,7 @@ void SweepChartPainter::paintMarkers(ReportCanvas& canvas, const PlotFrame& fram
                     ReportText::tr("batch %1").arg(ReportText::number(m_data.request.batch)), font,
                     ComponentPalette::marker());
 
+    std::vector<QRectF> taken{batchLabel};
     const MaxBatch& m = m_data.maxBatch;
     if (m.largest > 0 && !m.capped) {
         const double mx = frame.mapX(static_cast<double>(m.largest));
@@ -160,12 +168,76 @@ void SweepChartPainter::paintMarkers(ReportCanvas& canvas, const PlotFrame& fram
         p.drawRoundedRect(r, 1.5, 1.5);
         p.restore();
         canvas.drawText(r, Qt::AlignCenter, text, font, ComponentPalette::fits());
+        taken.push_back(r);
     }
+    paintMeasured(canvas, frame, taken);
+}
+
+// Each measured point: a cross at the measured figure and a ring at the estimate of the same figure, joined;
+// then the labels "batch N: +x.x%" (the estimate's error) beside the crosses, stacked upwards with a leader
+// line where points crowd (measurements are often taken at small batches, at the chart's left edge).
+void SweepChartPainter::paintMeasured(ReportCanvas& canvas, const PlotFrame& frame,
+                                      std::vector<QRectF>& taken) const {
+    QPainter& p = canvas.painter();
+    const QRectF& plot = frame.plot();
+    const QFont font = canvas.font(6.5);
+    const QLocale locale = ReportLanguage::currentLocale();
+    std::vector<std::pair<QPointF, QString>> labels;
     for (const auto& pt : m_data.request.measured) {
         if (pt.batch < 1 || pt.batch > m_data.sweepMax) continue;
         const QPointF c = frame.map(static_cast<double>(pt.batch), static_cast<double>(pt.bytes));
+        QString text = pt.label;
+        if (pt.estimatedBytes > 0) {
+            const QPointF e =
+                frame.map(static_cast<double>(pt.batch), static_cast<double>(pt.estimatedBytes));
+            p.save();
+            p.setPen(QPen(ComponentPalette::marker(), 0.6));
+            p.drawLine(c, e);
+            p.restore();
+            ChartLegend::paintSample(p, ChartLegend::Kind::Ring, ComponentPalette::marker(),
+                                     QRectF(e - QPointF(5, 5), QSizeF(10, 10)));
+            const double err = 100.0 * relativeError(pt.estimatedBytes, pt.bytes);
+            text = ReportText::tr("batch %1: %2")
+                       .arg(ReportText::number(pt.batch),
+                            (err < 0 ? QStringLiteral("−") : QStringLiteral("+")) +
+                                locale.toString(std::fabs(err), 'f', std::fabs(err) < 9.95 ? 1 : 0) +
+                                QLatin1Char('%'));
+        }
+        // a white halo keeps the cross readable on the coloured bands
+        ChartLegend::paintSample(p, ChartLegend::Kind::Ring, Qt::white,
+                                 QRectF(c - QPointF(5, 5), QSizeF(10, 10)));
         ChartLegend::paintSample(p, ChartLegend::Kind::Cross, ComponentPalette::marker(),
                                  QRectF(c - QPointF(5, 5), QSizeF(10, 10)));
+        if (!text.isEmpty()) labels.emplace_back(c, text);
+    }
+    std::stable_sort(labels.begin(), labels.end(),
+                     [](const auto& a, const auto& b) { return a.first.x() < b.first.x(); });
+    for (const auto& [c, text] : labels) {
+        QRectF r = canvas.labelRect(c + QPointF(7, 0), Qt::AlignRight | Qt::AlignVCenter, text, font);
+        if (r.right() > plot.right()) r.moveRight(c.x() - 7);
+        // Up past every label it would cover (the chart's own labels and the measured ones before it).
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (const QRectF& t : taken)
+                if (t.intersects(r.adjusted(-1, -1, 1, 1))) {
+                    r.moveBottom(t.top() - 1.5);
+                    moved = true;
+                }
+        }
+        if (r.top() < plot.top() || r.left() < plot.left()) continue; // no room: the cross stays unlabelled
+        if (std::fabs(r.center().y() - c.y()) > 1) {
+            p.save();
+            p.setPen(QPen(ComponentPalette::mutedText(), 0.5));
+            p.drawLine(c, QPointF(r.left() < c.x() ? r.right() : r.left(), r.center().y()));
+            p.restore();
+        }
+        p.save();
+        p.setPen(QPen(ComponentPalette::grid().darker(120), 0.4));
+        p.setBrush(QColor(255, 255, 255, 235));
+        p.drawRoundedRect(r, 1.5, 1.5);
+        p.restore();
+        canvas.drawText(r, Qt::AlignCenter, text, font, ComponentPalette::marker());
+        taken.push_back(r);
     }
 }
 

@@ -5,6 +5,8 @@
 #include "report/report_canvas.h"
 #include "report/report_data.h"
 
+#include <vector>
+
 namespace batchfit {
 
 class PlotFrame;
@@ -20,6 +22,7 @@ private:
     void paintBands(ReportCanvas& canvas, const PlotFrame& frame) const;
     void paintCapacity(ReportCanvas& canvas, const PlotFrame& frame) const;
     void paintMarkers(ReportCanvas& canvas, const PlotFrame& frame) const;
+    void paintMeasured(ReportCanvas& canvas, const PlotFrame& frame, std::vector<QRectF>& taken) const;
 
     const ReportData& m_data;
 };

@@ -50,6 +50,7 @@ struct Estimate {
     std::uint64_t parameterCount = 0;
     std::uint64_t trainableParameterCount = 0;
     std::uint64_t parameterBytes = 0;       ///< weights + buffers on the device
+    std::uint64_t bufferBytes = 0;          ///< the buffers (running statistics, masks) in parameterBytes
     std::uint64_t gradientBytes = 0;        ///< .grad of every trainable parameter
     std::uint64_t optimizerStateBytes = 0;  ///< optimizer.state tensors incl. master weights (device or host)
     std::uint64_t savedActivationBytes = 0; ///< what autograd holds at the end of the forward (unique storages)

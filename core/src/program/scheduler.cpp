@@ -108,6 +108,7 @@ void Scheduler::setup() {
         m_creatorLayer[static_cast<std::size_t>(inst)] = m_paramLayer[p];
         m_fwdInst[static_cast<std::size_t>(gp.tensor)] = inst;
         t.parameterBytes += bytes;
+        if (gp.buffer) t.bufferBytes += bytes;
         if (gp.trainable) {
             t.parameterCount += gp.numel;
             t.trainableParameterCount += gp.numel;

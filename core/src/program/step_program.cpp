@@ -144,6 +144,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.parameterCount = t.parameterCount;
     e.trainableParameterCount = t.trainableParameterCount;
     e.parameterBytes = t.parameterBytes;
+    e.bufferBytes = t.bufferBytes;
     e.gradientBytes = t.gradientBytes;
     e.optimizerStateBytes = t.optimizerStateBytes;
     e.hostBytes = t.hostBytes;

@@ -38,6 +38,7 @@ struct StepTotals {
     std::uint64_t parameterCount = 0;
     std::uint64_t trainableParameterCount = 0;
     std::uint64_t parameterBytes = 0;
+    std::uint64_t bufferBytes = 0;
     std::uint64_t gradientBytes = 0;
     std::uint64_t optimizerStateBytes = 0;
     std::uint64_t hostBytes = 0;
