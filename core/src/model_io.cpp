@@ -312,8 +312,8 @@ Status saveModelFile(const Model& model, const std::string& path) {
         if (!out) return makeError(path + ": cannot write (cannot create " + tmp + ")");
         out << text;
         out.flush();
+        out.close(); // a failed close (delayed write error) must not pass for a save
         if (!out) {
-            out.close();
             std::remove(tmp.c_str());
             return makeError(path + ": write failed (disk full?)");
         }

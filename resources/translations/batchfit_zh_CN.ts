@@ -64,6 +64,64 @@
     </message>
 </context>
 <context>
+    <name>batchfit::Autosave</name>
+    <message>
+        <source>%1 could not be locked; a restart may offer this session&apos;s autosave while it runs.</source>
+        <translation>无法锁定 %1；本次会话运行期间，重新启动可能会提示恢复它的自动保存。</translation>
+    </message>
+    <message>
+        <source>Autosave failed: %1 could not be written: %2</source>
+        <translation>自动保存失败：无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Autosave failed: %1 could not be written.</source>
+        <translation>自动保存失败：无法写入 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::AutosaveRestore</name>
+    <message>
+        <source>BatchFit did not close normally. Restore the unsaved model from %1?</source>
+        <translation>BatchFit 上次没有正常关闭。要恢复 %1 时未保存的模型吗？</translation>
+    </message>
+    <message>
+        <source>Restore Unsaved Model</source>
+        <translation>恢复未保存的模型</translation>
+    </message>
+    <message>
+        <source>&amp;Restore</source>
+        <translation>恢复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Discard</source>
+        <translation>丢弃(&amp;D)</translation>
+    </message>
+    <message>
+        <source>The model had not been saved to a file yet.</source>
+        <translation>该模型当时还没有保存到文件。</translation>
+    </message>
+    <message>
+        <source>It holds unsaved changes to %1.</source>
+        <translation>其中有对 %1 的未保存修改。</translation>
+    </message>
+    <message>
+        <source>Cannot Restore Model</source>
+        <translation>无法恢复模型</translation>
+    </message>
+    <message>
+        <source>The autosave %1 could not be restored; it is kept for the next start.
+
+%2</source>
+        <translation>无法恢复自动保存 %1；它会保留到下次启动。
+
+%2</translation>
+    </message>
+    <message>
+        <source>Restore Autosave</source>
+        <translation>恢复自动保存</translation>
+    </message>
+</context>
+<context>
     <name>batchfit::BatchPanel</name>
     <message>
         <source>&amp;Batch size:</source>
@@ -316,18 +374,122 @@
         <translation>无法保存模型</translation>
     </message>
     <message>
-        <source>%1 could not be written: %2
-The previous file, if any, is unchanged.</source>
-        <translation>无法写入 %1：%2
-原有文件（如有）保持不变。</translation>
-    </message>
-    <message>
         <source>Unsaved Changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
         <source>The model &quot;%1&quot; has changes that are not saved. Save them first?</source>
         <translation>模型“%1”有尚未保存的修改。要先保存吗？</translation>
+    </message>
+    <message>
+        <source>%1 could not be written: %2
+
+The previous file, if any, is unchanged. The model is still open with its changes; save it somewhere else with File → Save As….</source>
+        <translation>无法写入 %1：%2
+
+原有文件（如果有）保持不变。模型仍然打开，修改都还在；请用“文件 → 另存为…”保存到别处。</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::HfImportDialog</name>
+    <message>
+        <source>Import Hugging Face Config</source>
+        <translation>导入 Hugging Face 配置</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个词元</translation>
+    </message>
+    <message>
+        <source>Tokens per sample. At most the config&apos;s maximum positions (%L1), which is also the default.</source>
+        <translation>每个样本的词元数。最多为配置中的最大位置数（%L1），这也是默认值。</translation>
+    </message>
+    <message>
+        <source>eager (keeps the attention scores: memory grows with the square of the sequence)</source>
+        <translation>eager（保留注意力分数：显存随序列长度的平方增长）</translation>
+    </message>
+    <message>
+        <source>mem_efficient (memory-efficient kernel: no score matrix kept)</source>
+        <translation>mem_efficient（省显存内核：不保留分数矩阵）</translation>
+    </message>
+    <message>
+        <source>flash (FlashAttention: no score matrix kept)</source>
+        <translation>flash（FlashAttention：不保留分数矩阵）</translation>
+    </message>
+    <message>
+        <source>%1 — default for this model</source>
+        <translation>%1 — 此模型的默认值</translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>&amp;Sequence length:</source>
+        <translation>序列长度(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Attention:</source>
+        <translation>注意力(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>The imported model replaces the current one. It has no file yet: Save asks for a name.</source>
+        <translation>导入的模型将替换当前模型。它还没有对应的文件：保存时会询问文件名。</translation>
+    </message>
+    <message>
+        <source>&amp;Import</source>
+        <translation>导入(&amp;I)</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ImportController</name>
+    <message>
+        <source>This build has no ONNX support: rebuild BatchFit with libonnx-dev and libprotobuf-dev installed (CMake option BATCHFIT_WITH_ONNX).</source>
+        <translation>此版本不支持 ONNX：请安装 libonnx-dev 和 libprotobuf-dev 后重新构建 BatchFit（CMake 选项 BATCHFIT_WITH_ONNX）。</translation>
+    </message>
+    <message>
+        <source>Cannot Import Model</source>
+        <translation>无法导入模型</translation>
+    </message>
+    <message>
+        <source>Import Hugging Face Config</source>
+        <translation>导入 Hugging Face 配置</translation>
+    </message>
+    <message>
+        <source>Hugging Face configs (config.json *.json);;All files (*)</source>
+        <translation>Hugging Face 配置 (config.json *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Import ONNX Model</source>
+        <translation>导入 ONNX 模型</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Importing %1…</source>
+        <translation>正在导入 %1…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Importing Model</source>
+        <translation>正在导入模型</translation>
+    </message>
+    <message>
+        <source>The model was not imported; the current one is unchanged.
+
+%1</source>
+        <translation>模型未导入，当前模型保持不变。
+
+%1</translation>
     </message>
 </context>
 <context>
@@ -611,8 +773,8 @@ The previous file, if any, is unchanged.</source>
         <translation>在选中的层之后添加一层</translation>
     </message>
     <message>
-        <source>D&amp;uplicate</source>
-        <translation>复制(&amp;U)</translation>
+        <source>Dup&amp;licate</source>
+        <translation>创建副本(&amp;L)</translation>
     </message>
     <message>
         <source>Duplicate the selected layer or block</source>
@@ -627,16 +789,16 @@ The previous file, if any, is unchanged.</source>
         <translation>删除选中的层或模块</translation>
     </message>
     <message>
-        <source>Move &amp;Up</source>
-        <translation>上移(&amp;U)</translation>
+        <source>Move U&amp;p</source>
+        <translation>上移(&amp;P)</translation>
     </message>
     <message>
         <source>Move up</source>
         <translation>上移</translation>
     </message>
     <message>
-        <source>Move Do&amp;wn</source>
-        <translation>下移(&amp;W)</translation>
+        <source>Move Dow&amp;n</source>
+        <translation>下移(&amp;N)</translation>
     </message>
     <message>
         <source>Move down</source>
@@ -651,8 +813,8 @@ The previous file, if any, is unchanged.</source>
         <translation>把选中的层放进一个新模块</translation>
     </message>
     <message>
-        <source>Set &amp;Repeat…</source>
-        <translation>设置重复次数(&amp;R)…</translation>
+        <source>Set Rep&amp;eat…</source>
+        <translation>设置重复次数(&amp;E)…</translation>
     </message>
     <message>
         <source>Set how many times the selected block runs</source>
@@ -1085,6 +1247,46 @@ The previous file, if any, is unchanged.</source>
         <source>Fix the model first: the levers are evaluated on a valid model.</source>
         <translation>请先修正模型：优化建议只能基于有效的模型计算。</translation>
     </message>
+    <message>
+        <source>&amp;Import</source>
+        <translation>导入(&amp;I)</translation>
+    </message>
+    <message>
+        <source>&amp;Hugging Face Config…</source>
+        <translation>Hugging Face 配置(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>&amp;ONNX Model…</source>
+        <translation>ONNX 模型(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Load &amp;Measurements…</source>
+        <translation>加载实测数据(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Load Measurements</source>
+        <translation>加载实测数据</translation>
+    </message>
+    <message>
+        <source>Measurements (*.json);;All files (*)</source>
+        <translation>实测数据 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Show points measured by tools/torch_measure.py on the chart</source>
+        <translation>在图表上显示 tools/torch_measure.py 测得的数据点</translation>
+    </message>
+    <message>
+        <source>Clear Measu&amp;rements</source>
+        <translation>清除实测数据(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Copy &amp;Chart to Clipboard</source>
+        <translation>复制图表到剪贴板(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Chart copied to the clipboard.</source>
+        <translation>图表已复制到剪贴板。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MemoryChart</name>
@@ -1131,6 +1333,101 @@ The previous file, if any, is unchanged.</source>
     <message>
         <source>usable %1</source>
         <translation>可用 %1</translation>
+    </message>
+    <message>
+        <source>estimate of the measured figure</source>
+        <translation>同一指标的估算值</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>Cannot Load Measurements</source>
+        <translation>无法加载实测数据</translation>
+    </message>
+    <message>
+        <source>%1
+
+The measured points shown before, if any, are unchanged.</source>
+        <translation>%1
+
+之前显示的实测点（如有）保持不变。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;batch %1&lt;/b&gt; — measured (%2)</source>
+        <translation>&lt;b&gt;批大小 %1&lt;/b&gt; — 实测（%2）</translation>
+    </message>
+    <message>
+        <source>figure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>max_memory_allocated vs the estimated peak allocated</source>
+        <translation>max_memory_allocated 对比估算的显存峰值（已分配）</translation>
+    </message>
+    <message>
+        <source>parameters + gradients + optimizer states + saved activations</source>
+        <translation>模型参数 + 反向梯度 + 优化器状态 + 保存的前向激活</translation>
+    </message>
+    <message>
+        <source>estimated</source>
+        <translation>估算</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <source>not available</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::OnnxImportDialog</name>
+    <message>
+        <source>Import ONNX Model</source>
+        <translation>导入 ONNX 模型</translation>
+    </message>
+    <message>
+        <source>Cross-entropy (classification)</source>
+        <translation>交叉熵（分类）</translation>
+    </message>
+    <message>
+        <source>Mean squared error (regression)</source>
+        <translation>均方误差（回归）</translation>
+    </message>
+    <message>
+        <source>None (the graph output is the loss)</source>
+        <translation>无（图的输出即为损失）</translation>
+    </message>
+    <message>
+        <source>The loss layer appended after the graph output</source>
+        <translation>追加在图输出之后的损失层</translation>
+    </message>
+    <message>
+        <source>Keep operators BatchFit cannot map as &amp;opaque layers</source>
+        <translation>将 BatchFit 无法映射的算子保留为不透明层(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Opaque layers count their parameters but no saved activations; without this option such a model is refused with the list of operators.</source>
+        <translation>不透明层计入其模型参数，但不计入保存的前向激活；不勾选此项时，此类模型会被拒绝，并列出这些算子。</translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <source>&amp;Loss:</source>
+        <translation>损失(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>The imported model replaces the current one. It has no file yet: Save asks for a name.</source>
+        <translation>导入的模型将替换当前模型。它还没有对应的文件：保存时会询问文件名。</translation>
+    </message>
+    <message>
+        <source>&amp;Import</source>
+        <translation>导入(&amp;I)</translation>
     </message>
 </context>
 <context>

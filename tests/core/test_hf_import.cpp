@@ -92,3 +92,27 @@ TEST_CASE("bad or unsupported configs are explained", "[hf][bad-input]") {
     REQUIRE_FALSE(m);
     CHECK(m.error().message.find("exceeds the model's maximum 4096") != std::string::npos);
 }
+
+TEST_CASE("a cancelled Hugging Face import returns 'import cancelled'", "[hf][cancel]") {
+    const std::string path = std::string(BATCHFIT_TEST_DATA) + "/hf/gpt2.json";
+    // The hook is polled more than once: cancel at each poll in turn, then never.
+    int polls = 0;
+    HfImportOptions counting;
+    counting.cancelled = [&polls] {
+        ++polls;
+        return false;
+    };
+    auto full = importHfConfigFile(path, counting);
+    REQUIRE(full);
+    REQUIRE(polls >= 3);
+    CHECK(*full == hf("gpt2.json")); // a hook that never fires changes nothing
+    for (int at = 1; at <= polls; ++at) {
+        INFO("cancelled at poll " << at);
+        int n = 0;
+        HfImportOptions o;
+        o.cancelled = [&n, at] { return ++n >= at; };
+        auto m = importHfConfigFile(path, o);
+        REQUIRE_FALSE(m);
+        CHECK(m.error().message.find("gpt2.json: import cancelled") != std::string::npos);
+    }
+}

@@ -266,3 +266,26 @@ TEST_CASE("importOnnx on bytes and importOnnxFile agree", "[onnx]") {
     REQUIRE(a);
     CHECK(serializeModel(*a) == serializeModel(importOrFail("tiny_cnn.onnx")));
 }
+
+TEST_CASE("a cancelled ONNX import stops between nodes with 'import cancelled'", "[onnx][cancel]") {
+    if (!onnxImportAvailable()) return;
+    int polls = 0;
+    OnnxImportOptions counting;
+    counting.cancelled = [&polls] {
+        ++polls;
+        return false;
+    };
+    const Model full = importOrFail("vit_tiny.onnx", counting);
+    CHECK(full == importOrFail("vit_tiny.onnx")); // a hook that never fires changes nothing
+    REQUIRE(polls > 10);                          // polled per node, not once per import
+    for (int at : {1, 2, polls / 2, polls - 1, polls}) {
+        INFO("cancelled at poll " << at);
+        int n = 0;
+        OnnxImportOptions o;
+        o.cancelled = [&n, at] { return ++n >= at; };
+        auto m = importOnnxFile(onnxPath("vit_tiny.onnx"), o);
+        REQUIRE_FALSE(m);
+        CHECK(has(m.error().message, "vit_tiny.onnx: import cancelled"));
+        CHECK(n == at); // nothing ran on after the hook said stop
+    }
+}

@@ -11,6 +11,7 @@ const QString kState = QStringLiteral("window/state");
 const QString kLastModel = QStringLiteral("model/lastPath");
 const QString kLastPreset = QStringLiteral("model/lastPreset");
 const QString kRecent = QStringLiteral("model/recentFiles");
+const QString kReportDir = QStringLiteral("report/lastDir");
 const QString kLanguage = QStringLiteral("ui/language");
 const QString kGpu = QStringLiteral("gpu/id");
 const QString kCustomGib = QStringLiteral("gpu/customGib");
@@ -57,6 +58,13 @@ QString AppSettings::lastPresetId() const {
 }
 void AppSettings::setLastPresetId(const QString& id) {
     m_settings->setValue(kLastPreset, id);
+}
+
+QString AppSettings::lastReportDir() const {
+    return m_settings->value(kReportDir).toString();
+}
+void AppSettings::setLastReportDir(const QString& dir) {
+    m_settings->setValue(kReportDir, dir);
 }
 
 QStringList AppSettings::recentFiles() const {
@@ -161,8 +169,9 @@ void AppSettings::setWelcomeDismissed(bool on) {
     m_settings->setValue(kWelcome, on);
 }
 
-void AppSettings::sync() {
+bool AppSettings::sync() {
     m_settings->sync();
+    return m_settings->status() == QSettings::NoError;
 }
 
 } // namespace batchfit

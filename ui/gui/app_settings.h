@@ -33,6 +33,10 @@ public:
     QString lastPresetId() const;
     void setLastPresetId(const QString& id);
 
+    /// The folder of the last exported report (empty until the first export).
+    QString lastReportDir() const;
+    void setLastReportDir(const QString& dir);
+
     QStringList recentFiles() const;
     /// Puts `path` first, drops duplicates and keeps at most kMaxRecentFiles.
     void addRecentFile(const QString& path);
@@ -58,7 +62,8 @@ public:
     bool welcomeDismissed() const;
     void setWelcomeDismissed(bool on);
 
-    void sync();
+    /// Writes pending changes to storage. False if they could not be written.
+    bool sync();
 
 private:
     std::unique_ptr<QSettings> m_settings;

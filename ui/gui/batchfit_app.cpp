@@ -1,6 +1,9 @@
 #include "gui/batchfit_app.h"
 
+#include "batchfit/model_io.h"
 #include "gui/app_settings.h"
+#include "gui/autosave.h"
+#include "gui/autosave_restore.h"
 #include "gui/document.h"
 #include "gui/file_controller.h"
 #include "gui/language.h"
@@ -13,6 +16,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QPixmap>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <cstdio>
 #include <cstring>
@@ -62,6 +66,17 @@ void BatchFitApp::openInitialModel(MainWindow& window, AppSettings& settings, co
     if (o.batch > 0) window.setBatch(o.batch);
 }
 
+void BatchFitApp::applyTestEdit(MainWindow& window, const QString& path) {
+    auto model = loadModelFile(path.toStdString());
+    if (!model) {
+        std::fprintf(stderr, "batchfit: --test-edit: %s\n", model.error().message.c_str());
+        return;
+    }
+    window.document()->editModel(std::move(*model), QStringLiteral("test edit"), {});
+    std::printf("test edit applied\n");
+    std::fflush(stdout);
+}
+
 bool BatchFitApp::saveScreenshot(MainWindow& window, const QString& path) {
     window.waitForIdle(30000, true);
     QCoreApplication::processEvents();
@@ -103,7 +118,12 @@ int BatchFitApp::run(int argc, char** argv) {
         QStringLiteral("Render the main window to a PNG once the estimate is shown, then exit."),
         QStringLiteral("FILE"));
     const QCommandLineOption logOpt(QStringLiteral("log"), QStringLiteral("Logarithmic batch axis."));
-    parser.addOptions({presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt});
+    QCommandLineOption testEditOpt(
+        QStringLiteral("test-edit"),
+        QStringLiteral("Tests only: replace the model with FILE as an unsaved edit."),
+        QStringLiteral("FILE"));
+    testEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, testEditOpt});
     parser.process(app);
 
     StartupOptions o;
@@ -114,6 +134,7 @@ int BatchFitApp::run(int argc, char** argv) {
     o.language = parser.value(langOpt);
     o.screenshot = parser.value(shotOpt);
     o.logScale = parser.isSet(logOpt);
+    o.testEdit = parser.value(testEditOpt);
 
     // A screenshot uses fresh settings, so it shows the defaults whatever this user's last session was.
     std::unique_ptr<QTemporaryDir> tempSettings;
@@ -135,6 +156,16 @@ int BatchFitApp::run(int argc, char** argv) {
     if (!o.screenshot.isEmpty()) window.resize(1600, 960);
     openInitialModel(window, *settings, o);
     window.show();
+    // Autosave, and the offer to restore what a crashed or killed session left (not for screenshots).
+    std::unique_ptr<Autosave> autosave;
+    if (o.screenshot.isEmpty()) {
+        autosave = std::make_unique<Autosave>(window.document(), Autosave::defaultDirectory());
+        QObject::connect(autosave.get(), &Autosave::failed, &window, [&window](const QString& message) {
+            window.statusBar()->showMessage(message, 10000);
+        });
+        AutosaveRestore(Autosave::defaultDirectory()).offer(window.document(), &window, autosave.get());
+        if (!o.testEdit.isEmpty()) applyTestEdit(window, o.testEdit);
+    }
     if (!o.screenshot.isEmpty()) {
         const bool ok = saveScreenshot(window, o.screenshot);
         std::printf("cold start to estimate shown: %lld ms\n", static_cast<long long>(startTimer.elapsed()));

@@ -17,6 +17,7 @@ struct StartupOptions {
     QString language;
     QString screenshot; ///< render the window to this PNG and exit
     bool logScale = false;
+    QString testEdit; ///< hidden: replaces the model with this file as one edit (autosave test)
 };
 
 /// The app's main(): `gui_main.cpp` only calls run().
@@ -25,6 +26,8 @@ public:
     static int run(int argc, char** argv);
     /// Loads the first model (options, else the last one, else ResNet-50) and applies the options.
     static void openInitialModel(MainWindow& window, AppSettings& settings, const StartupOptions& options);
+    /// Hidden --test-edit: replaces the model with the file's as one undoable edit (no user needed).
+    static void applyTestEdit(MainWindow& window, const QString& path);
     /// Renders the window to a PNG once the estimate is shown. Returns false if it could not be written.
     static bool saveScreenshot(MainWindow& window, const QString& path);
 };

@@ -27,6 +27,12 @@ void Document::loadModel(Model model, const QString& filePath, const QString& pr
     updateModified();
 }
 
+void Document::loadUnsavedModel(Model model) {
+    loadModel(std::move(model), QString(), QString());
+    m_savedModel = Model{}; // nothing of it is on disk
+    updateModified();
+}
+
 void Document::markSaved(const QString& filePath) {
     m_savedModel = m_model;
     m_filePath = filePath;

@@ -34,6 +34,9 @@ public:
 
     /// Replaces the model (open, preset, new): clears the undo history and counts as saved.
     void loadModel(Model model, const QString& filePath, const QString& presetId);
+    /// Replaces the model with one that has no file yet (an import): clears the undo history and counts as
+    /// modified, so Save asks for a name.
+    void loadUnsavedModel(Model model);
     /// Records that the current model was saved to `filePath`.
     void markSaved(const QString& filePath);
 

@@ -3,14 +3,15 @@
 #include "batchfit/model_io.h"
 #include "batchfit/presets.h"
 #include "gui/app_settings.h"
+#include "gui/atomic_write.h"
 #include "gui/document.h"
+#include "gui/import_controller.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
-#include <QSaveFile>
 
 namespace batchfit {
 
@@ -41,7 +42,8 @@ Model starterModel() {
 } // namespace
 
 FileController::FileController(Document* doc, AppSettings* settings, QWidget* dialogParent)
-    : QObject(dialogParent), m_doc(doc), m_settings(settings), m_parent(dialogParent) {}
+    : QObject(dialogParent), m_doc(doc), m_settings(settings), m_parent(dialogParent),
+      m_imports(new ImportController(doc, this, dialogParent)) {}
 
 void FileController::showError(const QString& title, const QString& text) {
     m_lastError = text;
@@ -126,12 +128,13 @@ bool FileController::saveAs() {
 }
 
 bool FileController::saveTo(const QString& path) {
-    QSaveFile file(path);
-    const QByteArray text = QByteArray::fromStdString(serializeModel(m_doc->model()));
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit()) {
+    const QString reason =
+        writeFileAtomically(path, QByteArray::fromStdString(serializeModel(m_doc->model())));
+    if (!reason.isEmpty()) {
         showError(tr("Cannot Save Model"),
-                  tr("%1 could not be written: %2\nThe previous file, if any, is unchanged.")
-                      .arg(QDir::toNativeSeparators(path), file.errorString()));
+                  tr("%1 could not be written: %2\n\nThe previous file, if any, is unchanged. The model is "
+                     "still open with its changes; save it somewhere else with File → Save As….")
+                      .arg(QDir::toNativeSeparators(path), reason));
         return false;
     }
     m_doc->markSaved(QFileInfo(path).absoluteFilePath());

@@ -1,5 +1,6 @@
 #pragma once
-// File handling: new, open, presets, save (atomic, QSaveFile), save as, recent files, unsaved-changes prompt.
+// File handling: new, open, import, presets, save (atomic, QSaveFile), save as, recent files, unsaved-changes
+// prompt.
 #include <QObject>
 #include <QString>
 
@@ -9,6 +10,7 @@ namespace batchfit {
 
 class AppSettings;
 class Document;
+class ImportController;
 
 /// Moves models between the Document and files or presets; reports failures in dialogs that say what and
 /// where.
@@ -35,6 +37,8 @@ public:
     bool maybeSave();
     /// The last error message shown (tests).
     QString lastError() const { return m_lastError; }
+    /// File > Import (Hugging Face config, ONNX).
+    ImportController* imports() const { return m_imports; }
 
 signals:
     void recentFilesChanged();
@@ -45,6 +49,7 @@ private:
     Document* m_doc;
     AppSettings* m_settings;
     QWidget* m_parent;
+    ImportController* m_imports;
     QString m_lastError;
 };
 

@@ -67,16 +67,16 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
             ->setToolTip(OpCatalogue::description(op));
     m_addMenu->setToolTipsVisible(true);
     m_add->setMenu(m_addMenu);
-    m_duplicate = action(QStringLiteral("duplicate"), tr("D&uplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
+    m_duplicate = action(QStringLiteral("duplicate"), tr("Dup&licate"), QKeySequence(Qt::CTRL | Qt::Key_D),
                          tr("Duplicate the selected layer or block"));
     m_delete = action(QStringLiteral("delete"), tr("&Delete Layer"), QKeySequence(QKeySequence::Delete),
                       tr("Delete the selected layer or block"));
-    m_up = action(QStringLiteral("up"), tr("Move &Up"), QKeySequence(Qt::ALT | Qt::Key_Up), tr("Move up"));
-    m_down = action(QStringLiteral("down"), tr("Move Do&wn"), QKeySequence(Qt::ALT | Qt::Key_Down),
+    m_up = action(QStringLiteral("up"), tr("Move U&p"), QKeySequence(Qt::ALT | Qt::Key_Up), tr("Move up"));
+    m_down = action(QStringLiteral("down"), tr("Move Dow&n"), QKeySequence(Qt::ALT | Qt::Key_Down),
                     tr("Move down"));
     m_wrap = action(QStringLiteral("wrap"), tr("&Wrap in Block"), QKeySequence(Qt::CTRL | Qt::Key_G),
                     tr("Put the selected layer into a new block"));
-    m_repeat = action(QStringLiteral("repeat"), tr("Set &Repeat…"), QKeySequence(Qt::CTRL | Qt::Key_R),
+    m_repeat = action(QStringLiteral("repeat"), tr("Set Rep&eat…"), QKeySequence(Qt::CTRL | Qt::Key_R),
                       tr("Set how many times the selected block runs"));
     for (auto* a : {m_add, m_duplicate, m_delete, m_up, m_down, m_wrap, m_repeat}) m_toolBar->addAction(a);
     if (auto* b = qobject_cast<QToolButton*>(m_toolBar->widgetForAction(m_add)))

@@ -24,6 +24,7 @@
 
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -414,12 +415,17 @@ void MainWindow::showEvent(QShowEvent* event) {
 }
 
 void MainWindow::exportReport() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Report"), QString::fromStdString(m_doc->model().name) + QStringLiteral(".pdf"),
-        ReportExporter::fileFilter());
+    const QString name = QString::fromStdString(m_doc->model().name) + QStringLiteral(".pdf");
+    const QString lastDir = m_settings->lastReportDir();
+    const QString suggestion =
+        !lastDir.isEmpty() && QFileInfo(lastDir).isDir() ? QDir(lastDir).filePath(name) : name;
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export Report"), suggestion, ReportExporter::fileFilter());
     if (path.isEmpty()) return;
-    const QString error = ReportExporter::exportTo(path, m_doc->model(), m_doc->config(), m_doc->gpu(),
-                                                   m_batch, Language::current());
+    m_settings->setLastReportDir(QFileInfo(path).absolutePath());
+    const QString error =
+        ReportExporter::exportTo(path, m_doc->model(), m_doc->config(), m_doc->gpu(), m_batch,
+                                 Language::current(), m_chart->measuredComparisons());
     if (!error.isEmpty())
         QMessageBox::critical(this, tr("Cannot Export Report"), error);
     else

@@ -4,6 +4,7 @@
 #include "gui/batch_panel.h"
 #include "gui/document.h"
 #include "gui/file_controller.h"
+#include "gui/import_controller.h"
 #include "gui/language.h"
 #include "gui/layer_stack_panel.h"
 #include "gui/main_window.h"
@@ -12,10 +13,13 @@
 
 #include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QUndoStack>
 #include <QWhatsThis>
 
@@ -27,14 +31,41 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Open…"), QKeySequence::Open, m_files, &FileController::open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    QMenu* imports = file->addMenu(tr("&Import"));
+    imports->setToolTipsVisible(true);
+    imports->addAction(tr("&Hugging Face Config…"), m_files->imports(), &ImportController::importHf)
+        ->setObjectName(QStringLiteral("importHfAction"));
+    QAction* importOnnx =
+        imports->addAction(tr("&ONNX Model…"), m_files->imports(), &ImportController::importOnnx);
+    importOnnx->setObjectName(QStringLiteral("importOnnxAction"));
+    if (const QString why = ImportController::onnxUnavailableReason(); !why.isEmpty()) {
+        importOnnx->setEnabled(false);
+        importOnnx->setToolTip(why);
+        importOnnx->setStatusTip(why);
+    }
     file->addSeparator();
     file->addAction(tr("&Save"), QKeySequence::Save, m_files, &FileController::save);
     file->addAction(tr("Save &As…"), QKeySequence::SaveAs, m_files, &FileController::saveAs);
     file->addSeparator();
     QAction* exportAction = file->addAction(tr("&Export Report…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                                             &MainWindow::exportReport);
+    exportAction->setObjectName(QStringLiteral("exportReportAction"));
     exportAction->setEnabled(ReportExporter::available());
     if (!ReportExporter::available()) exportAction->setToolTip(tr("This build has no report support."));
+    // Measured points (tools/torch_measure.py) drawn on the chart and passed to Export Report.
+    QAction* loadMeasured = file->addAction(tr("Load &Measurements…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Load Measurements"), QString(),
+                                                          tr("Measurements (*.json);;All files (*)"));
+        if (!path.isEmpty()) m_chart->loadMeasurements(path);
+    });
+    loadMeasured->setObjectName(QStringLiteral("loadMeasurementsAction"));
+    loadMeasured->setStatusTip(tr("Show points measured by tools/torch_measure.py on the chart"));
+    QAction* clearMeasured =
+        file->addAction(tr("Clear Measu&rements"), m_chart, &MemoryChart::clearMeasurements);
+    clearMeasured->setObjectName(QStringLiteral("clearMeasurementsAction"));
+    clearMeasured->setEnabled(false);
+    connect(m_chart, &MemoryChart::measurementsChanged, clearMeasured,
+            [this, clearMeasured] { clearMeasured->setEnabled(m_chart->hasMeasurements()); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -47,6 +78,12 @@ void MainWindow::buildMenus() {
     edit->addAction(redo);
     edit->addSeparator();
     edit->addActions(m_layers->editActions());
+    edit->addSeparator();
+    QAction* copyChart = edit->addAction(tr("Copy &Chart to Clipboard"), this, [this] {
+        QGuiApplication::clipboard()->setImage(m_chart->grab().toImage());
+        statusBar()->showMessage(tr("Chart copied to the clipboard."), 3000);
+    });
+    copyChart->setObjectName(QStringLiteral("copyChartAction"));
 
     QMenu* model = menuBar()->addMenu(tr("&Model"));
     QMenu* presets = model->addMenu(tr("&Presets"));

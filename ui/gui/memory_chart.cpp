@@ -8,8 +8,10 @@
 #include <QGraphicsLineItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QLegend>
 #include <QLineSeries>
 #include <QMouseEvent>
+#include <QScatterSeries>
 #include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
@@ -46,6 +48,18 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(parent) {
     m_usable = new QLineSeries;
     m_usable->setName(tr("Usable (capacity − margin)"));
     m_chart->addSeries(m_usable);
+    m_measuredEstimate = new QScatterSeries;
+    m_measuredEstimate->setName(tr("estimate of the measured figure"));
+    m_measuredEstimate->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_measuredEstimate->setMarkerSize(9);
+    m_chart->addSeries(m_measuredEstimate);
+    m_measured = new QScatterSeries;
+    m_measured->setName(tr("measured"));
+    m_measured->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    m_measured->setMarkerSize(12);
+    m_chart->addSeries(m_measured);
+    connect(m_measured, &QScatterSeries::hovered, this, &MemoryChart::onMeasuredHover);
+    connect(m_measuredEstimate, &QScatterSeries::hovered, this, &MemoryChart::onMeasuredHover);
 
     m_x = new QCategoryAxis(this);
     m_x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
@@ -58,6 +72,8 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(parent) {
         s->attachAxis(m_x);
         s->attachAxis(m_y);
     }
+    m_chart->legend()->setAlignment(Qt::AlignTop); // lists only the measured points (rebuildMeasured)
+    m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
 
     m_marker = new QGraphicsLineItem;
     m_marker->setZValue(30);
@@ -115,6 +131,11 @@ void MemoryChart::applyPalette() {
     m_capacityLabel->setBrush(cap);
     m_usableLabel->setBrush(cap);
     m_marker->setPen(QPen(text, 2));
+    m_measured->setColor(text);
+    m_measured->setBorderColor(base);
+    m_measuredEstimate->setBrush(Qt::NoBrush);
+    m_measuredEstimate->setPen(QPen(text, 1.5));
+    m_chart->legend()->setLabelColor(text);
 }
 
 void MemoryChart::changeEvent(QEvent* event) {
@@ -129,6 +150,7 @@ void MemoryChart::setResult(const EstimationResult& r) {
     m_maxBatch = r.maxBatch.largest;
     m_capped = r.maxBatch.capped;
     m_range = r.chartMax;
+    m_estimator = r.estimator;
     rebuildSeries();
 }
 
@@ -147,13 +169,14 @@ void MemoryChart::rebuildSeries() {
         lines[ComponentStyle::kSlotCount].append({x, ByteFormat::toGib(p.requiredBytes)});
     }
     for (std::size_t i = 0; i < lines.size(); ++i) m_bounds[i]->replace(lines[i]);
+    rebuildMeasured();
     updateAxes();
     placeMarker();
 }
 
 void MemoryChart::updateAxes() {
     const double capGib = ByteFormat::toGib(m_capacityBytes);
-    m_y->setRange(0, std::max(1.0, std::ceil(capGib * 1.15)));
+    m_y->setRange(0, std::max(1.0, std::ceil(std::max(capGib, measuredTopGib()) * 1.15)));
     m_y->setTickCount(6);
     m_y->applyNiceNumbers();
     const double top = m_y->max();

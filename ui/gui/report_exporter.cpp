@@ -15,7 +15,8 @@ bool ReportExporter::available() {
 }
 
 QString ReportExporter::exportTo(const QString& path, const Model& model, const TrainingConfig& config,
-                                 const GpuSpec& gpu, std::int64_t batch, const QString& language) {
+                                 const GpuSpec& gpu, std::int64_t batch, const QString& language,
+                                 const std::vector<MeasurementComparison>& measured) {
 #ifdef BATCHFIT_HAVE_REPORT
     ReportRequest request;
     request.model = model;
@@ -23,10 +24,11 @@ QString ReportExporter::exportTo(const QString& path, const Model& model, const 
     request.gpu = gpu;
     request.batch = batch;
     request.language = language;
+    request.measured = measuredPoints(measured);
     const Status s = exportReport(request, path);
     return s ? QString() : QString::fromStdString(s.error().message);
 #else
-    (void)path, (void)model, (void)config, (void)gpu, (void)batch, (void)language;
+    (void)path, (void)model, (void)config, (void)gpu, (void)batch, (void)language, (void)measured;
     return tr("This build has no report support.");
 #endif
 }

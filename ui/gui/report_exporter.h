@@ -2,12 +2,14 @@
 // File > Export report…: hands the current model, set-up, GPU and batch to the report library when it is
 // built.
 #include "batchfit/gpu.h"
+#include "batchfit/measurement.h"
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
 
 #include <QCoreApplication>
 #include <QString>
 #include <cstdint>
+#include <vector>
 
 namespace batchfit {
 
@@ -17,9 +19,11 @@ class ReportExporter {
 
 public:
     static bool available();
-    /// Writes a report (format by extension: .pdf, .png, ...). Returns an empty string or the error message.
+    /// Writes a report (format by extension: .pdf, .png, ...), with the measured points on its chart.
+    /// Returns an empty string or the error message.
     static QString exportTo(const QString& path, const Model& model, const TrainingConfig& config,
-                            const GpuSpec& gpu, std::int64_t batch, const QString& language);
+                            const GpuSpec& gpu, std::int64_t batch, const QString& language,
+                            const std::vector<MeasurementComparison>& measured = {});
     /// The file dialog's filter ("PDF (*.pdf);;PNG image (*.png)").
     static QString fileFilter();
 };

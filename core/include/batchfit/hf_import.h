@@ -4,6 +4,7 @@
 #include "batchfit/result.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,9 @@ namespace batchfit {
 struct HfImportOptions {
     std::optional<std::int64_t> sequenceLength;  ///< default: the config's maximum positions
     std::optional<std::string> attention;        ///< "eager", "mem_efficient" or "flash" (default per family)
+    /// Polled between the import's steps (any thread); returning true abandons the import with the Error
+    /// "<source>: import cancelled". Empty: never cancelled.
+    std::function<bool()> cancelled = {};
 };
 
 /// model_type values understood: gpt2, bert, roberta, llama, mistral, qwen2, gemma, phi3, gpt_neox.

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct OnnxImportOptions {
     /// Operators BatchFit cannot map become `opaque` layers (their initializers' parameter count, no saved
     /// bytes, the output shape from ONNX shape inference) instead of failing the import.
     bool allowOpaque = false;
+    /// Polled between nodes (any thread); returning true abandons the import with the Error
+    /// "<source>: import cancelled". Parsing the protobuf itself is not interruptible. Empty: never cancelled.
+    std::function<bool()> cancelled = {};
 };
 
 /// Largest .onnx accepted (protobuf cannot parse messages of 2 GiB or more).

@@ -287,9 +287,12 @@ std::vector<std::string> hfSupportedModelTypes() {
 }
 
 Result<Model> importHfConfig(const std::string& text, const std::string& source, const HfImportOptions& options) {
+    const auto cancelled = [&] { return options.cancelled && options.cancelled(); };
+    if (cancelled()) return makeError(source + ": import cancelled");
     if (text.size() > (1u << 20)) return makeError(source + ": a config.json of " + std::to_string(text.size()) + " bytes is too large");
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) return makeError(source + ": not valid JSON");
+    if (cancelled()) return makeError(source + ": import cancelled");
     if (!j.is_object()) return makeError(source + ": $: expected a JSON object");
     if (!j.contains("model_type") || !j["model_type"].is_string())
         return makeError(source + ": $.model_type: missing (expected e.g. \"llama\")");
@@ -315,6 +318,7 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
         return makeError(source + ": " + e.what());
     }
     if (!m) return m;
+    if (cancelled()) return makeError(source + ": import cancelled");
     std::string name = c.str("_name_or_path", "");
     if (name.empty() && j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
         j["architectures"][0].is_string())
@@ -328,6 +332,7 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
 Result<Model> importHfConfigFile(const std::string& path, const HfImportOptions& options) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return makeError(path + ": cannot read");
+    if (options.cancelled && options.cancelled()) return makeError(path + ": import cancelled");
     std::ostringstream ss;
     ss << in.rdbuf();
     return importHfConfig(ss.str(), path, options);

@@ -66,6 +66,7 @@ Result<Model> importOnnxFile(const std::string& path, const OnnxImportOptions& o
     std::string bytes(static_cast<std::size_t>(end), '\0');
     in.seekg(0);
     if (!in.read(bytes.data(), end)) return makeError(path + ": cannot read");
+    if (options.cancelled && options.cancelled()) return makeError(path + ": import cancelled");
     return importOnnx(bytes, path, options);
 }
 

@@ -300,6 +300,7 @@ public:
         if (!m_model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
             return fail("not an ONNX model: the protobuf message is truncated or malformed");
         if (!m_model.has_graph()) return fail("not an ONNX model: no graph (an empty or unrelated protobuf?)");
+        if (cancelled()) return fail("import cancelled");
         m_g = m_model.mutable_graph();
         if (auto s = checkOpset(); !s) return s.error();
         if (auto s = checkStructure(); !s) return s.error();
@@ -315,6 +316,7 @@ public:
         findFusions();
         for (int i = 0; i < m_g->node_size(); ++i) {
             if (!m_needed[static_cast<std::size_t>(i)] || m_absorbed[static_cast<std::size_t>(i)]) continue;
+            if (cancelled()) return fail("import cancelled");
             if (auto s = visit(i); !s) return s.error();
         }
         if (!m_problems.empty()) {
@@ -324,14 +326,17 @@ public:
             if (m_problems.size() > kMaxListedProblems)
                 list += "; and " + std::to_string(m_problems.size() - kMaxListedProblems) + " more";
             return fail(std::to_string(m_problems.size()) + " node(s) BatchFit cannot map: " + list +
-                        ". Import with 'allow opaque' (batchfit-cli --onnx-allow-opaque) to keep them as opaque layers "
+                        ". Import with 'allow opaque' (batchfit-cli --onnx-allow-opaque; in the app, the import dialog's "
+                        "opaque layers box) to keep them as opaque layers "
                         "(parameters counted, saved activations not)");
         }
+        if (cancelled()) return fail("import cancelled");
         return finish();
     }
 
 private:
     // ---------------------------------------------------------------- messages
+    bool cancelled() const { return m_opts.cancelled && m_opts.cancelled(); }
     Error fail(const std::string& what) const { return makeError(m_source + ": " + what); }
     std::string nodeLabel(int i) const {
         const NodeProto& n = m_g->node(i);
@@ -1157,6 +1162,7 @@ private:
         std::vector<std::optional<TypeInfo>> out;
         for (int i = 0; i < m_g->node_size(); ++i) {
             if (!m_needed[static_cast<std::size_t>(i)]) continue;
+            if (cancelled()) return fail("import cancelled");
             const NodeProto& n = m_g->node(i);
             bool batched = false;
             for (const auto& in : n.input()) batched = batched || m_batched.count(in);

@@ -1,0 +1,110 @@
+// Edit > Copy Chart to Clipboard, and File > Export Report… starting in the folder of the last export.
+#include "catch_compat.h"
+#include "gui/app_settings.h"
+#include "gui/document.h"
+#include "gui/file_controller.h"
+#include "gui/main_window.h"
+#include "gui/memory_chart.h"
+#include "gui/report_exporter.h"
+#include "gui_test_support.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QImage>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <functional>
+
+using namespace batchfit;
+
+namespace {
+
+/// While alive, hands every modal file dialog to `answer` (which accepts or rejects it) and records the
+/// folder it opened in.
+class FileDialogDriver {
+public:
+    explicit FileDialogDriver(std::function<void(QFileDialog*)> answer) {
+        m_timer.setInterval(10);
+        QObject::connect(&m_timer, &QTimer::timeout, [this, answer] {
+            auto* d = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            if (!d || !d->isVisible()) return;
+            m_folders << d->directory().absolutePath();
+            answer(d);
+        });
+        m_timer.start();
+    }
+    QStringList folders() const { return m_folders; }
+
+private:
+    QTimer m_timer;
+    QStringList m_folders;
+};
+
+} // namespace
+
+TEST_CASE("Copy Chart to Clipboard puts the chart's image on the clipboard", "[chart][clipboard]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    w.resize(1200, 800);
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    w.show();
+    REQUIRE(w.waitForIdle(30000));
+    QGuiApplication::clipboard()->clear();
+    REQUIRE(QGuiApplication::clipboard()->image().isNull());
+
+    auto* copy = w.findChild<QAction*>(QStringLiteral("copyChartAction"));
+    REQUIRE(copy);
+    copy->trigger();
+    const QImage image = QGuiApplication::clipboard()->image();
+    REQUIRE_FALSE(image.isNull());
+    const qreal dpr = w.memoryChart()->devicePixelRatioF();
+    CHECK(image.size() == w.memoryChart()->size() * dpr);
+    // A drawn chart, not a blank widget: many colours (areas, lines, text).
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+        for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+    CHECK(colours.size() > 10);
+}
+
+TEST_CASE("Export Report starts in the folder of the last export", "[report][settings]") {
+    test::app();
+    if (!ReportExporter::available()) {
+        WARN("this build has no report support");
+        return;
+    }
+    test::TempSettings temp;
+    QTemporaryDir out;
+    const QString folder = out.filePath(QStringLiteral("reports"));
+    REQUIRE(QDir().mkpath(folder));
+    MainWindow w(&temp.settings());
+    REQUIRE(w.files()->loadPreset(QStringLiteral("mobilenet_v2"), false));
+    REQUIRE(w.waitForIdle(30000));
+    auto* exportAction = w.findChild<QAction*>(QStringLiteral("exportReportAction"));
+    REQUIRE(exportAction);
+    CHECK(temp.settings().lastReportDir().isEmpty());
+
+    const QString report = QDir(folder).filePath(QStringLiteral("step.md"));
+    {
+        FileDialogDriver driver([&](QFileDialog* d) {
+            d->selectFile(report);
+            static_cast<QDialog*>(d)->accept(); // QFileDialog::accept is protected
+        });
+        exportAction->trigger();
+    }
+    REQUIRE(QFileInfo(report).size() > 0);
+    CHECK(temp.settings().lastReportDir() == folder);
+
+    FileDialogDriver again([](QFileDialog* d) { d->reject(); });
+    exportAction->trigger();
+    REQUIRE(again.folders().size() == 1);
+    CHECK(again.folders().first() == folder);
+    // Remembered across runs: a fresh settings object over the same file.
+    temp.settings().sync();
+    CHECK(AppSettings(temp.dir() + QStringLiteral("/test.ini")).lastReportDir() == folder);
+}

@@ -1,0 +1,187 @@
+// File > Load Measurements…: points measured by tools/torch_measure.py on the live chart.
+#include "batchfit/measurement.h"
+#include "catch_compat.h"
+#include "gui/byte_format.h"
+#include "gui/document.h"
+#include "gui/file_controller.h"
+#include "gui/main_window.h"
+#include "gui/memory_chart.h"
+#include "gui/report_exporter.h"
+#include "gui_test_support.h"
+
+#include <QAction>
+#include <QChart>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QScatterSeries>
+#include <QTemporaryDir>
+#include <QToolTip>
+#include <cmath>
+
+using namespace batchfit;
+
+namespace {
+
+QString data(const QString& file) {
+    return QStringLiteral(BATCHFIT_TEST_DATA "/measurements/") + file;
+}
+
+/// resnet18 exported by tools/torch_export.py on a 4 GiB GPU, log axis (batches 1, 2 and 4 apart).
+struct Fixture {
+    struct AppFirst {
+        AppFirst() { test::app(); }
+    } appFirst;
+    test::TempSettings temp;
+    MainWindow window{&temp.settings()};
+    Fixture() {
+        window.restoreSettings();
+        window.document()->setGpu(customGpu(4.0));
+        REQUIRE(window.files()->openPath(data(QStringLiteral("resnet18.json")), false));
+        window.setLogScale(true);
+        window.resize(1400, 900);
+        window.show();
+        REQUIRE(window.waitForIdle());
+    }
+};
+
+QList<QPointF> points(const QScatterSeries* s) {
+    return s->points();
+}
+
+QAction* action(const MainWindow& w, const char* name) {
+    return w.findChild<QAction*>(QLatin1String(name));
+}
+
+} // namespace
+
+TEST_CASE("loaded measurements are drawn at the measured values with the estimate beside them",
+          "[measurements]") {
+    Fixture f;
+    MemoryChart* chart = f.window.memoryChart();
+    REQUIRE(chart->measuredSeries());
+    CHECK(chart->measuredSeries()->count() == 0);
+    CHECK_FALSE(chart->memoryChart()->legend()->isVisible());
+    REQUIRE(action(f.window, "loadMeasurementsAction"));
+    REQUIRE(action(f.window, "clearMeasurementsAction"));
+    CHECK_FALSE(action(f.window, "clearMeasurementsAction")->isEnabled());
+
+    REQUIRE(chart->loadMeasurements(data(QStringLiteral("resnet18-cpu.json"))));
+    auto file = loadMeasurementFile(data(QStringLiteral("resnet18-cpu.json")).toStdString());
+    REQUIRE(file);
+    REQUIRE(file->points.size() == 3);
+    const QList<QPointF> measured = points(chart->measuredSeries());
+    REQUIRE(measured.size() == 3);
+    for (int i = 0; i < 3; ++i) {
+        const MeasuredStep& m = file->points[static_cast<std::size_t>(i)];
+        INFO("batch " << m.batch);
+        CHECK(measured[i].x() == Approx(std::log2(static_cast<double>(m.batch)))); // log axis
+        CHECK(measured[i].y() == Approx(ByteFormat::toGib(m.componentSum())));     // CPU file: the sum
+    }
+    // The estimates of the same figures, from the core, within 2% (saved activations) of the measurement.
+    const auto& cmp = chart->measuredComparisons();
+    REQUIRE(cmp.size() == 3);
+    const QList<QPointF> estimated = points(chart->measuredEstimateSeries());
+    REQUIRE(estimated.size() == 3);
+    for (int i = 0; i < 3; ++i) {
+        const auto& c = cmp[static_cast<std::size_t>(i)];
+        CHECK_FALSE(c.comparesPeak);
+        CHECK(std::fabs(c.error) < 0.02);
+        CHECK(estimated[i].y() == Approx(ByteFormat::toGib(c.estimatedBytes)));
+    }
+    // The chart's legend shows the "measured" entry (and the estimate's), nothing else.
+    QLegend* legend = chart->memoryChart()->legend();
+    QCoreApplication::processEvents(); // the legend lays its markers out later
+    CHECK(legend->isVisible());
+    QStringList shown;
+    for (QLegendMarker* m : legend->markers())
+        if (m->isVisible()) shown << m->label();
+    CHECK(shown.contains(QStringLiteral("measured")));
+    CHECK(shown.size() == 2);
+    CHECK(action(f.window, "clearMeasurementsAction")->isEnabled());
+
+    // Hovering a point tells batch, measured, estimated and error.
+    emit chart->measuredSeries()->hovered(measured[1], true);
+    const QString tip = QToolTip::text();
+    CHECK(tip.contains(QStringLiteral("batch 2")));
+    CHECK(tip.contains(ByteFormat::bytes(file->points[1].componentSum())));
+    CHECK(tip.contains(ByteFormat::bytes(cmp[1].estimatedBytes)));
+    CHECK(tip.contains(QStringLiteral("error")));
+    QToolTip::hideText();
+
+    // Switching to the linear axis moves the points with the stack.
+    f.window.setLogScale(false);
+    CHECK(points(chart->measuredSeries())[2].x() == Approx(4.0));
+
+    chart->clearMeasurements();
+    CHECK(chart->measuredSeries()->count() == 0);
+    CHECK(chart->measuredEstimateSeries()->count() == 0);
+    CHECK(chart->measuredComparisons().empty());
+    CHECK_FALSE(legend->isVisible());
+    CHECK_FALSE(action(f.window, "clearMeasurementsAction")->isEnabled());
+}
+
+TEST_CASE("a malformed measurement file shows an error and changes nothing", "[measurements][errors]") {
+    Fixture f;
+    MemoryChart* chart = f.window.memoryChart();
+    REQUIRE(chart->loadMeasurements(data(QStringLiteral("resnet18-cpu.json"))));
+    const QList<QPointF> before = points(chart->measuredSeries());
+    REQUIRE(before.size() == 3);
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("bad-measure.json"));
+    QFile out(path);
+    REQUIRE(out.open(QIODevice::WriteOnly));
+    out.write(R"({"format": "batchfit-measurement", "version": 1, "points": [{"batch": -2}]})");
+    out.close();
+
+    test::ModalWatcher watcher;
+    CHECK_FALSE(chart->loadMeasurements(path));
+    REQUIRE(watcher.texts().size() == 1);
+    CHECK(watcher.texts()[0].contains(
+        QStringLiteral("bad-measure.json: $.points[0].batch: expected an integer")));
+    CHECK(chart->lastMeasurementError().contains(QStringLiteral("$.points[0].batch")));
+    CHECK(points(chart->measuredSeries()) == before);
+    CHECK(chart->measuredComparisons().size() == 3);
+    CHECK(chart->hasMeasurements());
+
+    // A model file is not a measurement file; a missing file neither.
+    CHECK_FALSE(chart->loadMeasurements(data(QStringLiteral("resnet18.json"))));
+    CHECK(chart->lastMeasurementError().contains(QStringLiteral("$.format")));
+    CHECK_FALSE(chart->loadMeasurements(dir.filePath(QStringLiteral("missing.json"))));
+    CHECK(chart->lastMeasurementError().contains(QStringLiteral("cannot read")));
+    CHECK(watcher.texts().size() == 3);
+    CHECK(points(chart->measuredSeries()) == before);
+}
+
+TEST_CASE("Export Report carries the loaded measurements", "[measurements][report]") {
+    if (!ReportExporter::available()) return; // a build without the report library
+    Fixture f;
+    MemoryChart* chart = f.window.memoryChart();
+    REQUIRE(chart->loadMeasurements(data(QStringLiteral("resnet18-cpu.json"))));
+    QTemporaryDir dir;
+    const QString csv = dir.filePath(QStringLiteral("report.csv"));
+    const QString error = ReportExporter::exportTo(csv, f.window.document()->model(),
+                                                   f.window.document()->config(), f.window.document()->gpu(),
+                                                   2, QStringLiteral("en"), chart->measuredComparisons());
+    REQUIRE(error.isEmpty());
+    QFile in(csv);
+    REQUIRE(in.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(in.readAll());
+    const auto& c = chart->measuredComparisons()[2];
+    CHECK(text.contains(QStringLiteral(",4,%1,").arg(c.measuredBytes)));
+    CHECK(text.contains(QStringLiteral("estimated_for_measured,")));
+    CHECK(text.contains(QStringLiteral(",4,%1,").arg(c.estimatedBytes)));
+}
+
+// Hidden: QT_QPA_PLATFORM=offscreen batchfit_ui_tests "[.screens]" writes bf-measured.png for looking at.
+TEST_CASE("screenshot: chart with measured points", "[.screens]") {
+    Fixture f;
+    REQUIRE(f.window.memoryChart()->loadMeasurements(data(QStringLiteral("resnet18-cpu.json"))));
+    QCoreApplication::processEvents();
+    const QString dir = qEnvironmentVariable("BATCHFIT_SHOTS", QDir::tempPath());
+    CHECK(f.window.memoryChart()->grab().save(QDir(dir).filePath(QStringLiteral("bf-measured-chart.png"))));
+    CHECK(f.window.grab().save(QDir(dir).filePath(QStringLiteral("bf-measured.png"))));
+}
