@@ -111,6 +111,7 @@ std::string estimateJson(const ReportInput& in) {
         r["op"] = l->op;
         r["saved_activation_bytes"] = l->savedBytes;
         r["output_bytes"] = l->outputBytes;
+        r["parameters"] = l->parameterCount;
         r["share_of_peak"] = l->shareOfPeak;
         layers.push_back(r);
     }

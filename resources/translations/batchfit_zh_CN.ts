@@ -852,6 +852,10 @@ The previous file, if any, is unchanged. The model is still open with its change
 <context>
     <name>batchfit::LayerTreeModel</name>
     <message>
+        <source>scalar</source>
+        <translation>标量</translation>
+    </message>
+    <message>
         <source>input</source>
         <translation>输入</translation>
     </message>
@@ -888,12 +892,12 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>批大小为 %2 时为反向传播保存了 %1（占峰值的 %3）；模块和重复的层显示其所有层、所有重复次数的合计。</translation>
     </message>
     <message>
-        <source>Size of the layer&apos;s output tensor at the current batch (first repetition).</source>
-        <translation>当前批大小下该层输出张量的大小（取第一次重复）。</translation>
+        <source>Shape of the layer&apos;s output tensor (B = batch size); %1 at batch %2 (first repetition).</source>
+        <translation>该层输出张量的形状（B 为批大小）；批大小为 %2 时占 %1（取第一次重复）。</translation>
     </message>
     <message>
-        <source>Per-layer parameter counts are not available from the core yet.</source>
-        <translation>核心库暂未提供逐层参数量。</translation>
+        <source>Parameters of this layer: tied weights count once, at their first use; buffers such as running statistics are not counted. Blocks show the sum over their layers and repetitions.</source>
+        <translation>该层的参数量：共享（绑定）的权重只在首次使用处计一次；不计运行统计量等缓冲区。模块显示其各层及各次重复的总和。</translation>
     </message>
     <message>
         <source>The per-sample input: shape without the batch dimension, and its dtype. Select it to edit.</source>

@@ -176,3 +176,29 @@ TEST_CASE("the pruned sweep evaluator is exact at every batch", "[estimator][pro
         }
     }
 }
+
+TEST_CASE("per-layer parameters add up to the model's, tied weights once; outputs carry their shape",
+          "[estimator]") {
+    for (const auto& p : presetList()) {
+        INFO(p.id);
+        auto m = loadPreset(p.id);
+        REQUIRE(m);
+        auto est = Estimator::create(*m, TrainingConfig{});
+        REQUIRE(est);
+        auto e = est->estimate(2);
+        REQUIRE(e);
+        std::uint64_t sum = 0;
+        for (const auto& l : e->layers) sum += l.parameterCount;
+        CHECK(sum == e->parameterCount);
+    }
+    auto m = loadPreset("gpt2-small"); // lm_head tied to the token embedding: counted at wte only
+    REQUIRE(m);
+    auto e = Estimator::create(*m, TrainingConfig{})->estimate(1);
+    REQUIRE(e);
+    std::uint64_t sum = 0;
+    for (const auto& l : e->layers) sum += l.parameterCount;
+    CHECK(sum == 124'439'808);
+    const auto& first = e->layers.at(1); // row 0 is the input batch
+    CHECK(first.outputBatched);
+    CHECK_FALSE(first.outputShape.empty());
+}

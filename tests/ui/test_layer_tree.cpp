@@ -80,6 +80,19 @@ TEST_CASE("a preset fills the layer tree and passes QAbstractItemModelTester", "
         for (const auto& row : e->layers) coreTotal += row.savedBytes;
         CHECK(total == coreTotal); // every core row lands in exactly one top-level row
 
+        // Parameters: the top-level rows add up to the model's 25,557,032 (buffers not counted); a layer
+        // shows its output shape with the batch as B.
+        std::uint64_t params = 0;
+        for (int r = 0; r < tree.rowCount(); ++r)
+            params += tree.data(tree.index(r, LayerTreeModel::ParametersColumn), LayerTreeModel::kValueRole)
+                          .toULongLong();
+        CHECK(params == 25'557'032);
+        CHECK(params == e->parameterCount);
+        CHECK(tree.data(tree.index(1, LayerTreeModel::ParametersColumn), LayerTreeModel::kValueRole)
+                  .toULongLong() == 64 * 3 * 7 * 7); // conv1, no bias
+        CHECK(tree.data(tree.index(1, LayerTreeModel::OutputColumn)).toString() ==
+              QStringLiteral("B×64×112×112"));
+
         // Addresses round-trip through indexOf().
         const QModelIndex child = tree.index(0, 0, block);
         CHECK(tree.indexOf(tree.addressOf(child)) == child);

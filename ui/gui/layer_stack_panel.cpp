@@ -42,12 +42,13 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     m_view->header()->setSectionResizeMode(LayerTreeModel::TypeColumn, QHeaderView::Interactive);
     m_view->header()->resizeSection(LayerTreeModel::TypeColumn,
                                     fm.horizontalAdvance(QStringLiteral("adaptive_avgpool2d")) + 16);
-    m_view->header()->resizeSection(LayerTreeModel::OutputColumn, numberWidth);
-    m_view->header()->resizeSection(LayerTreeModel::ParametersColumn, numberWidth);
+    m_view->header()->resizeSection(LayerTreeModel::OutputColumn,
+                                    fm.horizontalAdvance(QStringLiteral("B×64×112×112")) + 12);
+    m_view->header()->resizeSection(LayerTreeModel::ParametersColumn,
+                                    fm.horizontalAdvance(QStringLiteral("000,000,000")) + 16);
     m_view->header()->resizeSection(LayerTreeModel::ActivationColumn, numberWidth);
     m_view->header()->resizeSection(LayerTreeModel::ShareColumn,
                                     fm.horizontalAdvance(QStringLiteral("100.0%")) + 16);
-    m_view->setColumnHidden(LayerTreeModel::ParametersColumn, true); // no per-layer counts from the core yet
     m_editor = new LayerEditor(doc, this);
 
     auto action = [this](const QString& icon, const QString& text, const QKeySequence& key,

@@ -4,8 +4,22 @@
 #include "gui/op_catalogue.h"
 
 #include <QFont>
+#include <QLocale>
+#include <QStringList>
 
 namespace batchfit {
+
+namespace {
+
+// "B×64×56×56": the output's shape with the batch dimension as B ("scalar" for a 0-d loss).
+QString shapeText(const LayerActivation& row) {
+    QStringList dims;
+    if (row.outputBatched) dims << QStringLiteral("B");
+    for (std::int64_t d : row.outputShape) dims << QString::number(d);
+    return dims.isEmpty() ? LayerTreeModel::tr("scalar") : dims.join(QChar(0x00D7));
+}
+
+} // namespace
 
 LayerTreeModel::LayerTreeModel(QObject* parent) : QAbstractItemModel(parent) {
     setModel(Model{});
@@ -60,7 +74,8 @@ void LayerTreeModel::setModel(const Model& model) {
 
 void LayerTreeModel::setEstimate(const Estimate* estimate) {
     for (auto& n : m_nodes) {
-        n.savedBytes = n.outputBytes = 0;
+        n.savedBytes = n.outputBytes = n.parameterCount = 0;
+        n.outputShape.clear();
         n.share = 0;
         n.hasFigures = false;
     }
@@ -85,11 +100,15 @@ void LayerTreeModel::setEstimate(const Estimate* estimate) {
             int id = m_rowNodes[i];
             if (id < 0) continue;
             Node& leaf = m_nodes[static_cast<std::size_t>(id)];
-            if (!leaf.hasFigures) leaf.outputBytes = rows[i].outputBytes; // first repetition's output
+            if (!leaf.hasFigures) { // first repetition's output
+                leaf.outputBytes = rows[i].outputBytes;
+                leaf.outputShape = shapeText(rows[i]);
+            }
             // Blocks show the sum of their layers (and their merge); repeated layers the sum of repetitions.
             for (; id > 0; id = m_nodes[static_cast<std::size_t>(id)].parent) {
                 Node& n = m_nodes[static_cast<std::size_t>(id)];
                 n.savedBytes += rows[i].savedBytes;
+                n.parameterCount += rows[i].parameterCount;
                 n.share += rows[i].shareOfPeak;
                 n.hasFigures = true;
             }
@@ -183,6 +202,7 @@ QVariant LayerTreeModel::data(const QModelIndex& index, int role) const {
         if (index.column() == ActivationColumn) return QVariant::fromValue<qulonglong>(n->savedBytes);
         if (index.column() == ShareColumn) return n->share;
         if (index.column() == OutputColumn) return QVariant::fromValue<qulonglong>(n->outputBytes);
+        if (index.column() == ParametersColumn) return QVariant::fromValue<qulonglong>(n->parameterCount);
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() >= OutputColumn) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -247,9 +267,9 @@ QVariant LayerTreeModel::displayData(const Node& n, int column) const {
         return t;
     }
     case OutputColumn:
-        return !l->isBlock() && n.hasFigures ? ByteFormat::bytes(n.outputBytes) : QVariant();
+        return !l->isBlock() && n.hasFigures ? n.outputShape : QVariant();
     case ParametersColumn:
-        return QStringLiteral("—");
+        return n.hasFigures ? QLocale().toString(static_cast<qulonglong>(n.parameterCount)) : QVariant();
     case ActivationColumn:
         return n.hasFigures ? ByteFormat::bytes(n.savedBytes) : QVariant();
     case ShareColumn:
@@ -269,10 +289,13 @@ QVariant LayerTreeModel::toolTipData(const Node& n, int column) const {
             .arg(m_batch)
             .arg(ByteFormat::percent(n.share));
     }
-    if (column == OutputColumn && n.kind != Kind::Input)
-        return tr("Size of the layer's output tensor at the current batch (first repetition).");
-    if (column == ParametersColumn)
-        return tr("Per-layer parameter counts are not available from the core yet.");
+    if (column == OutputColumn && n.kind != Kind::Input && n.hasFigures)
+        return tr("Shape of the layer's output tensor (B = batch size); %1 at batch %2 (first repetition).")
+            .arg(ByteFormat::bytes(n.outputBytes))
+            .arg(m_batch);
+    if (column == ParametersColumn && n.hasFigures)
+        return tr("Parameters of this layer: tied weights count once, at their first use; buffers such as "
+                  "running statistics are not counted. Blocks show the sum over their layers and repetitions.");
     if (n.kind == Kind::Input)
         return tr(
             "The per-sample input: shape without the batch dimension, and its dtype. Select it to edit.");

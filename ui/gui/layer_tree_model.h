@@ -64,6 +64,8 @@ private:
         // Per-batch figures from the core (summed over repetitions for layers inside repeated blocks).
         std::uint64_t savedBytes = 0;
         std::uint64_t outputBytes = 0;
+        std::uint64_t parameterCount = 0;
+        QString outputShape;
         double share = 0;
         bool hasFigures = false;
     };

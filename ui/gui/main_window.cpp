@@ -410,7 +410,7 @@ void MainWindow::showEvent(QShowEvent* event) {
     const QList<QDockWidget*> docks = findChildren<QDockWidget*>();
     QList<int> widths;
     for (auto* d : docks)
-        widths << (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? width() * 34 / 100 : width() * 25 / 100);
+        widths << (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? width() * 41 / 100 : width() * 22 / 100);
     resizeDocks(docks, widths, Qt::Horizontal);
 }
 

@@ -1,5 +1,8 @@
 #pragma once
 // What one estimate reports. Every figure is in bytes unless named otherwise; see docs/estimate-fields.md.
+#include "batchfit/dtype.h"
+#include "batchfit/shape.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +30,10 @@ struct LayerActivation {
     std::string op;             ///< "conv2d"
     std::uint64_t savedBytes = 0;   ///< storages first created by this layer and saved for backward
     std::uint64_t outputBytes = 0;  ///< the layer's output tensor(s)
+    Shape outputShape;              ///< per sample when outputBatched (the batch dimension left out)
+    bool outputBatched = true;
+    DType outputDType = DType::Float32;
+    std::uint64_t parameterCount = 0; ///< parameters first used by this layer (tied ones once; no buffers)
     double shareOfPeak = 0;     ///< savedBytes / peak allocated
 };
 

@@ -1,5 +1,6 @@
 #include "program/scheduler.h"
 
+#include "batchfit/checked.h"
 #include "program/optimizer_model.h"
 
 #include <algorithm>
@@ -75,10 +76,29 @@ Status Scheduler::run() {
     }
     m_layerCount = static_cast<int>(m_graph.layers.size());
     m_program.layers.clear();
-    m_program.layers.push_back(LayerInfo{"(input batch)", "input", {}, {}});
+    LayerInfo input;
+    input.path = "(input batch)";
+    input.op = "input";
+    m_program.layers.push_back(std::move(input));
     for (const auto& l : m_graph.layers) {
-        Affine out = l.output >= 0 ? tensorBytes(l.output) : Affine{};
-        m_program.layers.push_back(LayerInfo{l.path, l.op, {}, out});
+        LayerInfo info;
+        info.path = l.path;
+        info.op = l.op;
+        if (l.output >= 0) {
+            info.output = tensorBytes(l.output);
+            const auto& ti = m_graph.tensors[static_cast<std::size_t>(l.output)].info;
+            info.outputShape = ti.shape;
+            info.outputBatched = ti.batched;
+            info.outputDType = ti.dtype;
+        }
+        m_program.layers.push_back(std::move(info));
+    }
+    for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
+        const auto& gp = m_graph.params[p];
+        const int layer = m_paramLayer[p];
+        if (gp.tiedTo >= 0 || gp.buffer || layer < 0) continue;
+        auto& count = m_program.layers[static_cast<std::size_t>(layer) + 1].parameterCount; // row 0: input
+        count = checkedAdd(count, gp.numel).value_or(count);
     }
     setup();
     const int micro = m_config.accumulationSteps > 1 ? 2 : 1;

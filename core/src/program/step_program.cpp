@@ -160,6 +160,10 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
         la.op = l.op;
         la.savedBytes = l.saved.atUnchecked(batch);
         la.outputBytes = l.output.atUnchecked(batch);
+        la.outputShape = l.outputShape;
+        la.outputBatched = l.outputBatched;
+        la.outputDType = l.outputDType;
+        la.parameterCount = l.parameterCount;
         la.shareOfPeak = e.peakAllocatedBytes ? static_cast<double>(la.savedBytes) / static_cast<double>(e.peakAllocatedBytes) : 0;
         e.layers.push_back(std::move(la));
     }

@@ -32,6 +32,10 @@ struct LayerInfo {
     std::string op;
     Affine saved;     ///< storages it created that are saved for backward (exact, unrounded)
     Affine output;
+    Shape outputShape;
+    bool outputBatched = true;
+    DType outputDType = DType::Float32;
+    std::uint64_t parameterCount = 0;
 };
 
 struct StepTotals {
