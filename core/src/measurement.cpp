@@ -1,4 +1,5 @@
 #include "batchfit/measurement.h"
+#include "json_text.h"
 
 #include <filesystem>
 #include <fstream>
@@ -18,23 +19,8 @@ public:
         return makeError(m_source + ": " + path + ": " + msg);
     }
 
-    static std::string kind(const json& j) {
-        if (j.is_null()) return "null";
-        if (j.is_boolean()) return "a boolean";
-        if (j.is_number_integer() || j.is_number_unsigned()) return "an integer";
-        if (j.is_number()) return "a number";
-        if (j.is_string()) return "a string";
-        if (j.is_array()) return "an array";
-        return "an object";
-    }
-
-    /// A scalar for messages (never dumps a container, which could be nested very deep).
-    static std::string describe(const json& j) {
-        if (j.is_array() || j.is_object()) return kind(j);
-        std::string s = j.dump();
-        if (s.size() > 64) s = s.substr(0, 60) + "...";
-        return s;
-    }
+    static std::string kind(const json& j) { return jsontext::kind(j); }
+    static std::string describe(const json& j) { return jsontext::describe(j); }
 
     Result<Measurement> measurement(const json& root) const {
         if (!root.is_object()) return fail("$", "expected a JSON object, got " + kind(root));

@@ -1,4 +1,5 @@
 #include "batchfit/model_io.h"
+#include "json_text.h"
 
 #include "graph/graph_builder.h"
 
@@ -29,24 +30,8 @@ public:
         return makeError(m_source + ": " + path + ": " + msg);
     }
 
-    static std::string kind(const json& j) {
-        if (j.is_null()) return "null";
-        if (j.is_boolean()) return "a boolean";
-        if (j.is_number_integer() || j.is_number_unsigned()) return "an integer";
-        if (j.is_number()) return "a number";
-        if (j.is_string()) return "a string";
-        if (j.is_array()) return "an array";
-        return "an object";
-    }
-
-    /// A value for messages. Never dumps a container: dump() recurses, and a file nested a million levels deep
-    /// would overflow the stack.
-    static std::string describe(const json& j) {
-        if (j.is_array() || j.is_object()) return kind(j);
-        std::string s = j.dump();
-        if (s.size() > 64) s = s.substr(0, 60) + "...";
-        return s;
-    }
+    static std::string kind(const json& j) { return jsontext::kind(j); }
+    static std::string describe(const json& j) { return jsontext::describe(j); }
 
     Result<Model> model(const json& root) {
         if (!root.is_object()) return fail("$", "expected a JSON object, got " + kind(root));
