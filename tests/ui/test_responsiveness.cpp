@@ -12,45 +12,13 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <algorithm>
-#include <ctime>
-#include <vector>
 
 using namespace batchfit;
 
-namespace {
-
-double threadCpuMs() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-struct TickTimes {
-    double wallMs = 0;
-    double cpuMs = 0;
-};
-
-/// Median time of a slider tick: the batch changes, then the event loop paints what changed (as in the app).
-TickTimes medianTick(MainWindow& w, std::int64_t from, std::int64_t to) {
-    std::vector<double> wall, cpu;
-    QElapsedTimer t;
-    for (std::int64_t b = from; b <= to; ++b) {
-        const double c0 = threadCpuMs();
-        t.start();
-        w.setBatch(b);
-        QCoreApplication::processEvents();
-        wall.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-        cpu.push_back(threadCpuMs() - c0);
-    }
-    std::sort(wall.begin(), wall.end());
-    std::sort(cpu.begin(), cpu.end());
-    return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
-}
-
-} // namespace
-
-TEST_CASE("a slider tick updates and repaints quickly", "[perf]") {
+// The speed target (<= 8 ms a tick) is a benchmark: bench/bench_gui.cpp. This checks what makes ticks cheap and
+// right: a tick re-evaluates the lowered step for the new batch without asking for a new estimate (no
+// re-lowering), and what is shown is the core's estimate at exactly that batch.
+TEST_CASE("a slider tick shows the core's estimate at that batch without re-lowering the model", "[window][slider]") {
     test::app();
     test::TempSettings temp;
     MainWindow w(&temp.settings());
@@ -61,11 +29,17 @@ TEST_CASE("a slider tick updates and repaints quickly", "[perf]") {
         w.document()->setGpu(customGpu(std::string(id) == "resnet50" ? 24.0 : 80.0));
         REQUIRE(w.files()->loadPreset(QString::fromLatin1(id), false));
         REQUIRE(w.waitForIdle(60000));
-        w.setBatch(1);
-        QCoreApplication::processEvents();
-        const TickTimes t = medianTick(w, 2, 61);
-        WARN(id << ": slider tick -> repaint, median " << t.wallMs << " ms wall, " << t.cpuMs << " ms CPU");
-        CHECK(t.cpuMs < 40.0); // generous for loaded CI machines; the target on a desktop is 8 ms
+        const auto result = w.result();
+        for (std::int64_t b = 2; b <= 61; ++b) {
+            w.setBatch(b);
+            QCoreApplication::processEvents();
+            INFO(id << " batch " << b);
+            REQUIRE(w.shownEstimate().has_value());
+            CHECK(w.shownEstimate()->batch == b);
+            CHECK(w.shownEstimate()->requiredBytes == result->estimator->estimate(b)->requiredBytes);
+            CHECK(w.memoryChart()->markerBatch() == Approx(static_cast<double>(b)));
+        }
+        CHECK(w.result() == result); // the same lowered step throughout: no new estimate was requested
     }
 }
 

@@ -19,12 +19,12 @@
 
 namespace batchfit {
 
-MemoryChart::MemoryChart(QWidget* parent) : QChartView(parent) {
-    m_chart = new QChart;
+// QChartView(QWidget*) would make a default chart that setChart() releases without deleting: start with ours.
+MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent) {
+    m_chart = chart();
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chart->setBackgroundRoundness(0);
     m_chart->legend()->hide(); // a wrapping legend (ComponentStyle::legendHtml) sits under the chart
-    setChart(m_chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(220);
 

@@ -31,12 +31,12 @@ QString phaseTitle(Phase p) {
 
 } // namespace
 
-TimelineChart::TimelineChart(QWidget* parent) : QChartView(parent) {
-    m_chart = new QChart;
+// Built with its chart: QChartView(QWidget*) would make a default one that setChart() leaks.
+TimelineChart::TimelineChart(QWidget* parent) : QChartView(new QChart, parent) {
+    m_chart = chart();
     m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chart->setBackgroundRoundness(0);
     m_chart->legend()->hide(); // same colours as the main chart; the peak is named in the title
-    setChart(m_chart);
     setRenderHint(QPainter::Antialiasing);
 
     for (auto& b : m_bounds) b = new QLineSeries(m_chart);
