@@ -1,14 +1,9 @@
 #include "gui/import_hf_dialog.h"
 
 #include <QComboBox>
-#include <QDialogButtonBox>
-#include <QDir>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
-#include <QPushButton>
 #include <QSpinBox>
-#include <QVBoxLayout>
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -30,14 +25,11 @@ std::optional<std::string> attentionImpl(const std::vector<Layer>& layers) {
 
 } // namespace
 
-HfImportDialog::HfImportDialog(const QString& path, const Model& preview, QWidget* parent) : QDialog(parent) {
-    setWindowTitle(tr("Import Hugging Face Config"));
+HfImportDialog::HfImportDialog(const QString& path, const Model& preview, QWidget* parent)
+    : ImportDialog(tr("Import Hugging Face Config"), path, parent) {
     m_defaultSequence = preview.inputShape.empty() ? 0 : preview.inputShape.front();
     m_defaultAttention = QString::fromStdString(attentionImpl(preview.layers).value_or("eager"));
 
-    auto* file = new QLabel(QDir::toNativeSeparators(path));
-    file->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    file->setWordWrap(true);
     auto* model = new QLabel(QString::fromStdString(preview.name));
 
     m_sequence = new QSpinBox;
@@ -65,24 +57,10 @@ HfImportDialog::HfImportDialog(const QString& path, const Model& preview, QWidge
     }
     m_attention->setCurrentIndex(std::max(0, m_attention->findData(m_defaultAttention)));
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("File:"), file);
-    form->addRow(tr("Model:"), model);
-    form->addRow(tr("&Sequence length:"), m_sequence);
-    form->addRow(tr("&Attention:"), m_attention);
-    auto* note =
-        new QLabel(tr("The imported model replaces the current one. It has no file yet: Save asks for a "
-                      "name."));
-    note->setWordWrap(true);
-    note->setEnabled(false);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("&Import"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(note);
-    layout->addWidget(buttons);
+    form()->addRow(tr("Model:"), model);
+    form()->addRow(tr("&Sequence length:"), m_sequence);
+    form()->addRow(tr("&Attention:"), m_attention);
+    finish();
 }
 
 HfImportOptions HfImportDialog::options() const {

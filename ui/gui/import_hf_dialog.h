@@ -2,8 +2,8 @@
 // File > Import > Hugging Face config: the sequence length and attention implementation to import with.
 #include "batchfit/hf_import.h"
 #include "batchfit/model.h"
+#include "gui/import_dialog.h"
 
-#include <QDialog>
 #include <QString>
 
 class QComboBox;
@@ -13,7 +13,7 @@ namespace batchfit {
 
 /// Seeded from the core's import of the config with default options (`preview`): its sequence length is the
 /// config's maximum and its attention the family's default.
-class HfImportDialog : public QDialog {
+class HfImportDialog : public ImportDialog {
     Q_OBJECT
 
 public:

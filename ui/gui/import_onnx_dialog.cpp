@@ -2,21 +2,12 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDialogButtonBox>
-#include <QDir>
 #include <QFormLayout>
-#include <QLabel>
-#include <QPushButton>
-#include <QVBoxLayout>
 
 namespace batchfit {
 
-OnnxImportDialog::OnnxImportDialog(const QString& path, QWidget* parent) : QDialog(parent) {
-    setWindowTitle(tr("Import ONNX Model"));
-    auto* file = new QLabel(QDir::toNativeSeparators(path));
-    file->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    file->setWordWrap(true);
-
+OnnxImportDialog::OnnxImportDialog(const QString& path, QWidget* parent)
+    : ImportDialog(tr("Import ONNX Model"), path, parent) {
     m_loss = new QComboBox;
     m_loss->addItem(tr("Cross-entropy (classification)"), static_cast<int>(OnnxLoss::CrossEntropy));
     m_loss->addItem(tr("Mean squared error (regression)"), static_cast<int>(OnnxLoss::Mse));
@@ -28,23 +19,9 @@ OnnxImportDialog::OnnxImportDialog(const QString& path, QWidget* parent) : QDial
         tr("Opaque layers count their parameters but no saved activations; without this option "
            "such a model is refused with the list of operators."));
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("File:"), file);
-    form->addRow(tr("&Loss:"), m_loss);
-    form->addRow(QString(), m_opaque);
-    auto* note =
-        new QLabel(tr("The imported model replaces the current one. It has no file yet: Save asks for a "
-                      "name."));
-    note->setWordWrap(true);
-    note->setEnabled(false);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("&Import"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(note);
-    layout->addWidget(buttons);
+    form()->addRow(tr("&Loss:"), m_loss);
+    form()->addRow(QString(), m_opaque);
+    finish();
 }
 
 OnnxImportOptions OnnxImportDialog::options() const {

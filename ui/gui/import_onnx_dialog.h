@@ -1,8 +1,8 @@
 #pragma once
 // File > Import > ONNX model: the loss appended after the graph and whether unknown operators stay opaque.
 #include "batchfit/onnx_import.h"
+#include "gui/import_dialog.h"
 
-#include <QDialog>
 #include <QString>
 
 class QCheckBox;
@@ -10,7 +10,7 @@ class QComboBox;
 
 namespace batchfit {
 
-class OnnxImportDialog : public QDialog {
+class OnnxImportDialog : public ImportDialog {
     Q_OBJECT
 
 public:
