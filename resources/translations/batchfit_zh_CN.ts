@@ -421,10 +421,6 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>%1 — 此模型的默认值</translation>
     </message>
     <message>
-        <source>File:</source>
-        <translation>文件：</translation>
-    </message>
-    <message>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
@@ -435,14 +431,6 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>&amp;Attention:</source>
         <translation>注意力(&amp;A)：</translation>
-    </message>
-    <message>
-        <source>The imported model replaces the current one. It has no file yet: Save asks for a name.</source>
-        <translation>导入的模型将替换当前模型。它还没有对应的文件：保存时会询问文件名。</translation>
-    </message>
-    <message>
-        <source>&amp;Import</source>
-        <translation>导入(&amp;I)</translation>
     </message>
 </context>
 <context>
@@ -490,6 +478,21 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>模型未导入，当前模型保持不变。
 
 %1</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ImportDialog</name>
+    <message>
+        <source>File:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <source>The imported model replaces the current one. It has no file yet: Save asks for a name.</source>
+        <translation>导入的模型将替换当前模型。它还没有对应的文件：保存时会询问文件名。</translation>
+    </message>
+    <message>
+        <source>&amp;Import</source>
+        <translation>导入(&amp;I)</translation>
     </message>
 </context>
 <context>
@@ -1072,10 +1075,6 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>应用：%1</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Welcome.&lt;/b&gt; ResNet-50 is loaded. Drag the batch slider to see what fits your GPU, pick another model under &lt;i&gt;Model → Presets&lt;/i&gt; or &lt;i&gt;File → Open&lt;/i&gt;, edit layers on the left, and ask &lt;i&gt;What would help?&lt;/i&gt; on the right.</source>
-        <translation>&lt;b&gt;欢迎使用。&lt;/b&gt;已加载 ResNet-50。拖动批大小滑块，看看你的 GPU 放得下多大的批；也可以在&lt;i&gt;模型 → 预设模型&lt;/i&gt;或&lt;i&gt;文件 → 打开&lt;/i&gt;中换一个模型，在左侧编辑网络层，或在右侧查看&lt;i&gt;优化建议&lt;/i&gt;。</translation>
-    </message>
-    <message>
         <source>Hide this hint</source>
         <translation>隐藏此提示</translation>
     </message>
@@ -1291,6 +1290,10 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>Chart copied to the clipboard.</source>
         <translation>图表已复制到剪贴板。</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;Welcome.&lt;/b&gt; %1 is loaded. Drag the batch slider to see what fits your GPU, pick another model under &lt;i&gt;Model → Presets&lt;/i&gt; or &lt;i&gt;File → Open&lt;/i&gt;, edit layers on the left, and ask &lt;i&gt;What would help?&lt;/i&gt; on the right.</source>
+        <translation>&lt;b&gt;欢迎使用。&lt;/b&gt;已加载 %1。拖动批大小滑块，看看你的 GPU 放得下多大的批；也可以在&lt;i&gt;模型 → 预设模型&lt;/i&gt;或&lt;i&gt;文件 → 打开&lt;/i&gt;中换一个模型，在左侧编辑网络层，或在右侧查看&lt;i&gt;优化建议&lt;/i&gt;。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MemoryChart</name>
@@ -1418,20 +1421,8 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>不透明层计入其模型参数，但不计入保存的前向激活；不勾选此项时，此类模型会被拒绝，并列出这些算子。</translation>
     </message>
     <message>
-        <source>File:</source>
-        <translation>文件：</translation>
-    </message>
-    <message>
         <source>&amp;Loss:</source>
         <translation>损失(&amp;L)：</translation>
-    </message>
-    <message>
-        <source>The imported model replaces the current one. It has no file yet: Save asks for a name.</source>
-        <translation>导入的模型将替换当前模型。它还没有对应的文件：保存时会询问文件名。</translation>
-    </message>
-    <message>
-        <source>&amp;Import</source>
-        <translation>导入(&amp;I)</translation>
     </message>
 </context>
 <context>

@@ -14,6 +14,7 @@
 #include "gui/what_if_panel.h"
 #include "gui_test_support.h"
 
+#include <QLabel>
 #include <QPushButton>
 #include <QSlider>
 #include <QTabWidget>
@@ -53,6 +54,9 @@ TEST_CASE("loading a preset fills the tree, the chart and the tables", "[window]
     CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
     CHECK(w.windowTitle().contains(QStringLiteral("ResNet-50")));
     CHECK_FALSE(w.isWindowModified());
+    const auto* welcome = w.findChild<QLabel*>(QStringLiteral("welcomeText"));
+    REQUIRE(welcome);
+    CHECK(welcome->text().contains(QStringLiteral("ResNet-50 is loaded")));
 
     // The timeline tab marks the peak the core names.
     w.tabs()->setCurrentWidget(w.timelineChart());
@@ -63,6 +67,8 @@ TEST_CASE("loading a preset fills the tree, the chart and the tables", "[window]
     REQUIRE(w.files()->loadPreset(QStringLiteral("gpt2-small"), false));
     REQUIRE(w.waitForIdle());
     CHECK(w.windowTitle().contains(QStringLiteral("GPT-2")));
+    CHECK(welcome->text().contains(QStringLiteral("GPT-2 small is loaded")));
+    CHECK_FALSE(welcome->text().contains(QStringLiteral("ResNet")));
     CHECK(w.result()->estimator->parameterCount() > 100000000);
 }
 

@@ -156,6 +156,41 @@ TEST_CASE("a malformed measurement file shows an error and changes nothing", "[m
     CHECK(points(chart->measuredSeries()) == before);
 }
 
+TEST_CASE("the chart's range widens to the largest measured batch and keeps it on re-estimates",
+          "[measurements]") {
+    Fixture f;
+    MemoryChart* chart = f.window.memoryChart();
+    const std::int64_t before = chart->batchRange();
+    const std::int64_t far = before * 4 + 3; // well past the right edge
+    // resnet18-cpu.json with one more point at `far` (saved activations scaled from batch 4).
+    QFile src(data(QStringLiteral("resnet18-cpu.json")));
+    REQUIRE(src.open(QIODevice::ReadOnly));
+    QString text = QString::fromUtf8(src.readAll());
+    const QString last = QStringLiteral("\"saved_activation_bytes\": 88812196,\n      \"max_memory_allocated\": null\n    }");
+    REQUIRE(text.contains(last));
+    text.replace(last, last + QStringLiteral(",\n    {\"batch\": %1, \"parameter_bytes\": 46758048, "
+                                             "\"gradient_bytes\": 46758048, \"optimizer_state_bytes\": 93516344, "
+                                             "\"saved_activation_bytes\": %2, \"max_memory_allocated\": null}")
+                                  .arg(far)
+                                  .arg(22203049LL * far));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("far.json"));
+    QFile out(path);
+    REQUIRE(out.open(QIODevice::WriteOnly));
+    out.write(text.toUtf8());
+    out.close();
+
+    REQUIRE(chart->loadMeasurements(path));
+    CHECK(chart->measuredMaxBatch() == far);
+    CHECK(chart->batchRange() >= far);
+    f.window.setLogScale(false);
+    CHECK(points(chart->measuredSeries()).last().x() == Approx(static_cast<double>(far)));
+    // A new estimate (another GPU) keeps the measured point in range.
+    f.window.document()->setGpu(customGpu(6.0));
+    REQUIRE(f.window.waitForIdle());
+    CHECK(chart->batchRange() >= far);
+}
+
 TEST_CASE("Export Report carries the loaded measurements", "[measurements][report]") {
     if (!ReportExporter::available()) return; // a build without the report library
     Fixture f;

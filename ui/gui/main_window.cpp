@@ -75,7 +75,10 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     m_requestTimer.setSingleShot(true);
     m_requestTimer.setInterval(0); // coalesces the signals of one edit into one request
     connect(&m_requestTimer, &QTimer::timeout, this,
-            [this] { m_service->request(m_doc->model(), m_doc->config(), m_doc->gpu(), m_batch); });
+            [this] { // the chart's range covers the batch shown and every measured point
+                m_service->request(m_doc->model(), m_doc->config(), m_doc->gpu(),
+                                   std::max(m_batch, m_chart->measuredMaxBatch()));
+            });
     m_timelineTimer.setSingleShot(true);
     m_timelineTimer.setInterval(60); // the timeline follows the slider once it rests
     connect(&m_timelineTimer, &QTimer::timeout, this, &MainWindow::updateTimeline);
@@ -94,6 +97,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     });
     connect(m_doc, &Document::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &Document::fileChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &Document::modelChanged, this, &MainWindow::updateTitle); // the welcome names the model
     connect(m_training, &TrainingPanel::configEdited, m_doc, &Document::editConfig);
     connect(m_training, &TrainingPanel::gpuEdited, m_doc, &Document::setGpu);
     connect(m_service, &EstimationService::resultReady, this, &MainWindow::onResult);
@@ -107,6 +111,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_batchPanel, &BatchPanel::batchChanged, this, &MainWindow::showBatch);
     connect(m_batchPanel, &BatchPanel::maxBatchRequested, this, &MainWindow::goToMaxBatch);
     connect(m_chart, &MemoryChart::batchPicked, this, &MainWindow::setBatch);
+    connect(m_chart, &MemoryChart::measurementsChanged, this,
+            [this] { widenChartTo(m_chart->measuredMaxBatch()); });
     connect(m_files, &FileController::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
     updateTitle();
 }
@@ -123,12 +129,10 @@ void MainWindow::buildCentral() {
     wp.setColor(QPalette::Window, wp.color(QPalette::AlternateBase));
     m_welcome->setPalette(wp);
     auto* welcomeLayout = new QHBoxLayout(m_welcome);
-    auto* hint =
-        new QLabel(tr("<b>Welcome.</b> ResNet-50 is loaded. Drag the batch slider to see what fits your GPU, "
-                      "pick another model under <i>Model → Presets</i> or <i>File → Open</i>, edit layers "
-                      "on the left, and ask <i>What would help?</i> on the right."),
-                   m_welcome);
-    hint->setWordWrap(true);
+    m_welcomeText = new QLabel(m_welcome);
+    m_welcomeText->setWordWrap(true);
+    m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
+    auto* hint = m_welcomeText;
     auto* close = new QToolButton(m_welcome);
     close->setText(QStringLiteral("✕"));
     close->setAutoRaise(true);
@@ -306,6 +310,16 @@ void MainWindow::goToMaxBatch() {
     if (m_result && m_result->maxBatch.largest > 0) setBatch(m_result->maxBatch.largest);
 }
 
+void MainWindow::widenChartTo(std::int64_t batch) {
+    if (!m_result || m_stale || batch <= m_chartRange || m_chartRange >= ChartData::kMaxRange) return;
+    EstimationResult wider = *m_result;
+    wider.chartMax = ChartData::range(wider.maxBatch, batch);
+    wider.sweep = ChartData::sample(*wider.estimator, wider.chartMax);
+    m_chartRange = wider.chartMax;
+    m_chart->setResult(wider);
+    m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
+}
+
 void MainWindow::showBatch(std::int64_t batch) {
     m_batch = batch;
     if (!m_result) return;
@@ -314,15 +328,7 @@ void MainWindow::showBatch(std::int64_t batch) {
         return;
     }
     const Estimator& est = *m_result->estimator;
-    if (batch > m_chartRange && m_chartRange < ChartData::kMaxRange) {
-        // Past the chart's right edge (typed into the spin box): widen the range once.
-        EstimationResult wider = *m_result;
-        wider.chartMax = ChartData::range(wider.maxBatch, batch);
-        wider.sweep = ChartData::sample(est, wider.chartMax);
-        m_chartRange = wider.chartMax;
-        m_chart->setResult(wider);
-        m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
-    }
+    widenChartTo(batch); // typed into the spin box past the chart's right edge
     m_chart->setBatch(batch);
     auto e = est.estimate(batch);
     auto v = est.verdict(batch, m_result->gpu.memoryBytes);
@@ -392,6 +398,11 @@ QString MainWindow::verdictText() const {
 void MainWindow::updateTitle() {
     setWindowTitle(tr("%1[*] — BatchFit").arg(m_doc->displayName()));
     setWindowModified(m_doc->isModified());
+    m_welcomeText->setText(
+        tr("<b>Welcome.</b> %1 is loaded. Drag the batch slider to see what fits your GPU, "
+           "pick another model under <i>Model → Presets</i> or <i>File → Open</i>, edit layers "
+           "on the left, and ask <i>What would help?</i> on the right.")
+            .arg(QString::fromStdString(m_doc->model().name).toHtmlEscaped()));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -82,6 +82,7 @@ private:
     void onResult();
     void onFailure(const QString& message);
     void showBatch(std::int64_t batch);
+    void widenChartTo(std::int64_t batch);
     void updateTimeline();
     void updateLayerFigures();
     void updateTitle();
@@ -104,6 +105,7 @@ private:
     QTableView* m_layerTableView = nullptr;
     QTabWidget* m_tabs = nullptr;
     QFrame* m_welcome = nullptr;
+    QLabel* m_welcomeText = nullptr;
     QLabel* m_problem = nullptr;
     QLabel* m_modelInfo = nullptr;
     QLabel* m_busy = nullptr;

@@ -44,6 +44,10 @@ public:
     bool loadMeasurements(const QString& path);
     void clearMeasurements();
     bool hasMeasurements() const { return m_measurement.has_value(); }
+    /// The largest measured batch (0 without measurements): the chart's range should reach it.
+    std::int64_t measuredMaxBatch() const;
+    /// The chart's x range is 1..batchRange().
+    std::int64_t batchRange() const { return m_range; }
     /// The loaded points next to the current estimate (empty without a measurement or an estimate).
     const std::vector<MeasurementComparison>& measuredComparisons() const { return m_comparisons; }
     /// The "measured" series (one point per measured batch) and the estimates of the same figures.

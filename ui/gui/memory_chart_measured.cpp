@@ -62,6 +62,13 @@ void MemoryChart::rebuildMeasured() {
         marker->setVisible(marker->series() == m_measured || marker->series() == m_measuredEstimate);
 }
 
+std::int64_t MemoryChart::measuredMaxBatch() const {
+    std::int64_t most = 0;
+    if (m_measurement)
+        for (const MeasuredStep& m : m_measurement->points) most = std::max(most, m.batch);
+    return most;
+}
+
 double MemoryChart::measuredTopGib() const {
     std::uint64_t top = 0;
     if (m_measurement)
