@@ -12,7 +12,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #ifdef BATCHFIT_HAVE_REPORT
 #include "report/headless_app.h"
@@ -106,6 +105,7 @@ int writeReportFile(const CliOptions& o, const Model& model, const std::optional
         auto cmp = compareMeasurement(*est, *measured);
         if (!cmp) return fail(kBadInput, o.measuredFile + ": " + cmp.error().message);
         request.measured = measuredPoints(*cmp);
+        request.comparisons = std::move(*cmp);
     }
     auto data = buildReportData(request);
     if (!data) return fail(kBadInput, (o.modelFile.empty() ? (o.hfConfig.empty() ? (o.onnxFile.empty() ? "" : o.onnxFile + ": ") : o.hfConfig + ": ") : o.modelFile + ": ") + data.error().message);
@@ -212,14 +212,8 @@ int main(int argc, char** argv) {
         comparisons = std::move(*cmp);
     }
     if (o.json) {
-        ReportInput in{&*model, &o.config, o.gpu, &*e, v, m, o.top};
-        if (measured) {
-            auto doc = nlohmann::ordered_json::parse(estimateJson(in));
-            doc["measured"] = nlohmann::ordered_json::parse(comparisonJson(comparisons));
-            std::cout << doc.dump(2) << "\n";
-        } else {
-            std::cout << estimateJson(in);
-        }
+        const ReportInput in{&*model, &o.config, o.gpu, &*e, v, m, o.top, measured ? &comparisons : nullptr};
+        std::cout << estimateJson(in);
     } else {
         std::cout << estimateText(*model, o.config, *e, o.gpu, v, m, o.top);
         if (measured) std::cout << measuredText(o.measuredFile, *measured, comparisons);

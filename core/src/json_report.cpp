@@ -127,6 +127,7 @@ std::string estimateJson(const ReportInput& in) {
         }
         o["timeline"] = tl;
     }
+    if (in.measured) o["measured"] = ojson::parse(comparisonJson(*in.measured));
     return o.dump(2) + "\n";
 }
 

@@ -25,6 +25,7 @@ QString ReportExporter::exportTo(const QString& path, const Model& model, const 
     request.batch = batch;
     request.language = language;
     request.measured = measuredPoints(measured);
+    request.comparisons = measured;
     const Status s = exportReport(request, path);
     return s ? QString() : QString::fromStdString(s.error().message);
 #else

@@ -45,7 +45,8 @@ QByteArray jsonReport(const ReportData& d) {
                          .estimate = &e,
                          .verdict = d.verdict,
                          .maxBatch = d.maxBatch,
-                         .topLayers = d.request.topLayers};
+                         .topLayers = d.request.topLayers,
+                         .measured = d.request.comparisons.empty() ? nullptr : &d.request.comparisons};
     return QByteArray::fromStdString(estimateJson(in));
 }
 

@@ -25,6 +25,9 @@ struct ReportRequest {
     QPageSize pageSize{QPageSize::A4};   ///< PDF paper: A4 or Letter
     int topLayers = 20;                  ///< rows of the layer table; -1: every layer that saves activations
     std::vector<MeasuredPoint> measured; ///< optional measurements drawn on the chart
+    /// tools/torch_measure.py points compared with the estimate: the JSON report lists them under "measured",
+    /// as `batchfit-cli estimate --measured --json` does
+    std::vector<MeasurementComparison> comparisons;
     QDateTime generatedAt;               ///< printed on the report; invalid: now
 };
 

@@ -2,6 +2,7 @@
 // The JSON document of an estimate (the CLI's --json and the report's companion file). Fields: docs/estimate-fields.md.
 #include "batchfit/estimate.h"
 #include "batchfit/gpu.h"
+#include "batchfit/measurement.h"
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
 
@@ -21,6 +22,7 @@ struct ReportInput {
     std::optional<Verdict> verdict;
     std::optional<MaxBatch> maxBatch;
     int topLayers = -1;  ///< -1: all layers
+    const std::vector<MeasurementComparison>* measured = nullptr;  ///< listed under "measured" when given
 };
 
 /// Pretty-printed JSON (2-space indent) with a trailing newline.
