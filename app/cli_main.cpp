@@ -58,7 +58,8 @@ int listPresets(const CliOptions& o) {
         std::string s = "[\n";
         auto list = presetList();
         for (std::size_t i = 0; i < list.size(); ++i)
-            s += "  {\"id\": \"" + list[i].id + "\", \"title\": \"" + list[i].title + "\"}" + (i + 1 < list.size() ? ",\n" : "\n");
+            s += "  {\"id\": \"" + list[i].id + "\", \"title\": \"" + list[i].title + "\"}" +
+                 (i + 1 < list.size() ? ",\n" : "\n");
         std::cout << s << "]\n";
     }
     return kOk;
@@ -70,8 +71,9 @@ int listGpus(const CliOptions& o) {
     for (std::size_t i = 0; i < cat.size(); ++i) {
         const auto& g = cat[i];
         if (o.json)
-            std::cout << "  {\"id\": \"" << g.id << "\", \"name\": \"" << g.name << "\", \"vendor\": \"" << g.vendor
-                      << "\", \"memory_bytes\": " << g.memoryBytes << ", \"context_bytes\": " << g.contextBytes << "}"
+            std::cout << "  {\"id\": \"" << g.id << "\", \"name\": \"" << g.name << "\", \"vendor\": \""
+                      << g.vendor << "\", \"memory_bytes\": " << g.memoryBytes
+                      << ", \"context_bytes\": " << g.contextBytes << "}"
                       << (i + 1 < cat.size() ? ",\n" : "\n");
         else
             std::printf("%-18s %-36s %-7s %10s\n", g.id.c_str(), g.name.c_str(), g.vendor.c_str(),
@@ -87,11 +89,13 @@ int writeReportFile(const CliOptions& o, const Model& model, const std::optional
     const QString out = QString::fromStdString(o.out);
     const std::string formats = reportExtensionsText().toStdString();
     if (o.out.empty()) return fail(kUsage, "report needs --out FILE (" + formats + ")");
-    if (!reportFormatForPath(out)) return fail(kUsage, "--out: unknown report format '" + o.out + "' (use " + formats + ")");
+    if (!reportFormatForPath(out))
+        return fail(kUsage, "--out: unknown report format '" + o.out + "' (use " + formats + ")");
     if (!o.gpu) return fail(kUsage, "report needs --gpu (a catalogue id or a capacity such as 24GiB)");
     if (const ReportLanguage lang(QString::fromStdString(o.lang)); !lang.ok())
         return fail(kUsage, "--lang: " + lang.error().toStdString());
-    if (!ensureGuiApplication()) return fail(kReportFailed, "cannot start the Qt GUI library to render the report");
+    if (!ensureGuiApplication())
+        return fail(kReportFailed, "cannot start the Qt GUI library to render the report");
     ReportRequest request;
     request.model = model;
     request.config = o.config;
@@ -108,7 +112,12 @@ int writeReportFile(const CliOptions& o, const Model& model, const std::optional
         request.comparisons = std::move(*cmp);
     }
     auto data = buildReportData(request);
-    if (!data) return fail(kBadInput, (o.modelFile.empty() ? (o.hfConfig.empty() ? (o.onnxFile.empty() ? "" : o.onnxFile + ": ") : o.hfConfig + ": ") : o.modelFile + ": ") + data.error().message);
+    if (!data)
+        return fail(kBadInput,
+                    (o.modelFile.empty() ? (o.hfConfig.empty() ? (o.onnxFile.empty() ? "" : o.onnxFile + ": ")
+                                                               : o.hfConfig + ": ")
+                                         : o.modelFile + ": ") +
+                        data.error().message);
     if (auto written = writeReport(*data, out); !written) return fail(kReportFailed, written.error().message);
     std::cout << "wrote " << o.out << "\n";
     return kOk;
@@ -156,13 +165,15 @@ int main(int argc, char** argv) {
         if (!m) return fail(kBadInput, m.error().message);
         if (!m->optimizer.empty() && m->optimizer != optimizerName(o.config.optimizer))
             std::cerr << "batchfit-cli: note: " << o.measuredFile << " was measured with " << m->optimizer
-                      << ", the estimate uses " << optimizerName(o.config.optimizer) << " (see --optimizer)\n";
+                      << ", the estimate uses " << optimizerName(o.config.optimizer)
+                      << " (see --optimizer)\n";
         measured = std::move(*m);
     }
 #ifdef BATCHFIT_HAVE_REPORT
     if (o.command == "report") return writeReportFile(o, *model, measured);
 #endif
-    auto est = o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
+    auto est =
+        o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
     if (!est) return fail(kBadInput, (o.modelFile.empty() ? "" : o.modelFile + ": ") + est.error().message);
 
     if (o.command == "check") {
@@ -173,20 +184,21 @@ int main(int argc, char** argv) {
             std::cout << estimateJson(in);
         } else {
             std::cout << model->name << ": OK (" << e->layers.size() - 1 << " layers, " << e->parameterCount
-                      << " parameters, input " << shapeToString(model->inputShape) << " " << dtypeName(model->inputDtype)
-                      << ")\n";
+                      << " parameters, input " << shapeToString(model->inputShape) << " "
+                      << dtypeName(model->inputDtype) << ")\n";
         }
         return kOk;
     }
     if (o.command == "max-batch") {
         if (!o.gpu) return fail(kUsage, "max-batch needs --gpu");
         const MaxBatch m = est->maxBatch(o.gpu->memoryBytes);
-        if (o.json) std::cout << maxBatchJson(*model, o.config, *o.gpu, m, est->usableBytes(o.gpu->memoryBytes));
+        if (o.json)
+            std::cout << maxBatchJson(*model, o.config, *o.gpu, m, est->usableBytes(o.gpu->memoryBytes));
         else
-            std::cout << model->name << " on " << o.gpu->name << ": largest batch " << m.largest << (m.capped ? "+" : "")
-                      << " (largest multiple of 8: " << m.largestMultipleOf8 << "), needs "
-                      << formatBytes(m.requiredAtLargest) << " of " << formatBytes(est->usableBytes(o.gpu->memoryBytes))
-                      << " usable\n";
+            std::cout << model->name << " on " << o.gpu->name << ": largest batch " << m.largest
+                      << (m.capped ? "+" : "") << " (largest multiple of 8: " << m.largestMultipleOf8
+                      << "), needs " << formatBytes(m.requiredAtLargest) << " of "
+                      << formatBytes(est->usableBytes(o.gpu->memoryBytes)) << " usable\n";
         return m.largest > 0 ? kOk : kNoFit;
     }
     if (o.command == "sweep") {

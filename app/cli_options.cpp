@@ -7,13 +7,15 @@
 namespace batchfit {
 namespace {
 
-Result<std::int64_t> parseInt(const std::string& s, const std::string& opt, std::int64_t min, std::int64_t max) {
+Result<std::int64_t> parseInt(const std::string& s, const std::string& opt, std::int64_t min,
+                              std::int64_t max) {
     std::int64_t v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size())
         return makeError(opt + " expects an integer, got '" + s + "'");
     if (v < min || v > max)
-        return makeError(opt + " must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + s);
+        return makeError(opt + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                         ", got " + s);
     return v;
 }
 
@@ -29,12 +31,13 @@ Result<double> parseDouble(const std::string& s, const std::string& opt) {
 }
 
 Result<GpuSpec> parseGpu(const std::string& s) {
-    if (auto known = findGpu(s)) return known;  // catalogue ids such as a100-80gb end in "gb" too
+    if (auto known = findGpu(s)) return known; // catalogue ids such as a100-80gb end in "gb" too
     for (const char* suffix : {"GiB", "gib", "GB", "gb", "G", "g"}) {
         const std::string suf(suffix);
         if (s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0) {
             auto v = parseDouble(s.substr(0, s.size() - suf.size()), "--gpu");
-            if (!v || *v <= 0 || *v > 1.0e6) return makeError("--gpu: capacity must be a positive number of GiB, got '" + s + "'");
+            if (!v || *v <= 0 || *v > 1.0e6)
+                return makeError("--gpu: capacity must be a positive number of GiB, got '" + s + "'");
             return customGpu(*v);
         }
     }
@@ -51,33 +54,54 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
             if (i + 1 >= args.size()) return makeError(a + " needs a value");
             return args[++i];
         };
-#define BF_NEXT(var)                   \
-    auto var##_r = next();             \
-    if (!var##_r) return var##_r.error(); \
+#define BF_NEXT(var)                                                                                         \
+    auto var##_r = next();                                                                                   \
+    if (!var##_r) return var##_r.error();                                                                    \
     const std::string& var = *var##_r;
-        if (a == "--help" || a == "-h") o.help = true;
-        else if (a == "--version") o.version = true;
-        else if (a == "--json") o.json = true;
-        else if (a == "--timeline") o.timeline = true;
-        else if (a == "--amsgrad") o.config.amsgrad = true;
-        else if (a == "--no-set-to-none") o.config.zeroGradSetToNone = false;
-        else if (a == "--offload") o.config.optimizerOffload = true;
-        else if (a == "--first-step") o.config.firstStep = true;
-        else if (a == "--log") o.logScale = true;
-        else if (a == "--preset") { BF_NEXT(v); o.preset = v; }
-        else if (a == "--model") { BF_NEXT(v); o.modelFile = v; }
-        else if (a == "--out") { BF_NEXT(v); o.out = v; }
-        else if (a == "--measured") { BF_NEXT(v); o.measuredFile = v; }
-        else if (a == "--hf-config") { BF_NEXT(v); o.hfConfig = v; }
-        else if (a == "--onnx") { BF_NEXT(v); o.onnxFile = v; }
-        else if (a == "--onnx-allow-opaque") o.onnxAllowOpaque = true;
+        if (a == "--help" || a == "-h")
+            o.help = true;
+        else if (a == "--version")
+            o.version = true;
+        else if (a == "--json")
+            o.json = true;
+        else if (a == "--timeline")
+            o.timeline = true;
+        else if (a == "--amsgrad")
+            o.config.amsgrad = true;
+        else if (a == "--no-set-to-none")
+            o.config.zeroGradSetToNone = false;
+        else if (a == "--offload")
+            o.config.optimizerOffload = true;
+        else if (a == "--first-step")
+            o.config.firstStep = true;
+        else if (a == "--log")
+            o.logScale = true;
+        else if (a == "--preset") {
+            BF_NEXT(v);
+            o.preset = v;
+        } else if (a == "--model") {
+            BF_NEXT(v);
+            o.modelFile = v;
+        } else if (a == "--out") {
+            BF_NEXT(v);
+            o.out = v;
+        } else if (a == "--measured") {
+            BF_NEXT(v);
+            o.measuredFile = v;
+        } else if (a == "--hf-config") {
+            BF_NEXT(v);
+            o.hfConfig = v;
+        } else if (a == "--onnx") {
+            BF_NEXT(v);
+            o.onnxFile = v;
+        } else if (a == "--onnx-allow-opaque")
+            o.onnxAllowOpaque = true;
         else if (a == "--onnx-loss") {
             BF_NEXT(v);
             if (v != "cross-entropy" && v != "mse" && v != "none")
                 return makeError("--onnx-loss must be cross-entropy, mse or none, got '" + v + "'");
             o.onnxLoss = v;
-        }
-        else if (a == "--attention") {
+        } else if (a == "--attention") {
             BF_NEXT(v);
             if (v != "eager" && v != "mem_efficient" && v != "flash")
                 return makeError("--attention must be eager, mem_efficient or flash, got '" + v + "'");
@@ -87,9 +111,10 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
             auto r = parseInt(v, a, 1, std::int64_t{1} << 24);
             if (!r) return r.error();
             o.sequence = *r;
-        }
-        else if (a == "--lang") { BF_NEXT(v); o.lang = v; }
-        else if (a == "--batch") {
+        } else if (a == "--lang") {
+            BF_NEXT(v);
+            o.lang = v;
+        } else if (a == "--batch") {
             BF_NEXT(v);
             auto b = parseInt(v, a, 1, std::int64_t{1} << 31);
             if (!b) return b.error();
@@ -152,8 +177,10 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, std::int64_t{1} << 31);
             if (!r) return r.error();
-            if (a == "--from") o.from = *r;
-            else if (a == "--to") o.to = *r;
+            if (a == "--from")
+                o.from = *r;
+            else if (a == "--to")
+                o.to = *r;
             else {
                 o.step = *r;
                 o.logScale = false;

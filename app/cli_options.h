@@ -16,7 +16,7 @@ struct CliOptions {
     std::string modelFile;
     std::string hfConfig;
     std::string onnxFile;
-    std::optional<std::string> onnxLoss;  ///< --onnx-loss cross-entropy|mse|none
+    std::optional<std::string> onnxLoss; ///< --onnx-loss cross-entropy|mse|none
     bool onnxAllowOpaque = false;
     std::optional<std::int64_t> sequence;
     std::optional<std::string> attention;
@@ -30,7 +30,7 @@ struct CliOptions {
     std::int64_t from = 1, to = 1024, step = 2;
     bool logScale = true;
     std::string out;
-    std::string measuredFile;  ///< --measured: a tools/torch_measure.py file (estimate, report)
+    std::string measuredFile; ///< --measured: a tools/torch_measure.py file (estimate, report)
     std::string lang = "en";
     bool help = false;
     bool version = false;

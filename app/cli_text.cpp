@@ -9,10 +9,14 @@ namespace batchfit {
 std::string formatBytes(std::uint64_t bytes) {
     char buf[64];
     const double b = static_cast<double>(bytes);
-    if (bytes >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1ull << 30));
-    else if (bytes >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1ull << 20));
-    else if (bytes >= 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024);
-    else std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    if (bytes >= (1ull << 30))
+        std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1ull << 30));
+    else if (bytes >= (1ull << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1ull << 20));
+    else if (bytes >= 1024)
+        std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024);
+    else
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
     return buf;
 }
 
@@ -30,8 +34,9 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     os << "Model: " << model.name << "  (" << e.parameterCount << " parameters)\n";
     os << "Set-up: batch " << e.batch;
     if (c.accumulationSteps > 1) os << " x " << c.accumulationSteps << " accumulation steps";
-    os << ", " << optimizerName(c.optimizer) << " (" << optimizerImplName(c.impl) << "), " << precisionName(c.precision)
-       << ", checkpointing " << checkpointingName(c.checkpointing) << (c.firstStep ? ", first step" : "") << "\n\n";
+    os << ", " << optimizerName(c.optimizer) << " (" << optimizerImplName(c.impl) << "), "
+       << precisionName(c.precision) << ", checkpointing " << checkpointingName(c.checkpointing)
+       << (c.firstStep ? ", first step" : "") << "\n\n";
     os << "Peak allocated: " << formatBytes(e.peakAllocatedBytes) << "  (" << e.peakAllocatedBytes << " B)\n";
     os << "  during " << phaseName(e.peakPhase) << ": " << e.peakLabel << "\n\n";
     os << "At the peak:\n";
@@ -53,22 +58,24 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         const double req = static_cast<double>(e.requiredBytes) / (1ull << 30);
         const double usable = static_cast<double>(v->usableBytes) / (1ull << 30);
         if (v->fits)
-            std::snprintf(buf, sizeof buf, "\nVerdict on %s: fits: %.1f of %.1f GiB usable (%.0f%%)\n", gpu->name.c_str(), req,
-                          usable, 100.0 * req / usable);
+            std::snprintf(buf, sizeof buf, "\nVerdict on %s: fits: %.1f of %.1f GiB usable (%.0f%%)\n",
+                          gpu->name.c_str(), req, usable, 100.0 * req / usable);
         else
-            std::snprintf(buf, sizeof buf, "\nVerdict on %s: out of memory by %.2f GiB (needs %.1f, %.1f GiB usable)\n",
-                          gpu->name.c_str(), -static_cast<double>(v->headroomBytes) / (1ull << 30), req, usable);
+            std::snprintf(
+                buf, sizeof buf, "\nVerdict on %s: out of memory by %.2f GiB (needs %.1f, %.1f GiB usable)\n",
+                gpu->name.c_str(), -static_cast<double>(v->headroomBytes) / (1ull << 30), req, usable);
         os << buf;
     }
     if (m) {
-        os << "Largest batch that fits: " << m->largest << (m->capped ? "+" : "") << "  (largest multiple of 8: "
-           << m->largestMultipleOf8 << ")\n";
+        os << "Largest batch that fits: " << m->largest << (m->capped ? "+" : "")
+           << "  (largest multiple of 8: " << m->largestMultipleOf8 << ")\n";
     }
     if (top > 0) {
         std::vector<const LayerActivation*> rows;
         for (const auto& l : e.layers)
             if (l.savedBytes) rows.push_back(&l);
-        std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->savedBytes > b->savedBytes; });
+        std::stable_sort(rows.begin(), rows.end(),
+                         [](auto* a, auto* b) { return a->savedBytes > b->savedBytes; });
         if (rows.size() > static_cast<std::size_t>(top)) rows.resize(static_cast<std::size_t>(top));
         os << "\nTop layers by activation memory (saved for backward):\n";
         for (const auto* l : rows) {
@@ -84,8 +91,9 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
 static std::string compareRow(const char* batch, const char* label, std::uint64_t measured,
                               std::uint64_t estimated) {
     char buf[200];
-    std::snprintf(buf, sizeof buf, "  %6s  %-30s %12s %12s  %+7.2f%%\n", batch, label, formatBytes(measured).c_str(),
-                  formatBytes(estimated).c_str(), 100.0 * relativeError(estimated, measured));
+    std::snprintf(buf, sizeof buf, "  %6s  %-30s %12s %12s  %+7.2f%%\n", batch, label,
+                  formatBytes(measured).c_str(), formatBytes(estimated).c_str(),
+                  100.0 * relativeError(estimated, measured));
     return buf;
 }
 
@@ -99,8 +107,8 @@ std::string measuredText(const std::string& source, const Measurement& measureme
     if (!measurement.optimizer.empty()) os << ", " << measurement.optimizer;
     os << "):\n";
     char head[200];
-    std::snprintf(head, sizeof head, "  %6s  %-30s %12s %12s  %8s\n", "batch", "figure", "measured", "estimated",
-                  "error");
+    std::snprintf(head, sizeof head, "  %6s  %-30s %12s %12s  %8s\n", "batch", "figure", "measured",
+                  "estimated", "error");
     os << head;
     for (const auto& c : comparisons) {
         const MeasuredStep& m = c.measured;

@@ -4,8 +4,8 @@
 //
 // Each entry takes the raw fuzzer input and returns "" when the core behaved (a clean error or a valid
 // result), or a description of the violated property. The fuzz targets __builtin_trap() on a non-empty
-// answer so libFuzzer records the input; the test CHECKs that the answer is empty. Crashes, sanitizer reports,
-// hangs (-timeout) and memory blow-ups (-rss_limit_mb) are found by the fuzzer on their own.
+// answer so libFuzzer records the input; the test CHECKs that the answer is empty. Crashes, sanitizer
+// reports, hangs (-timeout) and memory blow-ups (-rss_limit_mb) are found by the fuzzer on their own.
 //
 // Input formats:
 //   model_loader  model-file JSON text (parseModel)
@@ -40,14 +40,16 @@ inline constexpr std::size_t kEstimateHeaderBytes = 6;
 
 namespace detail {
 
-inline std::string str(std::uint64_t v) { return std::to_string(v); }
+inline std::string str(std::uint64_t v) {
+    return std::to_string(v);
+}
 
 /// Everything the estimate target varies besides the model, decoded from the header bytes.
 struct Case {
     TrainingConfig config;
     std::uint64_t contextBytes = 0;
-    std::int64_t smallBatch = 1;  ///< 1 .. 64
-    std::int64_t largeBatch = 1;  ///< up to 2^31
+    std::int64_t smallBatch = 1; ///< 1 .. 64
+    std::int64_t largeBatch = 1; ///< up to 2^31
     std::uint64_t capacity = 0;
 };
 
@@ -68,7 +70,8 @@ inline Case decodeHeader(const std::uint8_t* h) {
     t.accumulationSteps = (h[2] & 64) ? 4 : 1;
     if (h[2] & 128) {
         // Overheads at the edges: a huge CUDA context / cuBLAS workspace and no margin or full fragmentation.
-        const std::uint64_t edges[] = {0, std::uint64_t{1} << 40, kMaxBytes, std::numeric_limits<std::uint64_t>::max()};
+        const std::uint64_t edges[] = {0, std::uint64_t{1} << 40, kMaxBytes,
+                                       std::numeric_limits<std::uint64_t>::max()};
         t.cudaContextBytes = edges[h[5] & 3];
         t.cublasWorkspaceBytes = edges[(h[5] >> 2) & 3];
         t.marginFraction = (h[5] & 16) ? 0.0 : 0.5;
@@ -76,18 +79,28 @@ inline Case decodeHeader(const std::uint8_t* h) {
     }
     c.contextBytes = (h[3] & 128) ? 536870912 : 0;
     c.smallBatch = 1 + (h[3] & 63);
-    c.largeBatch = (std::int64_t{1} << (h[4] % 32)) + (h[4] / 32);  // up to 2^31 + 7: past kMaxBatch too
+    c.largeBatch = (std::int64_t{1} << (h[4] % 32)) + (h[4] / 32); // up to 2^31 + 7: past kMaxBatch too
     const std::uint64_t gib = std::uint64_t{1} << 30;
     switch (h[5] >> 6) {
-    case 0: c.capacity = gib << (h[4] % 8); break;       // 1 .. 128 GiB
-    case 1: c.capacity = 24 * gib; break;
-    case 2: c.capacity = (h[4] & 1) ? 0 : 4096; break;   // nothing fits
-    default: c.capacity = (h[4] & 1) ? kMaxBytes : std::numeric_limits<std::uint64_t>::max(); break;
+    case 0:
+        c.capacity = gib << (h[4] % 8);
+        break; // 1 .. 128 GiB
+    case 1:
+        c.capacity = 24 * gib;
+        break;
+    case 2:
+        c.capacity = (h[4] & 1) ? 0 : 4096;
+        break; // nothing fits
+    default:
+        c.capacity = (h[4] & 1) ? kMaxBytes : std::numeric_limits<std::uint64_t>::max();
+        break;
     }
     return c;
 }
 
-inline bool tooLargeMessage(const std::string& m) { return m.find("too large") != std::string::npos; }
+inline bool tooLargeMessage(const std::string& m) {
+    return m.find("too large") != std::string::npos;
+}
 
 /// Properties of one full estimate at `batch`.
 inline std::string checkEstimate(const Estimator& est, const Estimate& e, std::int64_t batch) {
@@ -97,14 +110,16 @@ inline std::string checkEstimate(const Estimator& est, const Estimate& e, std::i
     for (auto b : e.atPeak.bytes)
         if (__builtin_add_overflow(sum, b, &sum)) return "components at the peak overflow" + at;
     if (sum != e.peakAllocatedBytes)
-        return "components at the peak sum to " + str(sum) + ", not the peak " + str(e.peakAllocatedBytes) + at;
+        return "components at the peak sum to " + str(sum) + ", not the peak " + str(e.peakAllocatedBytes) +
+               at;
     if (e.peakAllocatedBytes > kMaxBytes) return "peak " + str(e.peakAllocatedBytes) + " above 2^62" + at;
     if (e.requiredBytes < e.peakAllocatedBytes || e.requiredBytes < e.cudaContextBytes ||
         e.requiredBytes < e.reservedBytes)
         return "required below the peak, the reserve or the context (wrapped?)" + at;
     if (e.reservedBytes < e.peakAllocatedBytes) return "reserved below the peak" + at;
     if (e.reservedBytes + e.cudaContextBytes != e.requiredBytes) return "reserved + context != required" + at;
-    if (e.allocatorReserveBytes + e.peakAllocatedBytes != e.reservedBytes) return "reserve + peak != reserved" + at;
+    if (e.allocatorReserveBytes + e.peakAllocatedBytes != e.reservedBytes)
+        return "reserve + peak != reserved" + at;
     if (e.parameterBytes > e.peakAllocatedBytes) return "parameter bytes above the peak" + at;
     if (e.trainableParameterCount > e.parameterCount) return "more trainable parameters than parameters";
     // Every element takes at least a byte: fewer bytes than elements means a product wrapped.
@@ -112,7 +127,8 @@ inline std::string checkEstimate(const Estimator& est, const Estimate& e, std::i
         return "parameter or gradient bytes below the parameter count (wrapped?)" + at;
     auto fast = est.peakAllocatedBytes(batch);
     if (!fast) return "estimate() works but peakAllocatedBytes() fails" + at + ": " + fast.error().message;
-    if (*fast != e.peakAllocatedBytes) return "peakAllocatedBytes() " + str(*fast) + " != estimate() " + str(e.peakAllocatedBytes) + at;
+    if (*fast != e.peakAllocatedBytes)
+        return "peakAllocatedBytes() " + str(*fast) + " != estimate() " + str(e.peakAllocatedBytes) + at;
     auto req = est.requiredBytes(batch);
     if (!req) return "estimate() works but requiredBytes() fails" + at;
     if (*req != e.requiredBytes) return "requiredBytes() differs from estimate()" + at;
@@ -124,7 +140,8 @@ inline std::string checkEstimate(const Estimator& est, const Estimate& e, std::i
                 if (__builtin_add_overflow(t, b, &t)) return "timeline components overflow" + at;
             best = std::max(best, t);
         }
-        if (best != e.peakAllocatedBytes) return "timeline maximum " + str(best) + " != peak " + str(e.peakAllocatedBytes) + at;
+        if (best != e.peakAllocatedBytes)
+            return "timeline maximum " + str(best) + " != peak " + str(e.peakAllocatedBytes) + at;
     }
     return {};
 }
@@ -138,7 +155,8 @@ struct Point {
 inline std::string evalPoint(const Estimator& est, std::int64_t batch, Point& out) {
     auto e = est.estimate(batch);
     auto p = est.peakAllocatedBytes(batch);
-    if (e.ok() != p.ok()) return "estimate() and peakAllocatedBytes() disagree on success at batch " + std::to_string(batch);
+    if (e.ok() != p.ok())
+        return "estimate() and peakAllocatedBytes() disagree on success at batch " + std::to_string(batch);
     if (!e) {
         if (e.error().message.empty()) return "empty error message at batch " + std::to_string(batch);
         if (batch >= 1 && batch <= kMaxBatch && !tooLargeMessage(e.error().message))
@@ -154,12 +172,15 @@ inline std::string evalPoint(const Estimator& est, std::int64_t batch, Point& ou
 
 inline std::string checkMonotone(std::int64_t b, const Point& a, const Point& next) {
     if (!a.ok) {
-        if (next.ok) return "batch " + std::to_string(b) + " is too large but " + std::to_string(b + 1) + " is not";
+        if (next.ok)
+            return "batch " + std::to_string(b) + " is too large but " + std::to_string(b + 1) + " is not";
         return {};
     }
     if (!next.ok) return {};
-    if (next.peak < a.peak) return "peak decreases from batch " + std::to_string(b) + " to " + std::to_string(b + 1);
-    if (next.required < a.required) return "required decreases from batch " + std::to_string(b) + " to " + std::to_string(b + 1);
+    if (next.peak < a.peak)
+        return "peak decreases from batch " + std::to_string(b) + " to " + std::to_string(b + 1);
+    if (next.required < a.required)
+        return "required decreases from batch " + std::to_string(b) + " to " + std::to_string(b + 1);
     return {};
 }
 
@@ -177,33 +198,39 @@ inline std::string checkMaxBatch(const Estimator& est, std::uint64_t capacity) {
         if (fits(1)) return "maxBatch says 0 but batch 1 fits capacity " + str(capacity);
         return {};
     }
-    if (!fits(m.largest)) return "maxBatch answer " + std::to_string(m.largest) + " does not fit capacity " + str(capacity);
-    if (*est.requiredBytes(m.largest) != m.requiredAtLargest) return "requiredAtLargest differs from requiredBytes()";
+    if (!fits(m.largest))
+        return "maxBatch answer " + std::to_string(m.largest) + " does not fit capacity " + str(capacity);
+    if (*est.requiredBytes(m.largest) != m.requiredAtLargest)
+        return "requiredAtLargest differs from requiredBytes()";
     if (m.capped != (m.largest == kMaxBatch)) return "capped flag inconsistent";
     if (!m.capped && fits(m.largest + 1))
         return "maxBatch answer " + std::to_string(m.largest) + " + 1 also fits capacity " + str(capacity);
     return {};
 }
 
-inline std::string checkSweep(const Estimator& est, std::int64_t from, std::int64_t to, std::int64_t step, bool log) {
+inline std::string checkSweep(const Estimator& est, std::int64_t from, std::int64_t to, std::int64_t step,
+                              bool log) {
     auto s = est.sweep(from, to, step, log);
-    if (!s) return "sweep(" + std::to_string(from) + ", " + std::to_string(to) + ") failed: " + s.error().message;
+    if (!s)
+        return "sweep(" + std::to_string(from) + ", " + std::to_string(to) + ") failed: " + s.error().message;
     std::int64_t prev = 0;
     std::size_t i = 0;
     for (const auto& p : *s) {
         if (p.batch <= prev || p.batch < from || p.batch > to) return "sweep batches out of order or range";
         prev = p.batch;
-        // The sweep's pruned evaluator must agree with the plain walk: the peak at every point (fast path), the
-        // components at the first, the last and every fourth (a full estimate costs more).
+        // The sweep's pruned evaluator must agree with the plain walk: the peak at every point (fast path),
+        // the components at the first, the last and every fourth (a full estimate costs more).
         auto peak = est.peakAllocatedBytes(p.batch);
-        if (!peak) return "sweep has a point where peakAllocatedBytes() fails: batch " + std::to_string(p.batch);
+        if (!peak)
+            return "sweep has a point where peakAllocatedBytes() fails: batch " + std::to_string(p.batch);
         if (p.peakAllocatedBytes != *peak)
             return "sweep peak " + str(p.peakAllocatedBytes) + " != estimate " + str(*peak) + " at batch " +
                    std::to_string(p.batch);
         if (i++ % 4 != 0 && i != s->size()) continue;
         auto e = est.estimate(p.batch);
         if (!e) return "sweep has a point where estimate() fails: batch " + std::to_string(p.batch);
-        if (p.requiredBytes != e->requiredBytes) return "sweep required != estimate at batch " + std::to_string(p.batch);
+        if (p.requiredBytes != e->requiredBytes)
+            return "sweep required != estimate at batch " + std::to_string(p.batch);
         for (int c = 0; c < kComponentCount; ++c)
             if (p.atPeak.bytes[c] != e->atPeak.bytes[c])
                 return "sweep components differ from estimate at batch " + std::to_string(p.batch);
@@ -214,13 +241,14 @@ inline std::string checkSweep(const Estimator& est, std::int64_t from, std::int6
     return {};
 }
 
-/// All estimator properties for one lowered model; maxBatch, the sweeps and the JSON report only when the step
-/// has at most `heavySteps` steps.
+/// All estimator properties for one lowered model; maxBatch, the sweeps and the JSON report only when the
+/// step has at most `heavySteps` steps.
 inline std::string checkEstimator(const Estimator& est, const Case& c, const Model& model,
                                   std::size_t heavySteps = kHeavyCheckMaxSteps) {
     auto e1 = est.estimate(1, true);
     if (!e1) {
-        if (!tooLargeMessage(e1.error().message)) return "batch 1 fails without 'too large': " + e1.error().message;
+        if (!tooLargeMessage(e1.error().message))
+            return "batch 1 fails without 'too large': " + e1.error().message;
     } else {
         if (auto v = checkEstimate(est, *e1, 1); !v.empty()) return v;
         if (e1->parameterCount != est.parameterCount()) return "parameterCount() differs from the estimate";
@@ -228,7 +256,8 @@ inline std::string checkEstimator(const Estimator& est, const Case& c, const Mod
     const bool heavy = e1.ok() && e1->timeline.size() <= heavySteps;
 
     // Monotonicity at a few adjacent pairs, and the far end of the range.
-    const std::int64_t pairs[] = {1, c.smallBatch, std::min<std::int64_t>(c.largeBatch, kMaxBatch), kMaxBatch};
+    const std::int64_t pairs[] = {1, c.smallBatch, std::min<std::int64_t>(c.largeBatch, kMaxBatch),
+                                  kMaxBatch};
     for (std::int64_t b : pairs) {
         Point p, q;
         if (auto v = evalPoint(est, b, p); !v.empty()) return v;
@@ -245,7 +274,8 @@ inline std::string checkEstimator(const Estimator& est, const Case& c, const Mod
     if (verdict) {
         if (verdict->fits != (*req <= verdict->usableBytes)) return "verdict.fits inconsistent";
         if (verdict->usableBytes != est.usableBytes(c.capacity)) return "verdict usable bytes differ";
-        if (verdict->fits != (verdict->headroomBytes >= 0)) return "verdict.fits and the headroom's sign disagree";
+        if (verdict->fits != (verdict->headroomBytes >= 0))
+            return "verdict.fits and the headroom's sign disagree";
     }
     if (!heavy) return {};
 
@@ -303,7 +333,7 @@ inline std::string checkImported(const Model& m, std::uint32_t h) {
 /// round-trip through the model file and estimate.
 inline std::string hfImportEntry(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    std::uint32_t h = 2166136261u;  // FNV-1a of the input picks the second set of options
+    std::uint32_t h = 2166136261u; // FNV-1a of the input picks the second set of options
     for (std::size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 16777619u;
     HfImportOptions opts[2];
     opts[1].sequenceLength = (h & 1) ? std::int64_t{1} + (h >> 8) % 4096 : std::int64_t(h >> 1) - (1 << 20);
@@ -338,7 +368,8 @@ inline std::string onnxImportEntry(const std::uint8_t* data, std::size_t size) {
 inline std::string estimateEntry(const std::uint8_t* data, std::size_t size) {
     if (size < kEstimateHeaderBytes) return {};
     const detail::Case c = detail::decodeHeader(data);
-    const std::string text(reinterpret_cast<const char*>(data + kEstimateHeaderBytes), size - kEstimateHeaderBytes);
+    const std::string text(reinterpret_cast<const char*>(data + kEstimateHeaderBytes),
+                           size - kEstimateHeaderBytes);
     auto m = parseModel(text, "fuzz.json");
     if (!m) return m.error().message.empty() ? "parseModel: empty error message" : "";
     auto est = Estimator::create(*m, c.config, c.contextBytes);

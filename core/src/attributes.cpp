@@ -15,7 +15,8 @@ std::optional<std::int64_t> Attributes::getInt(const std::string& key) const {
     if (!v) return std::nullopt;
     if (auto* i = std::get_if<std::int64_t>(v)) return *i;
     if (auto* d = std::get_if<double>(v)) {
-        if (std::isfinite(*d) && std::floor(*d) == *d && std::fabs(*d) < 9.0e18) return static_cast<std::int64_t>(*d);
+        if (std::isfinite(*d) && std::floor(*d) == *d && std::fabs(*d) < 9.0e18)
+            return static_cast<std::int64_t>(*d);
     }
     return std::nullopt;
 }
@@ -58,12 +59,14 @@ std::string attrToString(const AttrValue& v) {
     std::visit(
         [&](const auto& x) {
             using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, bool>) os << (x ? "true" : "false");
+            if constexpr (std::is_same_v<T, bool>)
+                os << (x ? "true" : "false");
             else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
                 os << "[";
                 for (std::size_t i = 0; i < x.size(); ++i) os << (i ? "," : "") << x[i];
                 os << "]";
-            } else os << x;
+            } else
+                os << x;
         },
         v);
     return os.str();

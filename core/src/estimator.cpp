@@ -11,7 +11,8 @@ namespace batchfit {
 
 Estimator::Estimator(std::shared_ptr<const StepProgram> program) : m_program(std::move(program)) {}
 
-Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& config, std::uint64_t cudaContextBytes) {
+Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& config,
+                                    std::uint64_t cudaContextBytes) {
     auto p = StepProgram::lower(model, config, cudaContextBytes);
     if (!p) return p.error();
     return Estimator(std::move(*p));
@@ -28,7 +29,8 @@ Result<Estimate> Estimator::estimate(std::int64_t batch, bool withTimeline) cons
 }
 
 static Error tooLarge(std::int64_t batch) {
-    return makeError("batch size " + std::to_string(batch) + " is out of range or too large to count (bytes would overflow)");
+    return makeError("batch size " + std::to_string(batch) +
+                     " is out of range or too large to count (bytes would overflow)");
 }
 
 Result<std::uint64_t> Estimator::peakAllocatedBytes(std::int64_t batch) const {
@@ -46,7 +48,8 @@ Result<std::uint64_t> Estimator::requiredBytes(std::int64_t batch) const {
 std::uint64_t Estimator::usableBytes(std::uint64_t capacityBytes) const {
     const double margin = m_program->config().marginFraction;
     const double usable = std::floor(static_cast<double>(capacityBytes) * (1.0 - margin));
-    // A capacity near 2^64 rounds up to 2^64 as a double, which no uint64 holds; never report above the capacity.
+    // A capacity near 2^64 rounds up to 2^64 as a double, which no uint64 holds; never report above the
+    // capacity.
     if (usable >= 18446744073709551616.0) return capacityBytes;
     return std::min(static_cast<std::uint64_t>(usable), capacityBytes);
 }
@@ -86,8 +89,10 @@ MaxBatch Estimator::maxBatch(std::uint64_t capacityBytes) const {
     }
     while (hi - lo > 1) {
         const std::int64_t mid = lo + (hi - lo) / 2;
-        if (fits(mid)) lo = mid;
-        else hi = mid;
+        if (fits(mid))
+            lo = mid;
+        else
+            hi = mid;
     }
     out.largest = lo;
     out.largestMultipleOf8 = lo / 8 * 8;
@@ -97,8 +102,10 @@ MaxBatch Estimator::maxBatch(std::uint64_t capacityBytes) const {
 
 Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t to, std::int64_t step,
                                                  bool logScale) const {
-    if (from < 1 || to < from || to > kMaxBatch) return makeError("sweep range must satisfy 1 <= from <= to <= 2^31");
-    if (step < 1 || (logScale && step < 2)) return makeError("sweep step must be >= 1 (>= 2 for a log sweep)");
+    if (from < 1 || to < from || to > kMaxBatch)
+        return makeError("sweep range must satisfy 1 <= from <= to <= 2^31");
+    if (step < 1 || (logScale && step < 2))
+        return makeError("sweep step must be >= 1 (>= 2 for a log sweep)");
     std::vector<SweepPoint> out;
     const std::int64_t last = std::min(to, m_program->maxSafeBatch());
     if (last < from) return out;
@@ -121,7 +128,11 @@ Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t
     return out;
 }
 
-const TrainingConfig& Estimator::config() const { return m_program->config(); }
-std::uint64_t Estimator::parameterCount() const { return m_program->totals().parameterCount; }
+const TrainingConfig& Estimator::config() const {
+    return m_program->config();
+}
+std::uint64_t Estimator::parameterCount() const {
+    return m_program->totals().parameterCount;
+}
 
 } // namespace batchfit

@@ -13,7 +13,8 @@ std::string_view embeddedResource(std::string_view name);
 namespace {
 
 std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
 
@@ -49,7 +50,8 @@ Result<GpuSpec> findGpu(const std::string& id) {
         if (lower(g.id) == want) return g;
     std::string known;
     for (const auto& g : gpuCatalogue()) known += (known.empty() ? "" : ", ") + g.id;
-    return makeError("unknown GPU '" + id + "' (known: " + known + "; or give a capacity in GiB, e.g. 24GiB)");
+    return makeError("unknown GPU '" + id + "' (known: " + known +
+                     "; or give a capacity in GiB, e.g. 24GiB)");
 }
 
 GpuSpec customGpu(double gib) {

@@ -54,7 +54,9 @@ ojson header(const Model& m, const TrainingConfig& c) {
 
 } // namespace
 
-std::string configJson(const TrainingConfig& config) { return configObject(config).dump(2); }
+std::string configJson(const TrainingConfig& config) {
+    return configObject(config).dump(2);
+}
 
 std::string estimateJson(const ReportInput& in) {
     const Estimate& e = *in.estimate;
@@ -103,7 +105,8 @@ std::string estimateJson(const ReportInput& in) {
     if (in.topLayers >= 0) {
         std::stable_sort(rows.begin(), rows.end(),
                          [](auto* a, auto* b) { return a->savedBytes > b->savedBytes; });
-        if (rows.size() > static_cast<std::size_t>(in.topLayers)) rows.resize(static_cast<std::size_t>(in.topLayers));
+        if (rows.size() > static_cast<std::size_t>(in.topLayers))
+            rows.resize(static_cast<std::size_t>(in.topLayers));
     }
     for (const auto* l : rows) {
         ojson r;
@@ -131,8 +134,8 @@ std::string estimateJson(const ReportInput& in) {
     return o.dump(2) + "\n";
 }
 
-std::string maxBatchJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu, const MaxBatch& m,
-                         std::uint64_t usableBytes) {
+std::string maxBatchJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
+                         const MaxBatch& m, std::uint64_t usableBytes) {
     ojson o = header(model, config);
     o["gpu"] = gpuObject(gpu);
     o["usable_bytes"] = usableBytes;

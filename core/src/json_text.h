@@ -1,7 +1,6 @@
 #pragma once
 // How file parsers name a JSON value in their messages ("expected an integer, got a string").
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace batchfit::jsontext {

@@ -1,4 +1,5 @@
 #include "batchfit/measurement.h"
+
 #include "json_text.h"
 
 #include <filesystem>

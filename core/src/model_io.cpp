@@ -1,7 +1,7 @@
 #include "batchfit/model_io.h"
-#include "json_text.h"
 
 #include "graph/graph_builder.h"
+#include "json_text.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -19,8 +19,8 @@ using ojson = nlohmann::ordered_json;
 constexpr int kMaxDepth = 64;
 constexpr std::int64_t kMaxRepeat = kMaxBlockRepeat;
 const std::set<std::string> kLayerKeys = {"name", "op", "inputs", "comment"};
-const std::set<std::string> kBlockKeys = {"name", "layers", "repeat", "first_index", "shortcut",
-                                          "merge", "merge_dim", "after", "checkpoint", "comment"};
+const std::set<std::string> kBlockKeys = {"name",  "layers",    "repeat", "first_index", "shortcut",
+                                          "merge", "merge_dim", "after",  "checkpoint",  "comment"};
 
 class Parser {
 public:
@@ -40,11 +40,13 @@ public:
         if (!root.contains("version") || !root["version"].is_number_integer())
             return fail("$.version", "expected an integer format version");
         if (root["version"].get<std::int64_t>() != kModelFormatVersion)
-            return fail("$.version", "unsupported version " + root["version"].dump() + " (this BatchFit reads " +
-                                         std::to_string(kModelFormatVersion) + ")");
+            return fail("$.version", "unsupported version " + root["version"].dump() +
+                                         " (this BatchFit reads " + std::to_string(kModelFormatVersion) +
+                                         ")");
         Model m;
         if (root.contains("name")) {
-            if (!root["name"].is_string()) return fail("$.name", "expected a string, got " + kind(root["name"]));
+            if (!root["name"].is_string())
+                return fail("$.name", "expected a string, got " + kind(root["name"]));
             m.name = root["name"].get<std::string>();
         }
         if (root.contains("description")) {
@@ -54,12 +56,13 @@ public:
         if (!root.contains("input") || !root["input"].is_object())
             return fail("$.input", "expected an object {\"shape\": [...], \"dtype\": ...}");
         const json& in = root["input"];
-        static const json kMissing;  // a reference, not a copy: copying a deeply nested value recurses
+        static const json kMissing; // a reference, not a copy: copying a deeply nested value recurses
         auto shape = ints(in.contains("shape") ? in["shape"] : kMissing, "$.input.shape", true);
         if (!shape) return shape.error();
         if (shape->empty()) return fail("$.input.shape", "expected at least one per-sample dimension");
         for (auto d : *shape)
-            if (d <= 0) return fail("$.input.shape", "dimensions must be positive, got " + shapeToString(*shape));
+            if (d <= 0)
+                return fail("$.input.shape", "dimensions must be positive, got " + shapeToString(*shape));
         m.inputShape = *shape;
         if (in.contains("dtype")) {
             if (!in["dtype"].is_string()) return fail("$.input.dtype", "expected a dtype name");
@@ -81,7 +84,8 @@ private:
         if (!j.is_array()) return fail(path, "expected an array of integers, got " + kind(j));
         std::vector<std::int64_t> out;
         for (std::size_t i = 0; i < j.size(); ++i) {
-            if (!j[i].is_number_integer() || (j[i].is_number_unsigned() && j[i].get<std::uint64_t>() > INT64_MAX))
+            if (!j[i].is_number_integer() ||
+                (j[i].is_number_unsigned() && j[i].get<std::uint64_t>() > INT64_MAX))
                 return fail(path + "[" + std::to_string(i) + "]", "expected an integer, got " + kind(j[i]));
             out.push_back(j[i].get<std::int64_t>());
         }
@@ -108,7 +112,8 @@ private:
         if (!j.is_object()) return fail(path, "expected a layer object, got " + kind(j));
         Layer l;
         if (j.contains("name")) {
-            if (!j["name"].is_string()) return fail(path + ".name", "expected a string, got " + kind(j["name"]));
+            if (!j["name"].is_string())
+                return fail(path + ".name", "expected a string, got " + kind(j["name"]));
             l.name = j["name"].get<std::string>();
             if (l.name.find_first_of(".[]@") != std::string::npos)
                 return fail(path + ".name", "'" + l.name + "' must not contain '.', '[', ']' or '@'");
@@ -140,8 +145,9 @@ private:
         }
         for (auto it = j.begin(); it != j.end(); ++it)
             if (!kBlockKeys.count(it.key()))
-                return fail(path + "." + it.key(), "unknown block key (a block takes: name, layers, repeat, "
-                                                   "first_index, shortcut, merge, merge_dim, after, checkpoint)");
+                return fail(path + "." + it.key(),
+                            "unknown block key (a block takes: name, layers, repeat, "
+                            "first_index, shortcut, merge, merge_dim, after, checkpoint)");
         auto children = layerList(j["layers"], path + ".layers", depth + 1);
         if (!children) return children.error();
         l.layers = std::move(*children);
@@ -166,19 +172,24 @@ private:
         }
         if (j.contains("shortcut")) {
             const json& s = j["shortcut"];
-            if (s.is_string() && s == "identity") l.shortcut = ShortcutKind::Identity;
+            if (s.is_string() && s == "identity")
+                l.shortcut = ShortcutKind::Identity;
             else if (s.is_array()) {
                 auto sc = layerList(s, path + ".shortcut", depth + 1);
                 if (!sc) return sc.error();
                 l.shortcut = ShortcutKind::Layers;
                 l.shortcutLayers = std::move(*sc);
-            } else return fail(path + ".shortcut", "expected \"identity\" or an array of layers");
+            } else
+                return fail(path + ".shortcut", "expected \"identity\" or an array of layers");
         }
         if (j.contains("merge")) {
             const json& mg = j["merge"];
-            if (mg == "add") l.merge = MergeKind::Add;
-            else if (mg == "concat") l.merge = MergeKind::Concat;
-            else return fail(path + ".merge", "expected \"add\" or \"concat\", got " + describe(mg));
+            if (mg == "add")
+                l.merge = MergeKind::Add;
+            else if (mg == "concat")
+                l.merge = MergeKind::Concat;
+            else
+                return fail(path + ".merge", "expected \"add\" or \"concat\", got " + describe(mg));
         }
         if (j.contains("merge_dim")) {
             if (!j["merge_dim"].is_number_integer()) return fail(path + ".merge_dim", "expected an integer");
@@ -235,8 +246,10 @@ ojson layerJson(const Layer& l) {
     if (l.firstIndex >= 0) o["first_index"] = l.firstIndex;
     if (l.checkpointUnit) o["checkpoint"] = true;
     o["layers"] = layerListJson(l.layers);
-    if (l.shortcut == ShortcutKind::Identity) o["shortcut"] = "identity";
-    else if (l.shortcut == ShortcutKind::Layers) o["shortcut"] = layerListJson(l.shortcutLayers);
+    if (l.shortcut == ShortcutKind::Identity)
+        o["shortcut"] = "identity";
+    else if (l.shortcut == ShortcutKind::Layers)
+        o["shortcut"] = layerListJson(l.shortcutLayers);
     if (l.merge == MergeKind::Concat) {
         o["merge"] = "concat";
         o["merge_dim"] = l.mergeDim;
@@ -254,7 +267,7 @@ Result<Model> parseModel(const std::string& jsonText, const std::string& source)
     json root;
     try {
         root = json::parse(jsonText);
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+    } catch (const json::exception& e) { // parse_error, and out_of_range for numbers like 1e999
         return makeError(source + ": not valid JSON: " + e.what());
     }
     try {

@@ -25,7 +25,9 @@ const std::vector<PresetInfo>& presets() {
 
 } // namespace
 
-std::vector<PresetInfo> presetList() { return presets(); }
+std::vector<PresetInfo> presetList() {
+    return presets();
+}
 
 Result<std::string> presetJson(const std::string& id) {
     for (const auto& p : presets())

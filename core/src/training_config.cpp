@@ -13,7 +13,8 @@ Result<E> parseFrom(const std::array<std::pair<std::string_view, E>, N>& table, 
         if (name == s) return value;
     std::string expected;
     for (const auto& [name, value] : table) expected += (expected.empty() ? "" : ", ") + std::string(name);
-    return makeError("unknown " + std::string(what) + " '" + std::string(s) + "' (expected one of: " + expected + ")");
+    return makeError("unknown " + std::string(what) + " '" + std::string(s) +
+                     "' (expected one of: " + expected + ")");
 }
 
 template <class E, std::size_t N>
@@ -35,8 +36,10 @@ constexpr std::array<std::pair<std::string_view, OptimizerKind>, 10> kOptimizers
     {"lion", OptimizerKind::Lion},
     {"adam8bit", OptimizerKind::Adam8bit},
 }};
-constexpr std::array<std::pair<std::string_view, OptimizerImpl>, 3> kImpls{{
-    {"for-loop", OptimizerImpl::ForLoop}, {"foreach", OptimizerImpl::Foreach}, {"fused", OptimizerImpl::Fused}}};
+constexpr std::array<std::pair<std::string_view, OptimizerImpl>, 3> kImpls{
+    {{"for-loop", OptimizerImpl::ForLoop},
+     {"foreach", OptimizerImpl::Foreach},
+     {"fused", OptimizerImpl::Fused}}};
 constexpr std::array<std::pair<std::string_view, Precision>, 7> kPrecisions{{
     {"fp32", Precision::Fp32},
     {"amp-fp16", Precision::AmpFp16},
@@ -55,15 +58,27 @@ constexpr std::array<std::pair<std::string_view, Checkpointing>, 4> kCheckpointi
 
 } // namespace
 
-std::string_view optimizerName(OptimizerKind k) { return nameFrom(kOptimizers, k); }
-std::string_view optimizerImplName(OptimizerImpl i) { return nameFrom(kImpls, i); }
-std::string_view precisionName(Precision p) { return nameFrom(kPrecisions, p); }
-std::string_view checkpointingName(Checkpointing c) { return nameFrom(kCheckpointing, c); }
-Result<OptimizerKind> parseOptimizer(std::string_view s) { return parseFrom(kOptimizers, s, "optimizer"); }
+std::string_view optimizerName(OptimizerKind k) {
+    return nameFrom(kOptimizers, k);
+}
+std::string_view optimizerImplName(OptimizerImpl i) {
+    return nameFrom(kImpls, i);
+}
+std::string_view precisionName(Precision p) {
+    return nameFrom(kPrecisions, p);
+}
+std::string_view checkpointingName(Checkpointing c) {
+    return nameFrom(kCheckpointing, c);
+}
+Result<OptimizerKind> parseOptimizer(std::string_view s) {
+    return parseFrom(kOptimizers, s, "optimizer");
+}
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s) {
     return parseFrom(kImpls, s, "optimizer implementation");
 }
-Result<Precision> parsePrecision(std::string_view s) { return parseFrom(kPrecisions, s, "precision"); }
+Result<Precision> parsePrecision(std::string_view s) {
+    return parseFrom(kPrecisions, s, "precision");
+}
 Result<Checkpointing> parseCheckpointing(std::string_view s) {
     return parseFrom(kCheckpointing, s, "checkpointing mode");
 }

@@ -18,8 +18,12 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         auto e = Estimator::create(model, c, cudaContextBytes);
         if (!e) return;
         // Batches are counted per optimizer update (micro-batch x accumulation steps).
-        Lever l{std::move(id), std::move(title), std::move(cost), c,
-                e->maxBatch(capacityBytes).largest * c.accumulationSteps, base * config.accumulationSteps};
+        Lever l{std::move(id),
+                std::move(title),
+                std::move(cost),
+                c,
+                e->maxBatch(capacityBytes).largest * c.accumulationSteps,
+                base * config.accumulationSteps};
         levers.push_back(std::move(l));
     };
     if (config.checkpointing != Checkpointing::EveryBlock) {
@@ -53,7 +57,8 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.accumulationSteps = 4;
         consider("accumulation", "Micro-batches with gradient accumulation (×4)", "4 steps per update", c);
     }
-    std::stable_sort(levers.begin(), levers.end(), [](const Lever& a, const Lever& b) { return a.maxBatch > b.maxBatch; });
+    std::stable_sort(levers.begin(), levers.end(),
+                     [](const Lever& a, const Lever& b) { return a.maxBatch > b.maxBatch; });
     return levers;
 }
 

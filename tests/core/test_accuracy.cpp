@@ -1,5 +1,6 @@
-// Accuracy gate: estimates against what PyTorch measures (tests/data/reference, made by tools/measure_saved.py
-// with Debian's python3-torch 1.13 on CPU; dropout routed through native_dropout as on CUDA).
+// Accuracy gate: estimates against what PyTorch measures (tests/data/reference, made by
+// tools/measure_saved.py with Debian's python3-torch 1.13 on CPU; dropout routed through native_dropout as on
+// CUDA).
 #include "test_util.h"
 
 #include <cmath>
@@ -17,7 +18,8 @@ nlohmann::json reference(const std::string& model) {
 }
 
 double relError(std::uint64_t estimate, std::uint64_t measured) {
-    return std::fabs(static_cast<double>(estimate) - static_cast<double>(measured)) / static_cast<double>(measured);
+    return std::fabs(static_cast<double>(estimate) - static_cast<double>(measured)) /
+           static_cast<double>(measured);
 }
 
 void checkModel(const std::string& id, OptimizerKind opt) {
@@ -32,7 +34,8 @@ void checkModel(const std::string& id, OptimizerKind opt) {
     // Buffers: BatchFit keeps those autograd or the step touch (BN statistics, masks); position ids are made
     // per step rather than stored, so the torch model may have up to its buffer_bytes more.
     CHECK(e1->parameterBytes >= ref["param_bytes"].get<std::uint64_t>());
-    CHECK(e1->parameterBytes <= ref["param_bytes"].get<std::uint64_t>() + ref["buffer_bytes"].get<std::uint64_t>());
+    CHECK(e1->parameterBytes <=
+          ref["param_bytes"].get<std::uint64_t>() + ref["buffer_bytes"].get<std::uint64_t>());
     CHECK(e1->gradientBytes == ref["param_bytes"].get<std::uint64_t>());
     CHECK(e1->optimizerStateBytes == ref["optimizer_state_bytes"].get<std::uint64_t>());
     for (const auto& [batch, bytes] : ref["saved"].items()) {
@@ -86,9 +89,13 @@ TEST_CASE("resnet50 matches PyTorch exactly", "[accuracy]") {
         CHECK(est.estimate(std::stoll(batch))->savedActivationBytes == bytes.get<std::uint64_t>());
 }
 
-TEST_CASE("transformer-12 within 1% of PyTorch", "[accuracy]") { checkModel("transformer-12", OptimizerKind::Adam); }
+TEST_CASE("transformer-12 within 1% of PyTorch", "[accuracy]") {
+    checkModel("transformer-12", OptimizerKind::Adam);
+}
 
-TEST_CASE("gpt2-small within 1% of PyTorch", "[accuracy]") { checkModel("gpt2-small", OptimizerKind::AdamW); }
+TEST_CASE("gpt2-small within 1% of PyTorch", "[accuracy]") {
+    checkModel("gpt2-small", OptimizerKind::AdamW);
+}
 
 TEST_CASE("vgg16, mobilenet_v2 and vit_b_16 within 1% of PyTorch", "[accuracy]") {
     checkModel("vgg16", OptimizerKind::Adam);
@@ -96,7 +103,8 @@ TEST_CASE("vgg16, mobilenet_v2 and vit_b_16 within 1% of PyTorch", "[accuracy]")
     checkModel("vit_b_16", OptimizerKind::Adam);
 }
 
-TEST_CASE("optimizer states of every torch.optim optimizer match PyTorch exactly (resnet50)", "[accuracy][optimizer]") {
+TEST_CASE("optimizer states of every torch.optim optimizer match PyTorch exactly (resnet50)",
+          "[accuracy][optimizer]") {
     const auto ref = reference("optimizers");
     struct Row {
         const char* key;

@@ -1,11 +1,9 @@
-#include "test_util.h"
-
 #include "batchfit/checked.h"
 #include "batchfit/hf_import.h"
-
-#include <nlohmann/json.hpp>
+#include "test_util.h"
 
 #include <limits>
+#include <nlohmann/json.hpp>
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -35,22 +33,27 @@ TEST_CASE("shape errors name the layer path and the shapes", "[bad-input]") {
 }
 
 TEST_CASE("unknown ops and bad attributes are explained", "[bad-input]") {
-    CHECK(createError(oneLayer("[4]", "float32", R"({"name":"x","op":"frobnicate"})")).find("x: unknown op 'frobnicate'") == 0);
-    CHECK(createError(oneLayer("[4]", "float32", R"({"name":"fc","op":"linear"})")).find("missing attribute 'out_features'") !=
-          std::string::npos);
+    CHECK(createError(oneLayer("[4]", "float32", R"({"name":"x","op":"frobnicate"})"))
+              .find("x: unknown op 'frobnicate'") == 0);
+    CHECK(createError(oneLayer("[4]", "float32", R"({"name":"fc","op":"linear"})"))
+              .find("missing attribute 'out_features'") != std::string::npos);
     CHECK(createError(oneLayer("[4]", "float32", R"({"name":"fc","op":"linear","out_features":-3})"))
               .find("must be a positive integer") != std::string::npos);
-    CHECK(createError(oneLayer("[4]", "float32", R"({"name":"e","op":"embedding","num_embeddings":10,"embedding_dim":4})"))
+    CHECK(createError(oneLayer("[4]", "float32",
+                               R"({"name":"e","op":"embedding","num_embeddings":10,"embedding_dim":4})"))
               .find("expects integer token ids") != std::string::npos);
-    CHECK(createError(oneLayer("[4]", "float32", R"({"name":"d","op":"dropout","p":1.5})")).find("dropout p") !=
-          std::string::npos);
+    CHECK(
+        createError(oneLayer("[4]", "float32", R"({"name":"d","op":"dropout","p":1.5})")).find("dropout p") !=
+        std::string::npos);
     CHECK(createError(oneLayer("[4]", "float32", R"({"name":"a","op":"add","inputs":["nowhere","@input"]})"))
               .find("input 'nowhere' names no earlier layer") != std::string::npos);
 }
 
-TEST_CASE("absurd sizes: 10^15 parameters are counted exactly, beyond that is 'too large'", "[bad-input][overflow]") {
+TEST_CASE("absurd sizes: 10^15 parameters are counted exactly, beyond that is 'too large'",
+          "[bad-input][overflow]") {
     // 10^8 x 10^7 linear = 10^15 weights (+10^7 bias).
-    Model big = parseOrFail(oneLayer("[100000000]", "float32", R"({"name":"fc","op":"linear","out_features":10000000})", true));
+    Model big = parseOrFail(
+        oneLayer("[100000000]", "float32", R"({"name":"fc","op":"linear","out_features":10000000})", true));
     auto est = Estimator::create(big, TrainingConfig{}, 0);
     REQUIRE(est);
     CHECK(est->parameterCount() == 1000000000000000ull + 10000000ull);
@@ -59,14 +62,16 @@ TEST_CASE("absurd sizes: 10^15 parameters are counted exactly, beyond that is 't
     CHECK(e->parameterBytes == 4 * (1000000000000000ull + 10000000ull));
     CHECK(est->maxBatch(80ull << 30).largest == 0);
     // 10^18 weights cannot be counted in bytes without overflow past 2^62: a clear error.
-    Model huge = parseOrFail(oneLayer("[1000000000]", "float32", R"({"name":"fc","op":"linear","out_features":1000000000})", true));
+    Model huge = parseOrFail(oneLayer("[1000000000]", "float32",
+                                      R"({"name":"fc","op":"linear","out_features":1000000000})", true));
     auto bad = Estimator::create(huge, TrainingConfig{}, 0);
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message.find("too large") != std::string::npos);
 }
 
 TEST_CASE("batch 2^31 either estimates without wrapping or says too large", "[bad-input][overflow]") {
-    Model small = parseOrFail(oneLayer("[16]", "float32", R"({"name":"fc","op":"linear","out_features":4})", true));
+    Model small =
+        parseOrFail(oneLayer("[16]", "float32", R"({"name":"fc","op":"linear","out_features":4})", true));
     Estimator est = estimator(small);
     auto e = est.estimate(kMaxBatch);
     REQUIRE(e);
@@ -74,7 +79,7 @@ TEST_CASE("batch 2^31 either estimates without wrapping or says too large", "[ba
     REQUIRE(e1);
     CHECK(e->peakAllocatedBytes > e1->peakAllocatedBytes);
     CHECK(e->peakAllocatedBytes >= *est.peakAllocatedBytes(kMaxBatch - 1));
-    CHECK(e->peakAllocatedBytes > (std::uint64_t{1} << 31) * 16 * 4);  // at least the input batch
+    CHECK(e->peakAllocatedBytes > (std::uint64_t{1} << 31) * 16 * 4); // at least the input batch
     CHECK_FALSE(est.estimate(kMaxBatch + 1));
     CHECK_FALSE(est.estimate(0));
     CHECK_FALSE(est.estimate(-5));
@@ -93,11 +98,13 @@ TEST_CASE("batch 2^31 either estimates without wrapping or says too large", "[ba
     }
 }
 
-TEST_CASE("10^15 parameters in an embedding: a number at batch 1 and at batch 2^31, 'too large' past 2^62 bytes",
-          "[bad-input][overflow]") {
+TEST_CASE(
+    "10^15 parameters in an embedding: a number at batch 1 and at batch 2^31, 'too large' past 2^62 bytes",
+    "[bad-input][overflow]") {
     // 10^9 rows x 10^6 dims = 10^15 weights; the gradient and Adam's two states are 4 x 10^15 elements more.
     Model emb = parseOrFail(oneLayer(
-        "[8]", "int64", R"({"name":"e","op":"embedding","num_embeddings":1000000000,"embedding_dim":1000000})", true));
+        "[8]", "int64",
+        R"({"name":"e","op":"embedding","num_embeddings":1000000000,"embedding_dim":1000000})", true));
     TrainingConfig adam;
     adam.optimizer = OptimizerKind::Adam;
     auto est = Estimator::create(emb, adam, 0);
@@ -106,16 +113,19 @@ TEST_CASE("10^15 parameters in an embedding: a number at batch 1 and at batch 2^
     auto e1 = est->estimate(1);
     REQUIRE(e1);
     CHECK(e1->parameterBytes == 4000000000000000ull);
-    CHECK(e1->peakAllocatedBytes >= 4 * e1->parameterBytes);  // weights, gradients, exp_avg, exp_avg_sq
-    // At 2^31 the activations are 2^31 x 8 x 10^6 x 4 bytes (~6.9e16): still below 2^62, so a number that grew.
+    CHECK(e1->peakAllocatedBytes >= 4 * e1->parameterBytes); // weights, gradients, exp_avg, exp_avg_sq
+    // At 2^31 the activations are 2^31 x 8 x 10^6 x 4 bytes (~6.9e16): still below 2^62, so a number that
+    // grew.
     auto big = est->estimate(kMaxBatch);
     REQUIRE(big);
     CHECK(big->peakAllocatedBytes > e1->peakAllocatedBytes + (std::uint64_t{1} << 31) * 8 * 1000000 * 4);
     CHECK(big->peakAllocatedBytes <= kMaxBytes);
     CHECK(est->maxBatch(std::numeric_limits<std::uint64_t>::max()).largest == kMaxBatch);
-    // The same table with 10^8-wide rows: 2^31 x 8 x 10^8 x 4 bytes is past 2^62, a clear error at that batch.
+    // The same table with 10^8-wide rows: 2^31 x 8 x 10^8 x 4 bytes is past 2^62, a clear error at that
+    // batch.
     Model wide = parseOrFail(oneLayer(
-        "[8]", "int64", R"({"name":"e","op":"embedding","num_embeddings":10000000,"embedding_dim":100000000})", true));
+        "[8]", "int64",
+        R"({"name":"e","op":"embedding","num_embeddings":10000000,"embedding_dim":100000000})", true));
     auto west = Estimator::create(wide, TrainingConfig{}, 0);
     REQUIRE(west);
     CHECK(west->parameterCount() == 1000000000000000ull);
@@ -130,7 +140,8 @@ TEST_CASE("10^15 parameters in an embedding: a number at batch 1 and at batch 2^
     CHECK_FALSE(mb.capped);
 }
 
-TEST_CASE("sequence 2^24 from a Hugging Face config: a number or 'too large', never a wrap, and 2^24 + 1 is refused",
+TEST_CASE("sequence 2^24 from a Hugging Face config: a number or 'too large', never a wrap, and 2^24 + 1 is "
+          "refused",
           "[bad-input][overflow]") {
     auto cfg = nlohmann::json::parse(readFile(std::string(BATCHFIT_TEST_DATA) + "/hf/gpt2.json"));
     cfg["n_positions"] = std::int64_t{1} << 24;
@@ -178,8 +189,8 @@ TEST_CASE("repeat counts that expand past the op budget are refused quickly", "[
 }
 
 TEST_CASE("a model without trainable parameters or with layers after the loss is refused", "[bad-input]") {
-    CHECK(createError(oneLayer("[4]", "float32", R"({"name":"r","op":"relu"})")).find("no trainable parameters") !=
-          std::string::npos);
+    CHECK(createError(oneLayer("[4]", "float32", R"({"name":"r","op":"relu"})"))
+              .find("no trainable parameters") != std::string::npos);
     const std::string json = R"({"format":"batchfit-model","version":1,"name":"t","input":{"shape":[4]},
       "layers":[{"name":"fc","op":"linear","out_features":3},{"name":"loss","op":"cross_entropy"},{"name":"r","op":"relu"}]})";
     CHECK_FALSE(createError(json).empty());

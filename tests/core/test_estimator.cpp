@@ -1,6 +1,5 @@
-#include "test_util.h"
-
 #include "batchfit/what_if.h"
+#include "test_util.h"
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -49,10 +48,12 @@ TEST_CASE("the peak of a CNN is in the backward; the verdict reports headroom", 
     auto v = est.verdict(64, 24ull << 30);
     REQUIRE(v);
     CHECK(v->usableBytes == static_cast<std::uint64_t>(static_cast<double>(24ull << 30) * 0.95));
-    CHECK(v->headroomBytes == static_cast<std::int64_t>(v->usableBytes) - static_cast<std::int64_t>(e->requiredBytes));
+    CHECK(v->headroomBytes ==
+          static_cast<std::int64_t>(v->usableBytes) - static_cast<std::int64_t>(e->requiredBytes));
 }
 
-TEST_CASE("gradient checkpointing never raises saved activations and lowers them for deep stacks", "[estimator][property]") {
+TEST_CASE("gradient checkpointing never raises saved activations and lowers them for deep stacks",
+          "[estimator][property]") {
     for (const char* id : {"resnet50", "transformer-12", "gpt2-small", "vit_b_16"}) {
         INFO(id);
         Model m = preset(id);
@@ -91,7 +92,7 @@ TEST_CASE("adding a layer never lowers the peak", "[estimator][property]") {
     Layer extra;
     extra.name = "extra";
     extra.op = "relu";
-    more.layers.insert(more.layers.begin() + 3, extra);  // after relu, before maxpool
+    more.layers.insert(more.layers.begin() + 3, extra); // after relu, before maxpool
     CHECK(estimateAt(more, 16).peakAllocatedBytes >= base.peakAllocatedBytes);
     Model wider = m;
     Layer fc;

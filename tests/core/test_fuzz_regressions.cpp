@@ -1,8 +1,8 @@
-// Replays every input the fuzzers (fuzz/) once failed on, through the same entry points: each must give a clean
-// error or a valid result that satisfies the fuzz properties (fuzz/fuzz_entries.h), and must do so quickly.
-#include "test_util.h"
-
+// Replays every input the fuzzers (fuzz/) once failed on, through the same entry points: each must give a
+// clean error or a valid result that satisfies the fuzz properties (fuzz/fuzz_entries.h), and must do so
+// quickly.
 #include "../../fuzz/fuzz_entries.h"
+#include "test_util.h"
 
 #include <algorithm>
 #include <chrono>
@@ -32,7 +32,8 @@ void replay(const std::string& target, Entry entry) {
         INFO(target << ": " << f.filename().string());
         const std::string bytes = test::readFile(f.string());
         const auto t0 = std::chrono::steady_clock::now();
-        const std::string violation = entry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+        const std::string violation =
+            entry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         CHECK(violation == "");
         // Fuzzing runs with -timeout=10; a regression must stay far from it (generous for sanitizer builds).
@@ -42,11 +43,17 @@ void replay(const std::string& target, Entry entry) {
 
 } // namespace
 
-TEST_CASE("fuzz regressions: model loader", "[fuzz]") { replay("model_loader", fuzz::modelLoaderEntry); }
+TEST_CASE("fuzz regressions: model loader", "[fuzz]") {
+    replay("model_loader", fuzz::modelLoaderEntry);
+}
 
-TEST_CASE("fuzz regressions: Hugging Face importer", "[fuzz]") { replay("hf_import", fuzz::hfImportEntry); }
+TEST_CASE("fuzz regressions: Hugging Face importer", "[fuzz]") {
+    replay("hf_import", fuzz::hfImportEntry);
+}
 
-TEST_CASE("fuzz regressions: estimate", "[fuzz]") { replay("estimate", fuzz::estimateEntry); }
+TEST_CASE("fuzz regressions: estimate", "[fuzz]") {
+    replay("estimate", fuzz::estimateEntry);
+}
 
 #ifdef BATCHFIT_FUZZ_HAVE_ONNX
 TEST_CASE("fuzz regressions: ONNX importer", "[fuzz]") {
@@ -62,14 +69,16 @@ TEST_CASE("fuzz entries accept the seeds: presets, model fixtures, HF configs an
             if (e.path().extension() == ".json") models.push_back(e.path());
     std::sort(models.begin(), models.end());
     REQUIRE(models.size() >= 7);
-    const std::uint8_t header[fuzz::kEstimateHeaderBytes] = {3, 0, 0, 7, 5, 0x40};  // adam, fp32, batch 8, 24 GiB
+    const std::uint8_t header[fuzz::kEstimateHeaderBytes] = {3, 0, 0,
+                                                             7, 5, 0x40}; // adam, fp32, batch 8, 24 GiB
     for (const auto& f : models) {
         INFO(f.filename().string());
         const std::string text = test::readFile(f.string());
         CHECK(fuzz::modelLoaderEntry(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()) == "");
         std::string withHeader(reinterpret_cast<const char*>(header), sizeof header);
         withHeader += text;
-        CHECK(fuzz::estimateEntry(reinterpret_cast<const std::uint8_t*>(withHeader.data()), withHeader.size()) == "");
+        CHECK(fuzz::estimateEntry(reinterpret_cast<const std::uint8_t*>(withHeader.data()),
+                                  withHeader.size()) == "");
     }
     for (const auto& e : std::filesystem::directory_iterator(std::string(BATCHFIT_TEST_DATA) + "/hf")) {
         INFO(e.path().filename().string());
@@ -83,7 +92,8 @@ TEST_CASE("fuzz entries accept the seeds: presets, model fixtures, HF configs an
             if (e.path().extension() != ".onnx") continue;
             INFO(e.path().filename().string());
             const std::string bytes = test::readFile(e.path().string());
-            CHECK(fuzz::onnxImportEntry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) == "");
+            CHECK(fuzz::onnxImportEntry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) ==
+                  "");
         }
 #endif
 }

@@ -1,6 +1,5 @@
-#include "test_util.h"
-
 #include "batchfit/hf_import.h"
+#include "test_util.h"
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -17,9 +16,15 @@ Model hf(const std::string& file, HfImportOptions o = {}) {
 
 TEST_CASE("Hugging Face configs give the published parameter counts", "[hf]") {
     const std::pair<const char*, std::uint64_t> published[] = {
-        {"gpt2.json", 124439808ull},          {"llama-2-7b.json", 6738415616ull},  {"mistral-7b.json", 7241732096ull},
-        {"llama-3-8b.json", 8030261248ull},   {"qwen2-0.5b.json", 494032768ull},   {"gemma-2b.json", 2506172416ull},
-        {"phi-3-mini-4k.json", 3821079552ull}, {"pythia-160m.json", 162322944ull}, {"bert-base-uncased.json", 109514298ull},
+        {"gpt2.json", 124439808ull},
+        {"llama-2-7b.json", 6738415616ull},
+        {"mistral-7b.json", 7241732096ull},
+        {"llama-3-8b.json", 8030261248ull},
+        {"qwen2-0.5b.json", 494032768ull},
+        {"gemma-2b.json", 2506172416ull},
+        {"phi-3-mini-4k.json", 3821079552ull},
+        {"pythia-160m.json", 162322944ull},
+        {"bert-base-uncased.json", 109514298ull},
         {"bert-base-classifier.json", 109483778ull},
     };
     for (const auto& [file, params] : published) {
@@ -59,8 +64,8 @@ TEST_CASE("GQA and flash attention shape the estimate", "[hf]") {
     o.sequenceLength = 4096;
     Model mistral = hf("mistral-7b.json", o);
     Model llama = hf("llama-2-7b.json", o);
-    // Mistral's k/v projections are 4x smaller (8 kv heads): its attention saves less per layer than Llama-2's,
-    // even though its MLP is wider.
+    // Mistral's k/v projections are 4x smaller (8 kv heads): its attention saves less per layer than
+    // Llama-2's, even though its MLP is wider.
     const auto m = estimateAt(mistral, 1);
     const auto l = estimateAt(llama, 1);
     CHECK(m.parameterCount > l.parameterCount);
@@ -80,9 +85,10 @@ TEST_CASE("bad or unsupported configs are explained", "[hf][bad-input]") {
     CHECK(err("{").find("config.json: not valid JSON") == 0);
     CHECK(err(R"({"hidden_size": 4})").find("$.model_type: missing") != std::string::npos);
     CHECK(err(R"({"model_type": "t5"})").find("'t5' is not supported") != std::string::npos);
-    CHECK(err(R"({"model_type": "llama", "hidden_size": "big"})").find("$.hidden_size: expected a positive integer") !=
+    CHECK(err(R"({"model_type": "llama", "hidden_size": "big"})")
+              .find("$.hidden_size: expected a positive integer") != std::string::npos);
+    CHECK(err(R"({"model_type": "llama", "hidden_size": 64})").find("$.num_hidden_layers: missing") !=
           std::string::npos);
-    CHECK(err(R"({"model_type": "llama", "hidden_size": 64})").find("$.num_hidden_layers: missing") != std::string::npos);
     auto moe = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/mixtral-8x7b.json");
     REQUIRE_FALSE(moe);
     CHECK(moe.error().message.find("mixture of experts") != std::string::npos);

@@ -52,21 +52,23 @@ TEST_CASE("errors name the file, the JSON path and what was expected", "[model_i
         REQUIRE_FALSE(m);
         return m.error().message;
     };
-    CHECK(bad("{") .find("broken.json: not valid JSON") == 0);
+    CHECK(bad("{").find("broken.json: not valid JSON") == 0);
     CHECK(bad(R"({"format":"other","version":1})").find("$.format") != std::string::npos);
-    CHECK(bad(R"({"format":"batchfit-model","version":7,"input":{"shape":[1]},"layers":[]})").find("unsupported version 7") !=
-          std::string::npos);
+    CHECK(bad(R"({"format":"batchfit-model","version":7,"input":{"shape":[1]},"layers":[]})")
+              .find("unsupported version 7") != std::string::npos);
     const std::string head = R"({"format":"batchfit-model","version":1,"input":{"shape":[4]},"layers":)";
-    CHECK(bad(head + R"([{"name":"a","op":"linear","out_features":{"x":1}}]})").find("$.layers[0].out_features: expected") !=
+    CHECK(bad(head + R"([{"name":"a","op":"linear","out_features":{"x":1}}]})")
+              .find("$.layers[0].out_features: expected") != std::string::npos);
+    CHECK(bad(head + R"([{"name":"a","layers":[{"name":"b","op":"relu"}],"repeat":0}]})")
+              .find("$.layers[0].repeat") != std::string::npos);
+    CHECK(bad(head + R"([{"name":"a","layers":[],"repeat":5000000000}]})").find("too large") !=
           std::string::npos);
-    CHECK(bad(head + R"([{"name":"a","layers":[{"name":"b","op":"relu"}],"repeat":0}]})").find("$.layers[0].repeat") !=
-          std::string::npos);
-    CHECK(bad(head + R"([{"name":"a","layers":[],"repeat":5000000000}]})").find("too large") != std::string::npos);
     CHECK(bad(head + R"([{"name":"a","op":"relu"},{"name":"a","op":"relu"}]})").find("duplicate name 'a'") !=
           std::string::npos);
     CHECK(bad(head + R"([{"name":"a.b","op":"relu"}]})").find("must not contain") != std::string::npos);
-    CHECK(bad(R"({"format":"batchfit-model","version":1,"input":{"shape":[0]},"layers":[{"name":"a","op":"relu"}]})")
-              .find("$.input.shape") != std::string::npos);
+    CHECK(
+        bad(R"({"format":"batchfit-model","version":1,"input":{"shape":[0]},"layers":[{"name":"a","op":"relu"}]})")
+            .find("$.input.shape") != std::string::npos);
 }
 
 TEST_CASE("deeply nested blocks are refused, not recursed into", "[model_io][bad-input]") {
@@ -94,7 +96,7 @@ TEST_CASE("saving is atomic: a failed save leaves the old file intact", "[model_
     auto loaded = loadModelFile(path);
     REQUIRE(loaded);
     CHECK(*loaded == m);
-    if (::geteuid() != 0) {  // root ignores permissions
+    if (::geteuid() != 0) { // root ignores permissions
         fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
         Model other = preset("vgg16");
         auto st = saveModelFile(other, path);

@@ -1,9 +1,8 @@
-// ONNX import (issue 5, part 3). The fixtures in tests/data/onnx/ come from tools/export_onnx_fixture.py tiny;
-// the resnet18 comparison with torch is the ctest "onnx: resnet18 exported by torch". Built with and without
-// libonnx-dev: without it only the "no ONNX support" behaviour is checked.
-#include "test_util.h"
-
+// ONNX import (issue 5, part 3). The fixtures in tests/data/onnx/ come from tools/export_onnx_fixture.py
+// tiny; the resnet18 comparison with torch is the ctest "onnx: resnet18 exported by torch". Built with and
+// without libonnx-dev: without it only the "no ONNX support" behaviour is checked.
 #include "batchfit/onnx_import.h"
+#include "test_util.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -15,7 +14,9 @@ using namespace batchfit::test;
 
 namespace {
 
-std::string onnxPath(const std::string& file) { return std::string(BATCHFIT_TEST_DATA) + "/onnx/" + file; }
+std::string onnxPath(const std::string& file) {
+    return std::string(BATCHFIT_TEST_DATA) + "/onnx/" + file;
+}
 
 Model importOrFail(const std::string& file, const OnnxImportOptions& o = {}) {
     auto m = importOnnxFile(onnxPath(file), o);
@@ -35,7 +36,9 @@ std::vector<std::string> ops(const Model& m) {
     return out;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 /// The import either fails with a message or gives a model that validates and can be estimated (or refused).
 void importSafely(const std::string& bytes, const std::string& what) {
@@ -59,7 +62,8 @@ TEST_CASE("the ONNX importer's options", "[onnx]") {
     CHECK(*parseOnnxLoss("none") == OnnxLoss::None);
     CHECK_FALSE(parseOnnxLoss("nll").ok());
     const auto supported = onnxSupportedOperators();
-    for (const char* t : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "Relu", "Softmax"})
+    for (const char* t :
+         {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "Relu", "Softmax"})
         CHECK(std::find(supported.begin(), supported.end(), t) != supported.end());
 }
 
@@ -68,7 +72,8 @@ TEST_CASE("a build without ONNX says which packages enable it", "[onnx]") {
         WARN("this build has ONNX support: the no-ONNX error is not reachable");
         return;
     }
-    for (auto m : {importOnnxFile(onnxPath("tiny_cnn.onnx")), importOnnx(readFile(onnxPath("tiny_cnn.onnx")), "tiny_cnn.onnx")}) {
+    for (auto m : {importOnnxFile(onnxPath("tiny_cnn.onnx")),
+                   importOnnx(readFile(onnxPath("tiny_cnn.onnx")), "tiny_cnn.onnx")}) {
         REQUIRE_FALSE(m.ok());
         INFO(m.error().message);
         CHECK(has(m.error().message, "tiny_cnn.onnx"));
@@ -104,7 +109,8 @@ TEST_CASE("a small CNN maps layer for layer", "[onnx]") {
     CHECK(findLayer(m, "pool")->attrs.getInt("stride") == 2);
 
     // The same network written by hand gives the same estimate.
-    const Model hand = parseOrFail(R"({"format":"batchfit-model","version":1,"name":"t","input":{"shape":[3,16,16],"dtype":"float32"},
+    const Model hand = parseOrFail(
+        R"({"format":"batchfit-model","version":1,"name":"t","input":{"shape":[3,16,16],"dtype":"float32"},
       "layers":[{"name":"conv1","op":"conv2d","out_channels":8,"kernel":3,"padding":1,"bias":false},
                 {"name":"bn1","op":"batchnorm2d"},{"name":"relu","op":"relu"},
                 {"name":"pool","op":"maxpool2d","kernel":2,"stride":2},
@@ -119,17 +125,18 @@ TEST_CASE("a small CNN maps layer for layer", "[onnx]") {
     CHECK(a.peakAllocatedBytes == b.peakAllocatedBytes);
 }
 
-TEST_CASE("MatMul + Add becomes a linear, torch's erf GELU a gelu, a Shape-computed reshape a reshape", "[onnx]") {
+TEST_CASE("MatMul + Add becomes a linear, torch's erf GELU a gelu, a Shape-computed reshape a reshape",
+          "[onnx]") {
     if (!onnxImportAvailable()) return;
     const Model m = importOrFail("token_mlp.onnx");
     CHECK(m.inputShape == Shape{4, 8});
-    CHECK(ops(m) == std::vector<std::string>{"linear", "gelu", "linear", "layernorm", "reshape", "dropout", "linear",
-                                             "cross_entropy"});
+    CHECK(ops(m) == std::vector<std::string>{"linear", "gelu", "linear", "layernorm", "reshape", "dropout",
+                                             "linear", "cross_entropy"});
     REQUIRE(findLayer(m, "fc1"));
     CHECK(findLayer(m, "fc1")->attrs.getInt("out_features") == 16);
     CHECK(findLayer(m, "fc1")->attrs.getBool("bias") == true);
     REQUIRE(findLayer(m, "act"));
-    CHECK(findLayer(m, "act")->inputs.empty());  // reads fc1, the previous layer
+    CHECK(findLayer(m, "act")->inputs.empty()); // reads fc1, the previous layer
     const Layer& reshape = m.layers[4];
     CHECK(reshape.attrs.getInts("shape", 1) == std::vector<std::int64_t>{32});
     CHECK(m.layers[5].attrs.getDouble("p") == 0.25);
@@ -151,7 +158,7 @@ TEST_CASE("eager self-attention maps to matmul, scale and softmax with explicit 
     REQUIRE(scores);
     CHECK(scores->op == "matmul");
     CHECK(scores->inputs.size() == 2);
-    const Layer* scale = findLayer(m, "attn_div");  // the Div by sqrt(head_dim)
+    const Layer* scale = findLayer(m, "attn_div"); // the Div by sqrt(head_dim)
     REQUIRE(scale);
     CHECK(scale->op == "scale");
     CHECK(scale->attrs.getDouble("factor") == 0.5);
@@ -181,8 +188,8 @@ TEST_CASE("torch's decomposed layer_norm (before opset 17) becomes one layernorm
 TEST_CASE("class token, learned position embedding, SiLU and a token select", "[onnx]") {
     if (!onnxImportAvailable()) return;
     const Model m = importOrFail("vit_tiny.onnx");
-    CHECK(ops(m) == std::vector<std::string>{"conv2d", "reshape", "transpose", "class_token", "learned_add", "silu",
-                                             "select", "linear", "cross_entropy"});
+    CHECK(ops(m) == std::vector<std::string>{"conv2d", "reshape", "transpose", "class_token", "learned_add",
+                                             "silu", "select", "linear", "cross_entropy"});
     CHECK(estimator(m).parameterCount() == 16 * 3 * 16 + 16 + 16 + 5 * 16 + 10 * 16 + 10);
     (void)estimateAt(m, 2);
 }
@@ -202,8 +209,8 @@ TEST_CASE("operators BatchFit cannot map are named, or become opaque when allowe
     OnnxImportOptions o;
     o.allowOpaque = true;
     const Model opaque = importOrFail("unknown_ops.onnx", o);
-    CHECK(ops(opaque) == std::vector<std::string>{"conv2d", "opaque", "opaque", "adaptive_avgpool2d", "flatten",
-                                                  "cross_entropy"});
+    CHECK(ops(opaque) == std::vector<std::string>{"conv2d", "opaque", "opaque", "adaptive_avgpool2d",
+                                                  "flatten", "cross_entropy"});
     const Layer& erf = opaque.layers[1];
     CHECK(erf.attrs.getInts("output_shape", 1) == std::vector<std::int64_t>{4, 4, 4});
     CHECK(erf.attrs.getInt("params") == 0);
@@ -233,14 +240,15 @@ TEST_CASE("hostile ONNX files give errors that say what is wrong", "[onnx]") {
         CHECK(has(m.error().message, expected));
     }
     CHECK(has(importOnnx(std::string(), "empty.onnx").error().message, "empty"));
-    CHECK(has(importOnnx(std::string("{\"format\": \"batchfit-model\"}"), "x.onnx").error().message, "not an ONNX model"));
+    CHECK(has(importOnnx(std::string("{\"format\": \"batchfit-model\"}"), "x.onnx").error().message,
+              "not an ONNX model"));
     CHECK(has(importOnnxFile(onnxPath("does-not-exist.onnx")).error().message, "cannot read"));
 }
 
 TEST_CASE("truncated and corrupted ONNX files never crash the importer", "[onnx]") {
     if (!onnxImportAvailable()) return;
-    for (const char* file : {"tiny_cnn.onnx", "token_mlp.onnx", "attention.onnx", "vit_tiny.onnx", "layernorm_opset14.onnx",
-                             "unknown_ops.onnx"}) {
+    for (const char* file : {"tiny_cnn.onnx", "token_mlp.onnx", "attention.onnx", "vit_tiny.onnx",
+                             "layernorm_opset14.onnx", "unknown_ops.onnx"}) {
         const std::string bytes = readFile(onnxPath(file));
         REQUIRE(bytes.size() > 100);
         for (std::size_t cut = 0; cut < bytes.size(); cut += 1 + cut / 16)
@@ -262,7 +270,8 @@ TEST_CASE("truncated and corrupted ONNX files never crash the importer", "[onnx]
 TEST_CASE("importOnnx on bytes and importOnnxFile agree", "[onnx]") {
     if (!onnxImportAvailable()) return;
     const std::string bytes = readFile(onnxPath("tiny_cnn.onnx"));
-    auto a = importOnnx(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), onnxPath("tiny_cnn.onnx"));
+    auto a = importOnnx(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(),
+                        onnxPath("tiny_cnn.onnx"));
     REQUIRE(a);
     CHECK(serializeModel(*a) == serializeModel(importOrFail("tiny_cnn.onnx")));
 }

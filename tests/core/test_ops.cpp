@@ -10,12 +10,12 @@ using namespace batchfit::test;
 namespace {
 
 struct OpCase {
-    const char* name;      ///< case in ops.json
-    const char* input;     ///< per-sample input shape
+    const char* name;  ///< case in ops.json
+    const char* input; ///< per-sample input shape
     const char* dtype;
-    const char* layers;    ///< BatchFit layers (JSON array body)
+    const char* layers; ///< BatchFit layers (JSON array body)
     Precision precision = Precision::Fp32;
-    std::int64_t adjust = 0;  ///< known per-sample difference, explained where used
+    std::int64_t adjust = 0; ///< known per-sample difference, explained where used
 };
 
 // "g" makes the input require grad, as in the measurement (a learned add saves nothing).
@@ -23,13 +23,15 @@ struct OpCase {
 
 const OpCase kCases[] = {
     {"linear_2d_bias", "[768]", "float32", R"({"name":"l","op":"linear","out_features":3072})"},
-    {"linear_2d_nobias", "[768]", "float32", R"({"name":"l","op":"linear","out_features":3072,"bias":false})"},
+    {"linear_2d_nobias", "[768]", "float32",
+     R"({"name":"l","op":"linear","out_features":3072,"bias":false})"},
     {"linear_3d_bias", "[128,768]", "float32", R"({"name":"l","op":"linear","out_features":3072})"},
     {"linear_3d_noncontig_input", "[64,32]", "float32",
      G R"({"name":"t","op":"transpose","dim0":0,"dim1":1},{"name":"l","op":"linear","out_features":64})"},
     {"linear_first_token_view", "[128,768]", "float32",
      G R"({"name":"s","op":"select","dim":0,"index":0},{"name":"l","op":"linear","out_features":768})"},
-    {"conv1d", "[64,100]", "float32", R"({"name":"c","op":"conv1d","out_channels":128,"kernel":3,"padding":1})"},
+    {"conv1d", "[64,100]", "float32",
+     R"({"name":"c","op":"conv1d","out_channels":128,"kernel":3,"padding":1})"},
     {"conv2d_3x3", "[64,56,56]", "float32",
      R"({"name":"c","op":"conv2d","out_channels":64,"kernel":3,"padding":1,"bias":false})"},
     {"conv2d_stem_input_nograd", "[3,224,224]", "float32",
@@ -42,27 +44,33 @@ const OpCase kCases[] = {
      R"({"name":"c","op":"conv2d","out_channels":32,"kernel":3,"padding":1,"groups":32,"bias":false})"},
     {"conv2d_groups4", "[64,28,28]", "float32",
      R"({"name":"c","op":"conv2d","out_channels":64,"kernel":3,"padding":1,"groups":4})"},
-    {"conv2d_1x1", "[256,56,56]", "float32", R"({"name":"c","op":"conv2d","out_channels":64,"kernel":1,"bias":false})"},
+    {"conv2d_1x1", "[256,56,56]", "float32",
+     R"({"name":"c","op":"conv2d","out_channels":64,"kernel":1,"bias":false})"},
     {"conv2d_patchify_vit", "[3,224,224]", "float32",
      R"({"name":"c","op":"conv2d","out_channels":768,"kernel":16,"stride":16})"},
-    {"conv3d", "[8,8,16,16]", "float32", R"({"name":"c","op":"conv3d","out_channels":16,"kernel":3,"padding":1})"},
+    {"conv3d", "[8,8,16,16]", "float32",
+     R"({"name":"c","op":"conv3d","out_channels":16,"kernel":3,"padding":1})"},
     {"conv_transpose2d", "[64,28,28]", "float32",
      R"({"name":"c","op":"conv_transpose2d","out_channels":32,"kernel":4,"stride":2,"padding":1})"},
     // ShuffleNetV2's branch: the conv saves the channel slice as is, which keeps the whole [64,28,28] alive.
     {"conv2d_channel_slice_input", "[64,28,28]", "float32",
-     G R"({"name":"s","op":"slice","dim":0,"start":32},{"name":"c","op":"conv2d","out_channels":32,"kernel":1,"bias":false})"},
+     G
+     R"({"name":"s","op":"slice","dim":0,"start":32},{"name":"c","op":"conv2d","out_channels":32,"kernel":1,"bias":false})"},
     {"batchnorm1d", "[256]", "float32", G R"({"name":"b","op":"batchnorm1d"})"},
     {"batchnorm1d_3d", "[64,100]", "float32", G R"({"name":"b","op":"batchnorm1d"})"},
     {"batchnorm2d", "[64,56,56]", "float32", G R"({"name":"b","op":"batchnorm2d"})"},
     {"layernorm", "[128,768]", "float32", G R"({"name":"n","op":"layernorm"})"},
     {"groupnorm", "[256,28,28]", "float32", G R"({"name":"n","op":"groupnorm","groups":32})"},
     // torch 1.13's mean() saves its input (the x² tensor); torch 2.x saves only sizes. BatchFit follows 2.x.
-    {"rmsnorm_llama", "[128,768]", "float32", G R"({"name":"n","op":"rmsnorm"})", Precision::Fp32, -128 * 768 * 4},
-    {"embedding", "[128]", "int64", R"({"name":"e","op":"embedding","num_embeddings":30522,"embedding_dim":768})"},
+    {"rmsnorm_llama", "[128,768]", "float32", G R"({"name":"n","op":"rmsnorm"})", Precision::Fp32,
+     -128 * 768 * 4},
+    {"embedding", "[128]", "int64",
+     R"({"name":"e","op":"embedding","num_embeddings":30522,"embedding_dim":768})"},
     {"relu", "[3072]", "float32", G R"({"name":"a","op":"relu"})"},
     {"linear_relu_inplace", "[768]", "float32",
      R"({"name":"l","op":"linear","out_features":3072},{"name":"a","op":"relu","inplace":true})"},
-    {"linear_relu", "[768]", "float32", R"({"name":"l","op":"linear","out_features":3072},{"name":"a","op":"relu"})"},
+    {"linear_relu", "[768]", "float32",
+     R"({"name":"l","op":"linear","out_features":3072},{"name":"a","op":"relu"})"},
     {"relu6", "[3072]", "float32", G R"({"name":"a","op":"relu6"})"},
     {"leaky_relu", "[3072]", "float32", G R"({"name":"a","op":"leaky_relu"})"},
     {"gelu", "[3072]", "float32", G R"({"name":"a","op":"gelu"})"},
@@ -73,10 +81,13 @@ const OpCase kCases[] = {
     {"hardswish", "[3072]", "float32", G R"({"name":"a","op":"hardswish"})"},
     {"softmax", "[12,128,128]", "float32", G R"({"name":"a","op":"softmax"})"},
     {"native_dropout", "[128,768]", "float32", G R"({"name":"d","op":"dropout","p":0.1})"},
-    {"maxpool2d", "[64,112,112]", "float32", G R"({"name":"p","op":"maxpool2d","kernel":3,"stride":2,"padding":1})"},
+    {"maxpool2d", "[64,112,112]", "float32",
+     G R"({"name":"p","op":"maxpool2d","kernel":3,"stride":2,"padding":1})"},
     {"avgpool2d", "[64,56,56]", "float32", G R"({"name":"p","op":"avgpool2d","kernel":2})"},
-    {"adaptive_avgpool2d_1", "[2048,7,7]", "float32", G R"({"name":"p","op":"adaptive_avgpool2d","output_size":1})"},
-    {"adaptive_avgpool2d_7", "[512,14,14]", "float32", G R"({"name":"p","op":"adaptive_avgpool2d","output_size":7})"},
+    {"adaptive_avgpool2d_1", "[2048,7,7]", "float32",
+     G R"({"name":"p","op":"adaptive_avgpool2d","output_size":1})"},
+    {"adaptive_avgpool2d_7", "[512,14,14]", "float32",
+     G R"({"name":"p","op":"adaptive_avgpool2d","output_size":7})"},
     {"flatten", "[512,7,7]", "float32", G R"({"name":"f","op":"flatten"})"},
     {"flatten_linear", "[2048,1,1]", "float32",
      G R"({"name":"f","op":"flatten"},{"name":"l","op":"linear","out_features":1000})"},
@@ -88,7 +99,8 @@ const OpCase kCases[] = {
     {"mul_one_requires_grad", "[128,768]", "float32",
      R"({"name":"a","op":"learned_add","inputs":["@input"]},{"name":"m","op":"mul","inputs":["a","@input"]})"},
     {"concat", "[96,28,28]", "float32",
-     G R"({"name":"x","op":"slice","dim":0,"end":64,"inputs":["g"]},{"name":"y","op":"slice","dim":0,"start":64,"inputs":["g"]},{"name":"c","op":"concat","inputs":["x","y"]})"},
+     G
+     R"({"name":"x","op":"slice","dim":0,"end":64,"inputs":["g"]},{"name":"y","op":"slice","dim":0,"start":64,"inputs":["g"]},{"name":"c","op":"concat","inputs":["x","y"]})"},
     {"matmul_3d", "[128,64]", "float32",
      R"({"name":"a","op":"learned_add","inputs":["@input"]},{"name":"b0","op":"learned_add","inputs":["@input"]},{"name":"b","op":"transpose","dim0":0,"dim1":1,"inputs":["b0"]},{"name":"m","op":"matmul","inputs":["a","b"]})"},
     {"matmul_4d", "[12,128,64]", "float32",
@@ -97,21 +109,27 @@ const OpCase kCases[] = {
     {"cross_entropy_3d_positions", "[64,1000]", "float32", G R"({"name":"loss","op":"cross_entropy"})"},
     {"mse_loss", "[1000]", "float32", G R"({"name":"loss","op":"mse_loss"})"},
     // autocast: the casts are what the ops save; the weight's bf16 copy is cached and counted once.
-    {"ac_linear_3d_bias", "[128,768]", "float32", G R"({"name":"l","op":"linear","out_features":3072})", Precision::AmpBf16},
-    {"ac_linear_2d_bias", "[768]", "float32", G R"({"name":"l","op":"linear","out_features":3072})", Precision::AmpBf16},
-    {"ac_conv2d", "[64,56,56]", "float32", G R"({"name":"c","op":"conv2d","out_channels":64,"kernel":3,"padding":1,"bias":false})",
+    {"ac_linear_3d_bias", "[128,768]", "float32", G R"({"name":"l","op":"linear","out_features":3072})",
+     Precision::AmpBf16},
+    {"ac_linear_2d_bias", "[768]", "float32", G R"({"name":"l","op":"linear","out_features":3072})",
+     Precision::AmpBf16},
+    {"ac_conv2d", "[64,56,56]", "float32",
+     G R"({"name":"c","op":"conv2d","out_channels":64,"kernel":3,"padding":1,"bias":false})",
      Precision::AmpBf16},
     {"ac_layernorm", "[128,768]", "float32", G R"({"name":"n","op":"layernorm"})", Precision::AmpBf16},
     {"ac_gelu", "[3072]", "float32", G R"({"name":"a","op":"gelu"})", Precision::AmpBf16},
     {"ac_gelu_bf16_input", "[768]", "float32",
      G R"({"name":"l","op":"linear","out_features":3072},{"name":"a","op":"gelu"})", Precision::AmpBf16},
-    {"ac_cross_entropy", "[1000]", "float32", G R"({"name":"loss","op":"cross_entropy"})", Precision::AmpBf16},
+    {"ac_cross_entropy", "[1000]", "float32", G R"({"name":"loss","op":"cross_entropy"})",
+     Precision::AmpBf16},
     {"ac_cross_entropy_bf16_logits", "[768]", "float32",
-     G R"({"name":"l","op":"linear","out_features":1000},{"name":"loss","op":"cross_entropy"})", Precision::AmpBf16},
+     G R"({"name":"l","op":"linear","out_features":1000},{"name":"loss","op":"cross_entropy"})",
+     Precision::AmpBf16},
 };
 
 const nlohmann::json& opsReference() {
-    static const nlohmann::json j = nlohmann::json::parse(readFile(std::string(BATCHFIT_TEST_DATA) + "/reference/ops.json"));
+    static const nlohmann::json j =
+        nlohmann::json::parse(readFile(std::string(BATCHFIT_TEST_DATA) + "/reference/ops.json"));
     return j;
 }
 

@@ -25,14 +25,16 @@ TEST_CASE("optimizer states per parameter (fp32)", "[training][optimizer]") {
     CHECK(states(OptimizerKind::Sgd) == 0);
     CHECK(states(OptimizerKind::SgdMomentum) == 4 * kParams);
     CHECK(states(OptimizerKind::SgdNesterov) == 4 * kParams);
-    CHECK(states(OptimizerKind::Adam) == 8 * kParams + 4 * 4);  // + a 4-byte step tensor per parameter tensor
+    CHECK(states(OptimizerKind::Adam) == 8 * kParams + 4 * 4); // + a 4-byte step tensor per parameter tensor
     CHECK(states(OptimizerKind::AdamW, Precision::Fp32, true) == 12 * kParams + 4 * 4);
     CHECK(states(OptimizerKind::Adagrad) == 4 * kParams + 4 * 4);
     CHECK(states(OptimizerKind::Lion) == 4 * kParams);
     // Adafactor: rows + cols for matrices, full for vectors.
     CHECK(states(OptimizerKind::Adafactor) == 4 * ((1000 + 1000) + 1000 + (10 + 1000) + 10));
-    // 8-bit Adam: tensors >= 4096 elements take 1 byte per state + an fp32 absmax per 2048-block; small ones 32-bit.
-    const std::uint64_t big = 2 * 1000000 + 2 * ((1000000 + 2047) / 2048) * 4 + 2 * 10000 + 2 * ((10000 + 2047) / 2048) * 4;
+    // 8-bit Adam: tensors >= 4096 elements take 1 byte per state + an fp32 absmax per 2048-block; small ones
+    // 32-bit.
+    const std::uint64_t big =
+        2 * 1000000 + 2 * ((1000000 + 2047) / 2048) * 4 + 2 * 10000 + 2 * ((10000 + 2047) / 2048) * 4;
     CHECK(states(OptimizerKind::Adam8bit) == big + 2 * 4 * (1000 + 10) + 2 * 256 * 4);
 }
 
@@ -91,10 +93,12 @@ TEST_CASE("gradients: set_to_none frees them between steps, accumulation keeps t
     acc.accumulationSteps = 4;
     const auto a = estimateAt(m, 32, acc);
     CHECK(a.peakAllocatedBytes >= none.peakAllocatedBytes);
-    CHECK(a.atPeak[Component::Gradients] >= a.gradientBytes);  // the second micro-batch runs with all grads alive
+    CHECK(a.atPeak[Component::Gradients] >=
+          a.gradientBytes); // the second micro-batch runs with all grads alive
 }
 
-TEST_CASE("first step creates optimizer states in step(); steady state has them from the start", "[training]") {
+TEST_CASE("first step creates optimizer states in step(); steady state has them from the start",
+          "[training]") {
     Model m = preset("transformer-12");
     TrainingConfig first;
     first.firstStep = true;

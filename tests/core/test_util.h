@@ -46,8 +46,9 @@ inline std::string readFile(const std::string& path) {
 /// A model of one layer (plus an optional loss) over an input.
 inline std::string oneLayer(const std::string& input, const std::string& dtype, const std::string& layer,
                             bool withLoss = false) {
-    return R"({"format":"batchfit-model","version":1,"name":"t","input":{"shape":)" + input + R"(,"dtype":")" + dtype +
-           R"("},"layers":[)" + layer + (withLoss ? R"(,{"name":"loss","op":"mse_loss"})" : "") + "]}";
+    return R"({"format":"batchfit-model","version":1,"name":"t","input":{"shape":)" + input +
+           R"(,"dtype":")" + dtype + R"("},"layers":[)" + layer +
+           (withLoss ? R"(,{"name":"loss","op":"mse_loss"})" : "") + "]}";
 }
 
 } // namespace batchfit::test

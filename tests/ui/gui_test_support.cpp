@@ -31,7 +31,8 @@ ModalWatcher::ModalWatcher(int button) : m_timer(new QTimer) {
     auto texts = m_texts;
     QObject::connect(m_timer, &QTimer::timeout, [texts, button] {
         QWidget* w = QApplication::activeModalWidget();
-        if (!w || qobject_cast<QProgressDialog*>(w)) return; // progress goes away by itself; closing it cancels
+        if (!w || qobject_cast<QProgressDialog*>(w))
+            return; // progress goes away by itself; closing it cancels
         if (auto* box = qobject_cast<QMessageBox*>(w)) {
             texts->append(box->text());
             QAbstractButton* b = box->button(static_cast<QMessageBox::StandardButton>(button));

@@ -166,13 +166,15 @@ TEST_CASE("the chart's range widens to the largest measured batch and keeps it o
     QFile src(data(QStringLiteral("resnet18-cpu.json")));
     REQUIRE(src.open(QIODevice::ReadOnly));
     QString text = QString::fromUtf8(src.readAll());
-    const QString last = QStringLiteral("\"saved_activation_bytes\": 88812196,\n      \"max_memory_allocated\": null\n    }");
+    const QString last =
+        QStringLiteral("\"saved_activation_bytes\": 88812196,\n      \"max_memory_allocated\": null\n    }");
     REQUIRE(text.contains(last));
-    text.replace(last, last + QStringLiteral(",\n    {\"batch\": %1, \"parameter_bytes\": 46758048, "
-                                             "\"gradient_bytes\": 46758048, \"optimizer_state_bytes\": 93516344, "
-                                             "\"saved_activation_bytes\": %2, \"max_memory_allocated\": null}")
-                                  .arg(far)
-                                  .arg(22203049LL * far));
+    text.replace(last,
+                 last + QStringLiteral(",\n    {\"batch\": %1, \"parameter_bytes\": 46758048, "
+                                       "\"gradient_bytes\": 46758048, \"optimizer_state_bytes\": 93516344, "
+                                       "\"saved_activation_bytes\": %2, \"max_memory_allocated\": null}")
+                            .arg(far)
+                            .arg(22203049LL * far));
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("far.json"));
     QFile out(path);

@@ -15,10 +15,11 @@
 
 using namespace batchfit;
 
-// The speed target (<= 8 ms a tick) is a benchmark: bench/bench_gui.cpp. This checks what makes ticks cheap and
-// right: a tick re-evaluates the lowered step for the new batch without asking for a new estimate (no
+// The speed target (<= 8 ms a tick) is a benchmark: bench/bench_gui.cpp. This checks what makes ticks cheap
+// and right: a tick re-evaluates the lowered step for the new batch without asking for a new estimate (no
 // re-lowering), and what is shown is the core's estimate at exactly that batch.
-TEST_CASE("a slider tick shows the core's estimate at that batch without re-lowering the model", "[window][slider]") {
+TEST_CASE("a slider tick shows the core's estimate at that batch without re-lowering the model",
+          "[window][slider]") {
     test::app();
     test::TempSettings temp;
     MainWindow w(&temp.settings());

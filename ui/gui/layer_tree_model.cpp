@@ -294,8 +294,9 @@ QVariant LayerTreeModel::toolTipData(const Node& n, int column) const {
             .arg(ByteFormat::bytes(n.outputBytes))
             .arg(m_batch);
     if (column == ParametersColumn && n.hasFigures)
-        return tr("Parameters of this layer: tied weights count once, at their first use; buffers such as "
-                  "running statistics are not counted. Blocks show the sum over their layers and repetitions.");
+        return tr(
+            "Parameters of this layer: tied weights count once, at their first use; buffers such as "
+            "running statistics are not counted. Blocks show the sum over their layers and repetitions.");
     if (n.kind == Kind::Input)
         return tr(
             "The per-sample input: shape without the batch dimension, and its dtype. Select it to edit.");

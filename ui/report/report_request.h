@@ -28,7 +28,7 @@ struct ReportRequest {
     /// tools/torch_measure.py points compared with the estimate: the JSON report lists them under "measured",
     /// as `batchfit-cli estimate --measured --json` does
     std::vector<MeasurementComparison> comparisons;
-    QDateTime generatedAt;               ///< printed on the report; invalid: now
+    QDateTime generatedAt; ///< printed on the report; invalid: now
 };
 
 } // namespace batchfit

@@ -9,13 +9,13 @@
 namespace batchfit {
 
 struct GpuSpec {
-    std::string id;            ///< "rtx-4090"
-    std::string name;          ///< "NVIDIA GeForce RTX 4090"
-    std::string vendor;        ///< "NVIDIA" / "AMD"
+    std::string id;     ///< "rtx-4090"
+    std::string name;   ///< "NVIDIA GeForce RTX 4090"
+    std::string vendor; ///< "NVIDIA" / "AMD"
     std::uint64_t memoryBytes = 0;
-    std::uint64_t contextBytes = 0;  ///< default CUDA/ROCm context + libraries outside the allocator
-    std::uint64_t cublasWorkspaceBytes = 8519680;  ///< PyTorch's default per cuBLAS handle (32 MiB on sm90+)
-    std::string source;        ///< where the memory figure comes from
+    std::uint64_t contextBytes = 0; ///< default CUDA/ROCm context + libraries outside the allocator
+    std::uint64_t cublasWorkspaceBytes = 8519680; ///< PyTorch's default per cuBLAS handle (32 MiB on sm90+)
+    std::string source;                           ///< where the memory figure comes from
 };
 
 /// All catalogue entries, in catalogue order.

@@ -12,8 +12,8 @@
 namespace batchfit {
 
 struct HfImportOptions {
-    std::optional<std::int64_t> sequenceLength;  ///< default: the config's maximum positions
-    std::optional<std::string> attention;        ///< "eager", "mem_efficient" or "flash" (default per family)
+    std::optional<std::int64_t> sequenceLength; ///< default: the config's maximum positions
+    std::optional<std::string> attention;       ///< "eager", "mem_efficient" or "flash" (default per family)
     /// Polled between the import's steps (any thread); returning true abandons the import with the Error
     /// "<source>: import cancelled". Empty: never cancelled.
     std::function<bool()> cancelled = {};
@@ -22,7 +22,8 @@ struct HfImportOptions {
 /// model_type values understood: gpt2, bert, roberta, llama, mistral, qwen2, gemma, phi3, gpt_neox.
 std::vector<std::string> hfSupportedModelTypes();
 /// `source` names the file in messages. Mixture-of-experts configs are refused with a clear message.
-Result<Model> importHfConfig(const std::string& jsonText, const std::string& source, const HfImportOptions& options = {});
+Result<Model> importHfConfig(const std::string& jsonText, const std::string& source,
+                             const HfImportOptions& options = {});
 Result<Model> importHfConfigFile(const std::string& path, const HfImportOptions& options = {});
 
 } // namespace batchfit

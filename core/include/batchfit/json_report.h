@@ -1,5 +1,6 @@
 #pragma once
-// The JSON document of an estimate (the CLI's --json and the report's companion file). Fields: docs/estimate-fields.md.
+// The JSON document of an estimate (the CLI's --json and the report's companion file). Fields:
+// docs/estimate-fields.md.
 #include "batchfit/estimate.h"
 #include "batchfit/gpu.h"
 #include "batchfit/measurement.h"
@@ -21,14 +22,14 @@ struct ReportInput {
     const Estimate* estimate = nullptr;
     std::optional<Verdict> verdict;
     std::optional<MaxBatch> maxBatch;
-    int topLayers = -1;  ///< -1: all layers
-    const std::vector<MeasurementComparison>* measured = nullptr;  ///< listed under "measured" when given
+    int topLayers = -1;                                           ///< -1: all layers
+    const std::vector<MeasurementComparison>* measured = nullptr; ///< listed under "measured" when given
 };
 
 /// Pretty-printed JSON (2-space indent) with a trailing newline.
 std::string estimateJson(const ReportInput& in);
-std::string maxBatchJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu, const MaxBatch& m,
-                         std::uint64_t usableBytes);
+std::string maxBatchJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
+                         const MaxBatch& m, std::uint64_t usableBytes);
 std::string sweepJson(const Model& model, const TrainingConfig& config, const std::vector<SweepPoint>& points,
                       std::optional<std::uint64_t> usableBytes);
 /// The training set-up as a JSON object text (for reports).

@@ -12,9 +12,9 @@ namespace batchfit {
 struct Model {
     std::string name;
     std::string description;
-    Shape inputShape;                  ///< per sample, e.g. [3,224,224] or [128]
+    Shape inputShape; ///< per sample, e.g. [3,224,224] or [128]
     DType inputDtype = DType::Float32;
-    std::vector<Layer> layers;         ///< the stack; the last layer is normally a loss
+    std::vector<Layer> layers; ///< the stack; the last layer is normally a loss
 
     bool operator==(const Model&) const = default;
 };

@@ -1,5 +1,6 @@
 #pragma once
-// Model file (JSON, "format": "batchfit-model", "version": 1): load, validate, save. See docs/model-format.md.
+// Model file (JSON, "format": "batchfit-model", "version": 1): load, validate, save. See
+// docs/model-format.md.
 #include "batchfit/model.h"
 #include "batchfit/result.h"
 
@@ -16,7 +17,8 @@ inline constexpr std::size_t kMaxModelFileBytes = 16u * 1024u * 1024u;
 /// Largest `repeat` of a block (importers that build blocks keep to it, so their models save and load).
 inline constexpr std::int64_t kMaxBlockRepeat = 100000;
 
-/// Parses model JSON text. `source` names the file in messages. Checks structure, not shapes (see validateModel).
+/// Parses model JSON text. `source` names the file in messages. Checks structure, not shapes (see
+/// validateModel).
 Result<Model> parseModel(const std::string& jsonText, const std::string& source = "<model>");
 /// Reads and parses a file.
 Result<Model> loadModelFile(const std::string& path);

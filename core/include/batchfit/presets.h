@@ -9,8 +9,8 @@
 namespace batchfit {
 
 struct PresetInfo {
-    std::string id;           ///< "resnet50"
-    std::string title;        ///< "ResNet-50 (torchvision)"
+    std::string id;    ///< "resnet50"
+    std::string title; ///< "ResNet-50 (torchvision)"
 };
 
 std::vector<PresetInfo> presetList();

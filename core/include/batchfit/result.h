@@ -12,8 +12,7 @@ struct Error {
 };
 
 /// Either a value or an Error (a small std::expected stand-in; C++20 has none).
-template <class T>
-class Result {
+template <class T> class Result {
 public:
     Result(T value) : m_data(std::move(value)) {}
     Result(Error error) : m_data(std::move(error)) {}
@@ -37,6 +36,8 @@ private:
 struct Ok {};
 using Status = Result<Ok>;
 
-inline Error makeError(std::string message) { return Error{std::move(message)}; }
+inline Error makeError(std::string message) {
+    return Error{std::move(message)};
+}
 
 } // namespace batchfit

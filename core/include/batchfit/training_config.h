@@ -10,39 +10,52 @@
 
 namespace batchfit {
 
-enum class OptimizerKind { Sgd, SgdMomentum, SgdNesterov, Adam, AdamW, RmsProp, Adagrad, Adafactor, Lion, Adam8bit };
+enum class OptimizerKind {
+    Sgd,
+    SgdMomentum,
+    SgdNesterov,
+    Adam,
+    AdamW,
+    RmsProp,
+    Adagrad,
+    Adafactor,
+    Lion,
+    Adam8bit
+};
 enum class OptimizerImpl { ForLoop, Foreach, Fused };
-/// fp32; autocast AMP (fp32 weights); pure half (everything in half); half weights + fp32 master (ZeRO style).
+/// fp32; autocast AMP (fp32 weights); pure half (everything in half); half weights + fp32 master (ZeRO
+/// style).
 enum class Precision { Fp32, AmpFp16, AmpBf16, PureFp16, PureBf16, MixedFp16Master, MixedBf16Master };
 enum class Checkpointing { None, EveryBlock, EveryKthBlock, Selective };
 
 struct TrainingConfig {
     OptimizerKind optimizer = OptimizerKind::Adam;
     OptimizerImpl impl = OptimizerImpl::ForLoop;
-    bool amsgrad = false;              ///< Adam/AdamW: keeps max_exp_avg_sq
-    bool rmspropMomentum = false;      ///< RMSprop: momentum buffer
-    bool rmspropCentered = false;      ///< RMSprop: grad_avg
+    bool amsgrad = false;         ///< Adam/AdamW: keeps max_exp_avg_sq
+    bool rmspropMomentum = false; ///< RMSprop: momentum buffer
+    bool rmspropCentered = false; ///< RMSprop: grad_avg
     Precision precision = Precision::Fp32;
     Checkpointing checkpointing = Checkpointing::None;
-    std::int64_t checkpointEvery = 2;  ///< k for EveryKthBlock
-    std::int64_t accumulationSteps = 1;  ///< micro-batches per optimizer step (batch = micro-batch size)
+    std::int64_t checkpointEvery = 2;   ///< k for EveryKthBlock
+    std::int64_t accumulationSteps = 1; ///< micro-batches per optimizer step (batch = micro-batch size)
     bool zeroGradSetToNone = true;
-    bool optimizerOffload = false;     ///< optimizer states and master weights in host memory
-    bool firstStep = false;            ///< simulate step 1 (states created lazily) instead of the steady state
+    bool optimizerOffload = false; ///< optimizer states and master weights in host memory
+    bool firstStep = false;        ///< simulate step 1 (states created lazily) instead of the steady state
 
     // Overheads (outside the four components).
-    std::optional<std::uint64_t> cudaContextBytes;  ///< override of the GPU's default CUDA context
-    std::optional<std::uint64_t> cublasWorkspaceBytes;  ///< override of the GPU's cuBLAS workspace (per handle)
-    double fragmentationFraction = 0.05;            ///< reserve for allocator fragmentation, of the peak
-    double marginFraction = 0.05;                   ///< user's safety margin, of the capacity
+    std::optional<std::uint64_t> cudaContextBytes; ///< override of the GPU's default CUDA context
+    std::optional<std::uint64_t>
+        cublasWorkspaceBytes;            ///< override of the GPU's cuBLAS workspace (per handle)
+    double fragmentationFraction = 0.05; ///< reserve for allocator fragmentation, of the peak
+    double marginFraction = 0.05;        ///< user's safety margin, of the capacity
 
     bool operator==(const TrainingConfig&) const = default;
 };
 
-std::string_view optimizerName(OptimizerKind k);        ///< "adam", "sgd-momentum", "adam8bit", ...
-std::string_view optimizerImplName(OptimizerImpl i);    ///< "for-loop", "foreach", "fused"
-std::string_view precisionName(Precision p);            ///< "fp32", "amp-bf16", "pure-bf16", "mixed-fp16", ...
-std::string_view checkpointingName(Checkpointing c);    ///< "none", "every-block", "every-k", "selective"
+std::string_view optimizerName(OptimizerKind k);     ///< "adam", "sgd-momentum", "adam8bit", ...
+std::string_view optimizerImplName(OptimizerImpl i); ///< "for-loop", "foreach", "fused"
+std::string_view precisionName(Precision p);         ///< "fp32", "amp-bf16", "pure-bf16", "mixed-fp16", ...
+std::string_view checkpointingName(Checkpointing c); ///< "none", "every-block", "every-k", "selective"
 Result<OptimizerKind> parseOptimizer(std::string_view s);
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);
 Result<Precision> parsePrecision(std::string_view s);

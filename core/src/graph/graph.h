@@ -12,39 +12,39 @@ enum class GradKind { Allocate, Passthrough, None };
 
 struct GTensor {
     TensorInfo info;
-    int producer = -1;        ///< op index; -1 for the model input and targets
-    int base = -1;            ///< tensor whose storage this one shares (views, in-place results); -1 = own storage
+    int producer = -1; ///< op index; -1 for the model input and targets
+    int base = -1;     ///< tensor whose storage this one shares (views, in-place results); -1 = own storage
     bool requiresGrad = false;
-    bool autocastCopy = false;///< a half copy of a weight made by autocast (cached until the forward ends)
-    int param = -1;           ///< >= 0: this tensor is parameter/buffer `param` itself (lives for ever)
-    std::string role;         ///< "output", "mask", "indices", "mean", ...
+    bool autocastCopy = false; ///< a half copy of a weight made by autocast (cached until the forward ends)
+    int param = -1;            ///< >= 0: this tensor is parameter/buffer `param` itself (lives for ever)
+    std::string role;          ///< "output", "mask", "indices", "mean", ...
 };
 
 struct GParam {
-    std::string path;         ///< "layer1[0].conv1.weight"
+    std::string path; ///< "layer1[0].conv1.weight"
     std::uint64_t numel = 0;
     Shape shape;
     DType dtype = DType::Float32;
     bool trainable = true;
-    bool buffer = false;      ///< running stats, masks: not trained, no gradient
-    int tiedTo = -1;          ///< shares the storage of another parameter (counted once)
-    int tensor = -1;          ///< the GTensor standing for it
+    bool buffer = false; ///< running stats, masks: not trained, no gradient
+    int tiedTo = -1;     ///< shares the storage of another parameter (counted once)
+    int tensor = -1;     ///< the GTensor standing for it
 };
 
 struct GOp {
     std::string type;
-    std::string path;         ///< "layer1[0].conv1" or, inside a composite, "h[0].attn.softmax"
-    int layer = -1;           ///< index into Graph::layers (for the per-layer table)
+    std::string path; ///< "layer1[0].conv1" or, inside a composite, "h[0].attn.softmax"
+    int layer = -1;   ///< index into Graph::layers (for the per-layer table)
     std::vector<int> inputs;
     std::vector<int> outputs;
     std::vector<int> created; ///< extra tensors the op makes (masks, statistics, indices, weight copies)
     std::vector<int> params;  ///< parameters it uses (tied ones resolved)
     std::vector<int> saved;   ///< tensors saved for backward (their storages stay alive)
-    std::vector<bool> gradPassthrough;  ///< per input: its gradient is the output gradient itself (no alloc)
+    std::vector<bool> gradPassthrough; ///< per input: its gradient is the output gradient itself (no alloc)
     GradKind grad = GradKind::Allocate;
     Affine fwdWorkspace;
     Affine bwdWorkspace;
-    int checkpointUnit = -1;  ///< >= 0: inside this recomputed unit
+    int checkpointUnit = -1; ///< >= 0: inside this recomputed unit
     bool isLoss = false;
 };
 
@@ -59,7 +59,7 @@ struct Graph {
     std::vector<GParam> params;
     std::vector<GOp> ops;
     std::vector<GLayer> layers;
-    std::vector<int> batchTensors;  ///< the input batch and the targets
+    std::vector<int> batchTensors; ///< the input batch and the targets
     int loss = -1;
     int checkpointUnits = 0;
 

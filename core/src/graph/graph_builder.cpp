@@ -7,8 +7,9 @@
 namespace batchfit {
 namespace {
 
-// Lowering costs ~10 us and ~1 KB per op: 50,000 ops (blocks' repetitions count too) take well under a second.
-// The largest real models need a few thousand (Llama-3-405B, 126 layers, eager attention under AMP: ~3,800).
+// Lowering costs ~10 us and ~1 KB per op: 50,000 ops (blocks' repetitions count too) take well under a
+// second. The largest real models need a few thousand (Llama-3-405B, 126 layers, eager attention under AMP:
+// ~3,800).
 constexpr std::uint64_t kMaxOps = 50'000;
 // Parameter elements of the whole model: 2^56 (7.2e16) keeps every byte count derived from them (weights,
 // gradients, optimizer states with master weights: at most 24 bytes per element) far below 2^62.
@@ -21,19 +22,22 @@ std::string joinPath(const std::string& prefix, const std::string& seg) {
     return prefix + "." + seg;
 }
 
-bool isHalfPrecision(Precision p) { return p != Precision::Fp32; }
+bool isHalfPrecision(Precision p) {
+    return p != Precision::Fp32;
+}
 
-/// A lower bound of what walking `layers` counts against the op budget (one per op layer, per block repetition
-/// and per merge), saturating just past `limit`: over-budget models are refused before anything is built.
+/// A lower bound of what walking `layers` counts against the op budget (one per op layer, per block
+/// repetition and per merge), saturating just past `limit`: over-budget models are refused before anything is
+/// built.
 std::uint64_t minimumOps(const std::vector<Layer>& layers, std::uint64_t limit) {
     std::uint64_t n = 0;
     for (const auto& l : layers) {
         if (!l.isBlock()) {
             ++n;
         } else {
-            const std::uint64_t perRepetition = 1 + (l.shortcut != ShortcutKind::None ? 1 : 0) +
-                                                minimumOps(l.layers, limit) + minimumOps(l.shortcutLayers, limit) +
-                                                minimumOps(l.after, limit);
+            const std::uint64_t perRepetition =
+                1 + (l.shortcut != ShortcutKind::None ? 1 : 0) + minimumOps(l.layers, limit) +
+                minimumOps(l.shortcutLayers, limit) + minimumOps(l.after, limit);
             const auto repeat = static_cast<std::uint64_t>(std::max<std::int64_t>(l.repeat, 1));
             n += perRepetition > (limit + 1) / repeat ? limit + 1 : perRepetition * repeat;
         }
@@ -52,10 +56,15 @@ Result<Graph> buildGraph(const Model& model, const TrainingConfig& config) {
 GraphBuilder::GraphBuilder(const TrainingConfig& config) : m_config(config) {
     switch (config.precision) {
     case Precision::PureFp16:
-    case Precision::MixedFp16Master: m_paramDtype = DType::Float16; break;
+    case Precision::MixedFp16Master:
+        m_paramDtype = DType::Float16;
+        break;
     case Precision::PureBf16:
-    case Precision::MixedBf16Master: m_paramDtype = DType::BFloat16; break;
-    default: m_paramDtype = DType::Float32;
+    case Precision::MixedBf16Master:
+        m_paramDtype = DType::BFloat16;
+        break;
+    default:
+        m_paramDtype = DType::Float32;
     }
 }
 
@@ -67,21 +76,28 @@ DType GraphBuilder::halfDtype() const {
     switch (m_config.precision) {
     case Precision::AmpFp16:
     case Precision::PureFp16:
-    case Precision::MixedFp16Master: return DType::Float16;
+    case Precision::MixedFp16Master:
+        return DType::Float16;
     case Precision::AmpBf16:
     case Precision::PureBf16:
-    case Precision::MixedBf16Master: return DType::BFloat16;
-    default: return DType::Float32;
+    case Precision::MixedBf16Master:
+        return DType::BFloat16;
+    default:
+        return DType::Float32;
     }
 }
 
-bool GraphBuilder::selectiveCheckpointing() const { return m_config.checkpointing == Checkpointing::Selective; }
+bool GraphBuilder::selectiveCheckpointing() const {
+    return m_config.checkpointing == Checkpointing::Selective;
+}
 
 void GraphBuilder::beginSelectiveUnit() {
     if (selectiveCheckpointing() && m_currentUnit < 0) m_selectiveUnit = m_graph.checkpointUnits++;
 }
 
-void GraphBuilder::endSelectiveUnit() { m_selectiveUnit = -1; }
+void GraphBuilder::endSelectiveUnit() {
+    m_selectiveUnit = -1;
+}
 
 int GraphBuilder::newTensor(const TensorInfo& info, int producer, const std::string& role) {
     GTensor t;
@@ -119,7 +135,8 @@ int GraphBuilder::paramTensor(const std::string& path, const ParamDecl& decl, in
         m_graph.tensors.back().requiresGrad = p.trainable;
     }
     m_graph.params.push_back(p);
-    if (decl.name == "weight" && !m_weightByLayer.count(path)) m_weightByLayer[path] = tiedTo >= 0 ? tiedTo : idx;
+    if (decl.name == "weight" && !m_weightByLayer.count(path))
+        m_weightByLayer[path] = tiedTo >= 0 ? tiedTo : idx;
     return idx;
 }
 
@@ -140,7 +157,8 @@ Result<int> GraphBuilder::addOp(const std::string& type, const std::string& path
                                 const std::vector<int>& inputs) {
     const OpRule* rule = findOpRule(type);
     if (rule && rule->composite()) {
-        if (static_cast<int>(inputs.size()) < rule->minInputs() || static_cast<int>(inputs.size()) > rule->maxInputs())
+        if (static_cast<int>(inputs.size()) < rule->minInputs() ||
+            static_cast<int>(inputs.size()) > rule->maxInputs())
             return makeError(path + ": " + type + " takes " + std::to_string(rule->minInputs()) +
                              (rule->maxInputs() != rule->minInputs() ? "+" : "") + " input(s), got " +
                              std::to_string(inputs.size()));
@@ -162,9 +180,10 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     if (auto st = countOp(path); !st) return st.error();
     const int n = static_cast<int>(inputsIn.size());
     if (n < rule->minInputs() || n > rule->maxInputs())
-        return makeError(path + ": " + type + " takes " + std::to_string(rule->minInputs()) +
-                         (rule->maxInputs() > rule->minInputs() ? " to " + std::to_string(rule->maxInputs()) : "") +
-                         " input(s), got " + std::to_string(n));
+        return makeError(
+            path + ": " + type + " takes " + std::to_string(rule->minInputs()) +
+            (rule->maxInputs() > rule->minInputs() ? " to " + std::to_string(rule->maxInputs()) : "") +
+            " input(s), got " + std::to_string(n));
 
     std::vector<int> inputs = inputsIn;
     const bool ac = autocast();
@@ -183,7 +202,10 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     }
 
     auto makeCtx = [&](const std::vector<int>& ins) {
-        OpContext ctx{path, attrs, {}, m_paramDtype,
+        OpContext ctx{path,
+                      attrs,
+                      {},
+                      m_paramDtype,
                       ac && rule->precision() == PrecisionClass::Lower ? halfDtype() : m_paramDtype};
         for (int t : ins) ctx.inputs.push_back(info(t));
         return ctx;
@@ -224,24 +246,27 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     op.checkpointUnit = m_selectiveUnit >= 0 ? m_selectiveUnit : m_currentUnit;
 
     bool requiresGrad = false;
-    for (int t : inputs) requiresGrad = requiresGrad || m_graph.tensors[static_cast<std::size_t>(t)].requiresGrad;
+    for (int t : inputs)
+        requiresGrad = requiresGrad || m_graph.tensors[static_cast<std::size_t>(t)].requiresGrad;
 
     // Parameters (and autocast's half copies of weights).
-    std::vector<int> paramTensors;  // per ParamDecl: the tensor the op computes with
+    std::vector<int> paramTensors; // per ParamDecl: the tensor the op computes with
     for (const auto& decl : plan.params) {
         const auto numel = shapeNumel(decl.shape);
         if (!numel) return makeError(path + ": parameter " + decl.name + " is too large");
         if (!plan.tiedTo || decl.name != "weight") {
-            m_parameterElements += *numel;  // each is at most 2^62: no wrap before the check
+            m_parameterElements += *numel; // each is at most 2^62: no wrap before the check
             if (m_parameterElements > kMaxParameterElements)
-                return makeError(path + ": parameter " + decl.name + " makes the model too large (more than 2^56 = " +
+                return makeError(path + ": parameter " + decl.name +
+                                 " makes the model too large (more than 2^56 = " +
                                  std::to_string(kMaxParameterElements) + " parameter elements)");
         }
         int tied = -1;
         if (plan.tiedTo && decl.name == "weight") {
             auto it = m_weightByLayer.find(*plan.tiedTo);
             if (it == m_weightByLayer.end())
-                return makeError(path + ": tied_to '" + *plan.tiedTo + "' names no earlier layer with a weight");
+                return makeError(path + ": tied_to '" + *plan.tiedTo +
+                                 "' names no earlier layer with a weight");
             tied = it->second;
             const auto& src = m_graph.params[static_cast<std::size_t>(tied)];
             if (src.numel != shapeNumel(decl.shape).value_or(0))
@@ -266,13 +291,15 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     for (std::size_t i = 0; i < plan.outputs.size(); ++i) {
         int t = newTensor(plan.outputs[i], opIndex, "output");
         auto& gt = m_graph.tensors.back();
-        if ((i == 0 || plan.alias == Alias::View) && plan.alias != Alias::None && !inputs.empty()) gt.base = m_graph.storageOf(inputs[0]);
+        if ((i == 0 || plan.alias == Alias::View) && plan.alias != Alias::None && !inputs.empty())
+            gt.base = m_graph.storageOf(inputs[0]);
         gt.requiresGrad = requiresGrad && isFloating(plan.outputs[i].dtype);
         op.outputs.push_back(t);
     }
     std::vector<int> created;
     for (std::size_t i = 0; i < plan.created.size(); ++i) {
-        int t = newTensor(plan.created[i], opIndex, i < plan.createdRoles.size() ? plan.createdRoles[i] : "tensor");
+        int t = newTensor(plan.created[i], opIndex,
+                          i < plan.createdRoles.size() ? plan.createdRoles[i] : "tensor");
         created.push_back(t);
         op.created.push_back(t);
     }
@@ -284,16 +311,28 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     if (requiresGrad) {
         for (const auto& s : plan.saved) {
             const auto idx = static_cast<std::size_t>(s.index);
-            if (s.ifGrad >= 0 && (static_cast<std::size_t>(s.ifGrad) >= inputs.size() ||
-                                  !m_graph.tensors[static_cast<std::size_t>(inputs[static_cast<std::size_t>(s.ifGrad)])].requiresGrad))
+            if (s.ifGrad >= 0 &&
+                (static_cast<std::size_t>(s.ifGrad) >= inputs.size() ||
+                 !m_graph.tensors[static_cast<std::size_t>(inputs[static_cast<std::size_t>(s.ifGrad)])]
+                      .requiresGrad))
                 continue;
             int t = -1;
             switch (s.kind) {
-            case SavedDecl::Kind::Input: t = idx < inputs.size() ? inputs[idx] : -1; break;
-            case SavedDecl::Kind::Output: t = idx < op.outputs.size() ? op.outputs[idx] : -1; break;
-            case SavedDecl::Kind::Param: t = idx < paramTensors.size() ? paramTensors[idx] : -1; break;
-            case SavedDecl::Kind::Created: t = idx < created.size() ? created[idx] : -1; break;
-            case SavedDecl::Kind::Target: t = target; break;
+            case SavedDecl::Kind::Input:
+                t = idx < inputs.size() ? inputs[idx] : -1;
+                break;
+            case SavedDecl::Kind::Output:
+                t = idx < op.outputs.size() ? op.outputs[idx] : -1;
+                break;
+            case SavedDecl::Kind::Param:
+                t = idx < paramTensors.size() ? paramTensors[idx] : -1;
+                break;
+            case SavedDecl::Kind::Created:
+                t = idx < created.size() ? created[idx] : -1;
+                break;
+            case SavedDecl::Kind::Target:
+                t = target;
+                break;
             }
             if (t >= 0) op.saved.push_back(t);
         }
@@ -320,7 +359,8 @@ Result<int> GraphBuilder::resolve(const std::string& name, const Scope& scope, i
         auto it = s->names.find(name);
         if (it != s->names.end()) return it->second;
     }
-    return makeError(path + ": input '" + name + "' names no earlier layer in this block or an enclosing one");
+    return makeError(path + ": input '" + name +
+                     "' names no earlier layer in this block or an enclosing one");
 }
 
 Result<int> GraphBuilder::walkList(const std::vector<Layer>& layers, int input, Scope& scope,
@@ -345,8 +385,8 @@ Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope,
         inputs.push_back(*t);
     }
     if (!isPublicOpType(layer.op)) {
-        // Internal ops (cast, split, attn_scores, ...) exist only inside composites, which give them inputs of
-        // the ranks they expect; a model file naming one gets the same answer as for any unknown op.
+        // Internal ops (cast, split, attn_scores, ...) exist only inside composites, which give them inputs
+        // of the ranks they expect; a model file naming one gets the same answer as for any unknown op.
         std::string known;
         for (const auto& t : opTypes()) known += (known.empty() ? "" : ", ") + t;
         return makeError(path + ": unknown op '" + layer.op + "' (known ops: " + known + ")");
@@ -391,11 +431,13 @@ Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope,
                 if (!s) return s.error();
                 sc = *s;
             }
-            m_graph.layers.push_back(GLayer{path + ".merge", block.merge == MergeKind::Add ? "add" : "concat", -1});
+            m_graph.layers.push_back(
+                GLayer{path + ".merge", block.merge == MergeKind::Add ? "add" : "concat", -1});
             m_currentLayer = static_cast<int>(m_graph.layers.size()) - 1;
             Attributes a;
             if (block.merge == MergeKind::Concat) a.set("dim", block.mergeDim);
-            auto merged = addOp(block.merge == MergeKind::Add ? "add" : "concat", path + ".merge", a, {out, sc});
+            auto merged =
+                addOp(block.merge == MergeKind::Add ? "add" : "concat", path + ".merge", a, {out, sc});
             if (!merged) return merged.error();
             m_graph.layers.back().output = *merged;
             out = *merged;
@@ -415,8 +457,9 @@ Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope,
 Result<Graph> GraphBuilder::build(const Model& model) {
     if (model.inputShape.empty()) return makeError(model.name + ": the input needs a per-sample shape");
     for (auto d : model.inputShape)
-        if (d <= 0) return makeError(model.name + ": input shape " + shapeToString(model.inputShape) +
-                                     " has a non-positive dimension");
+        if (d <= 0)
+            return makeError(model.name + ": input shape " + shapeToString(model.inputShape) +
+                             " has a non-positive dimension");
     TensorInfo in{model.inputShape, model.inputDtype, true, true};
     if (isHalfPrecision(m_config.precision) && !autocast() && isFloating(in.dtype)) in.dtype = halfDtype();
     if (!in.bytes()) return makeError("input: shape " + shapeToString(model.inputShape) + " is too large");

@@ -1,5 +1,6 @@
 #pragma once
-// Lowers a Model under a TrainingConfig into a Graph: shape inference, casts, saved tensors, checkpoint units.
+// Lowers a Model under a TrainingConfig into a Graph: shape inference, casts, saved tensors, checkpoint
+// units.
 #include "batchfit/model.h"
 #include "batchfit/result.h"
 #include "batchfit/training_config.h"
@@ -22,9 +23,11 @@ public:
     Result<int> addOp(const std::string& type, const std::string& path, const Attributes& attrs,
                       const std::vector<int>& inputs);
     /// Adds a primitive op and returns all its outputs.
-    Result<std::vector<int>> addOpMulti(const std::string& type, const std::string& path, const Attributes& attrs,
-                                        const std::vector<int>& inputs);
-    const TensorInfo& info(int tensor) const { return m_graph.tensors[static_cast<std::size_t>(tensor)].info; }
+    Result<std::vector<int>> addOpMulti(const std::string& type, const std::string& path,
+                                        const Attributes& attrs, const std::vector<int>& inputs);
+    const TensorInfo& info(int tensor) const {
+        return m_graph.tensors[static_cast<std::size_t>(tensor)].info;
+    }
     /// A tensor shared by the whole model (e.g. rotary cos/sin), created once on first use.
     int sharedConstant(const std::string& key, const TensorInfo& info);
     /// Marks ops added from now on as one recomputation unit (selective checkpointing); -1 ends it.
@@ -41,7 +44,8 @@ private:
         const Scope* parent = nullptr;
     };
 
-    Result<int> walkList(const std::vector<Layer>& layers, int input, Scope& scope, const std::string& prefix);
+    Result<int> walkList(const std::vector<Layer>& layers, int input, Scope& scope,
+                         const std::string& prefix);
     Result<int> walkLayer(const Layer& layer, int input, Scope& scope, const std::string& prefix, int prev);
     Result<int> walkBlock(const Layer& block, int input, Scope& scope, const std::string& prefix);
     Result<int> resolve(const std::string& name, const Scope& scope, int prev, const std::string& path) const;
@@ -61,7 +65,7 @@ private:
     int m_selectiveUnit = -1;
     std::int64_t m_unitCandidates = 0;
     std::map<std::string, int> m_shared;
-    std::map<std::string, int> m_weightByLayer;  ///< layer path -> its "weight" parameter (for tied_to)
+    std::map<std::string, int> m_weightByLayer; ///< layer path -> its "weight" parameter (for tied_to)
     std::uint64_t m_opBudget = 0;
     std::uint64_t m_parameterElements = 0;
 };

@@ -9,9 +9,9 @@
 namespace batchfit {
 
 struct TensorInfo {
-    Shape shape;             ///< per sample when batched, else the full shape
+    Shape shape; ///< per sample when batched, else the full shape
     DType dtype = DType::Float32;
-    bool batched = true;     ///< has a leading batch dimension
+    bool batched = true; ///< has a leading batch dimension
     bool contiguous = true;
 
     /// Storage bytes as constant + perSample * batch, or nullopt if too large.

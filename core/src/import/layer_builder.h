@@ -11,7 +11,8 @@ namespace batchfit {
 
 using AttrList = std::vector<std::pair<std::string, AttrValue>>;
 
-inline Layer op(std::string name, std::string type, const AttrList& attrs = {}, std::vector<std::string> inputs = {}) {
+inline Layer op(std::string name, std::string type, const AttrList& attrs = {},
+                std::vector<std::string> inputs = {}) {
     Layer l;
     l.name = std::move(name);
     l.op = std::move(type);

@@ -1,4 +1,5 @@
-// Mapper: layer naming, emission of layers and opaque layers, and the per-node dispatch to the operator mappers.
+// Mapper: layer naming, emission of layers and opaque layers, and the per-node dispatch to the operator
+// mappers.
 #include "import/layer_builder.h"
 #include "import/onnx_graph_mapper.h"
 
@@ -19,11 +20,12 @@ std::string Mapper::baseName(int i) const {
         if (c == '/') {
             if (!cur.empty()) parts.push_back(cur);
             cur.clear();
-        } else cur += c;
+        } else
+            cur += c;
     }
     if (!cur.empty()) parts.push_back(cur);
     if (!parts.empty() && parts.size() > 1 && parts.back() == n.op_type()) parts.pop_back();
-    std::vector<std::string> kept;  // torch scopes repeat the parent: "layer1/layer1.0/conv1"
+    std::vector<std::string> kept; // torch scopes repeat the parent: "layer1/layer1.0/conv1"
     for (std::size_t k = 0; k < parts.size(); ++k) {
         if (k + 1 < parts.size() && parts[k + 1].rfind(parts[k] + ".", 0) == 0) continue;
         kept.push_back(parts[k]);
@@ -37,7 +39,8 @@ std::string Mapper::baseName(int i) const {
     }
     if (out.empty() || out == n.op_type()) {
         std::string t;
-        for (unsigned char c : n.op_type().substr(0, 32)) t += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '_';
+        for (unsigned char c : n.op_type().substr(0, 32))
+            t += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '_';
         out = (t.empty() ? "node" : t) + "_" + std::to_string(i);
     }
     return out;
@@ -53,7 +56,8 @@ std::string Mapper::uniqueName(const std::string& base, int node) {
         if (m_names.insert(alt).second) return alt;
     }
     std::string name;
-    for (int& k = m_nextSuffix[alt];; ++k) {  // resumes where the last search for `alt` stopped: linear overall
+    for (int& k = m_nextSuffix[alt];;
+         ++k) { // resumes where the last search for `alt` stopped: linear overall
         name = alt + "_" + std::to_string(std::max(k, 2));
         if (m_names.insert(name).second) return name;
     }
@@ -62,7 +66,7 @@ std::string Mapper::uniqueName(const std::string& base, int node) {
 std::string Mapper::layerOf(const std::string& value) const {
     auto it = m_layerOf.find(value);
     if (it != m_layerOf.end()) return it->second;
-    return value == m_input ? "@input" : "@unmapped";  // not a valid reference: validation refuses it
+    return value == m_input ? "@input" : "@unmapped"; // not a valid reference: validation refuses it
 }
 
 std::string Mapper::emit(int node, const std::string& suffix, const std::string& type, const AttrList& attrs,
@@ -89,7 +93,8 @@ void Mapper::bind(const std::string& value, const std::string& layer) {
 void Mapper::own(const std::string& init, const std::string& layer) {
     if (init.empty() || !m_inits.count(init)) return;
     if (!m_owner.emplace(init, layer).second && m_owner[init] != layer)
-        m_notes.push_back("initializer '" + printable(init) + "' is used by several layers and counted once per use");
+        m_notes.push_back("initializer '" + printable(init) +
+                          "' is used by several layers and counted once per use");
 }
 
 Status Mapper::visit(int i) {
@@ -104,7 +109,7 @@ Status Mapper::visit(int i) {
     }
     bool batched = false;
     for (const auto& in : n.input()) batched = batched || m_batched.count(in);
-    if (!batched || n.op_type() == "Shape" || n.op_type() == "Size") return Ok{};  // constants: evaluated
+    if (!batched || n.op_type() == "Shape" || n.op_type() == "Size") return Ok{}; // constants: evaluated
     auto f = m_fusions.find(i);
     if (f != m_fusions.end()) {
         const Fusion& fu = f->second;
@@ -132,15 +137,20 @@ Status Mapper::emitOpaque(int i, const std::string& reason) {
     const NodeProto& n = m_g->node(i);
     for (int k = 1; k < n.output_size(); ++k)
         if (!consumers(n.output(k)).empty() || n.output(k) == m_output)
-            return failNode(i, "cannot become an opaque layer: it has several outputs in use (" + reason + ")");
+            return failNode(i,
+                            "cannot become an opaque layer: it has several outputs in use (" + reason + ")");
     auto ps = perSample(n.output(0));
-    if (!ps) return failNode(i, "cannot become an opaque layer: its output shape is unknown (" + reason + ")");
+    if (!ps)
+        return failNode(i, "cannot become an opaque layer: its output shape is unknown (" + reason + ")");
     if (!batchAtZero(n.output(0)))
-        return failNode(i, "cannot become an opaque layer: its output does not keep the batch at dim 0 (" + reason + ")");
+        return failNode(i, "cannot become an opaque layer: its output does not keep the batch at dim 0 (" +
+                               reason + ")");
     for (auto d : *ps)
         if (d <= 0) return failNode(i, "cannot become an opaque layer: its output has an empty dimension");
     auto dt = toDType(elemOf(n.output(0)));
-    if (!dt) return failNode(i, "cannot become an opaque layer: its output element type is not modelled (" + reason + ")");
+    if (!dt)
+        return failNode(i, "cannot become an opaque layer: its output element type is not modelled (" +
+                               reason + ")");
     std::int64_t params = 0;
     std::vector<std::string> values, inits;
     for (const auto& in : n.input()) {
@@ -148,8 +158,8 @@ Status Mapper::emitOpaque(int i, const std::string& reason) {
         if (m_batched.count(in)) {
             if (std::find(values.begin(), values.end(), in) == values.end()) values.push_back(in);
         } else if (const StaticValue* s = staticOf(in); s && !s->root.empty() && !m_owner.count(s->root) &&
-                                                          elemOf(s->root) != 0 && toDType(elemOf(s->root)) &&
-                                                          isFloating(*toDType(elemOf(s->root)))) {
+                                                        elemOf(s->root) != 0 && toDType(elemOf(s->root)) &&
+                                                        isFloating(*toDType(elemOf(s->root)))) {
             if (std::find(inits.begin(), inits.end(), s->root) != inits.end()) continue;
             inits.push_back(s->root);
             params += static_cast<std::int64_t>(tensorNumel(*m_inits.at(s->root)).value_or(0));
@@ -157,8 +167,10 @@ Status Mapper::emitOpaque(int i, const std::string& reason) {
     }
     if (values.size() > 64) return failNode(i, "cannot become an opaque layer: more than 64 inputs");
     const std::string name = emit(i, "", "opaque",
-                                  {{"params", params}, {"saved_bytes_per_sample", std::int64_t{0}},
-                                   {"output_shape", *ps}, {"output_dtype", std::string(dtypeName(*dt))}},
+                                  {{"params", params},
+                                   {"saved_bytes_per_sample", std::int64_t{0}},
+                                   {"output_shape", *ps},
+                                   {"output_dtype", std::string(dtypeName(*dt))}},
                                   values);
     for (const auto& w : inits) own(w, name);
     bind(n.output(0), name);
@@ -173,8 +185,8 @@ Result<Outcome> Mapper::mapNode(int i) {
     if (!defaultDomain) return unsupported("operator of domain '" + printable(n.domain(), 40) + "'");
     if (n.output_size() < 1 || n.output(0).empty()) return unsupported("no output");
     for (int k = 1; k < n.input_size(); ++k)
-        if (m_batched.count(n.input(k)) && t != "Add" && t != "Sub" && t != "Mul" && t != "Div" && t != "MatMul" &&
-            t != "Concat" && t != "Gather" && t != "Gemm")
+        if (m_batched.count(n.input(k)) && t != "Add" && t != "Sub" && t != "Mul" && t != "Div" &&
+            t != "MatMul" && t != "Concat" && t != "Gather" && t != "Gemm")
             return unsupported("an activation in a parameter position");
     if (t == "Conv") return mapConv(i, false);
     if (t == "ConvTranspose") return mapConv(i, true);
@@ -182,14 +194,16 @@ Result<Outcome> Mapper::mapNode(int i) {
     if (t == "AveragePool") return mapPool(i, false);
     if (t == "GlobalAveragePool") {
         if (rankOf(n.input(0)) != 4) return unsupported("only 2-d global pooling maps");
-        bind(n.output(0), emit(i, "", "adaptive_avgpool2d", {{"output_size", std::int64_t{1}}}, {n.input(0)}));
+        bind(n.output(0),
+             emit(i, "", "adaptive_avgpool2d", {{"output_size", std::int64_t{1}}}, {n.input(0)}));
         return Outcome{};
     }
     if (t == "ReduceMean") return mapReduceMean(i);
     if (t == "BatchNormalization" || t == "LayerNormalization") return mapNorm(i);
     if (t == "Gemm" || t == "MatMul") return mapLinear(i);
     if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") return mapBinary(i);
-    if (t == "Relu" || t == "Sigmoid" || t == "Tanh" || t == "HardSwish" || t == "LeakyRelu" || t == "Gelu" || t == "Clip")
+    if (t == "Relu" || t == "Sigmoid" || t == "Tanh" || t == "HardSwish" || t == "LeakyRelu" || t == "Gelu" ||
+        t == "Clip")
         return mapActivation(i);
     if (t == "Softmax" || t == "LogSoftmax") return mapSoftmax(i);
     if (t == "Dropout") return mapDropout(i);
@@ -198,7 +212,8 @@ Result<Outcome> Mapper::mapNode(int i) {
         return Outcome{};
     }
     if (t == "Cast") {
-        if (attrInt(n, "to", 0) != elemOf(n.input(0)) || elemOf(n.input(0)) == 0) return unsupported("changes the element type");
+        if (attrInt(n, "to", 0) != elemOf(n.input(0)) || elemOf(n.input(0)) == 0)
+            return unsupported("changes the element type");
         bind(n.output(0), emit(i, "", "identity", {}, {n.input(0)}));
         return Outcome{};
     }

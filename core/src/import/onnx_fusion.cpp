@@ -46,10 +46,14 @@ void Mapper::findFusions() {
     for (int i = 0; i < m_g->node_size(); ++i) {
         if (!m_needed[static_cast<std::size_t>(i)] || m_absorbed[static_cast<std::size_t>(i)]) continue;
         const NodeProto& n = m_g->node(i);
-        if (n.op_type() == "MatMul" && n.input_size() == 2 && m_batched.count(n.input(0))) fuseLinearBias(i);
-        else if (n.op_type() == "Sigmoid" && n.input_size() == 1 && m_batched.count(n.input(0))) fuseSilu(i);
-        else if (n.op_type() == "Erf" && n.input_size() == 1) fuseErfGelu(i);
-        else if (n.op_type() == "ReduceMean" && n.input_size() >= 1 && m_batched.count(n.input(0))) fuseLayerNorm(i);
+        if (n.op_type() == "MatMul" && n.input_size() == 2 && m_batched.count(n.input(0)))
+            fuseLinearBias(i);
+        else if (n.op_type() == "Sigmoid" && n.input_size() == 1 && m_batched.count(n.input(0)))
+            fuseSilu(i);
+        else if (n.op_type() == "Erf" && n.input_size() == 1)
+            fuseErfGelu(i);
+        else if (n.op_type() == "ReduceMean" && n.input_size() >= 1 && m_batched.count(n.input(0)))
+            fuseLayerNorm(i);
     }
 }
 
@@ -66,8 +70,14 @@ void Mapper::fuseLinearBias(int i) {
     auto numel = tensorNumel(*m_inits.at(b));
     if (!numel || static_cast<std::int64_t>(*numel) != w->second.dims[1].value) return;
     auto bt = m_types.find(b);
-    if (bt == m_types.end() || bt->second.dims.empty() || bt->second.dims.back().value != w->second.dims[1].value) return;
-    Fusion f{"linear", {{"out_features", w->second.dims[1].value}, {"bias", true}}, mm.input(0), i, {mm.input(1), b}};
+    if (bt == m_types.end() || bt->second.dims.empty() ||
+        bt->second.dims.back().value != w->second.dims[1].value)
+        return;
+    Fusion f{"linear",
+             {{"out_features", w->second.dims[1].value}, {"bias", true}},
+             mm.input(0),
+             i,
+             {mm.input(1), b}};
     m_absorbed[static_cast<std::size_t>(i)] = true;
     m_fusions[a] = std::move(f);
 }
@@ -94,11 +104,14 @@ void Mapper::fuseErfGelu(int e) {
     const bool byMul = div.op_type() == "Mul" && scalarNear(div.input(1), std::sqrt(0.5));
     if (!(byDiv || byMul) || soleConsumer(div.output(0)) != e) return;
     const int a = soleConsumer(erf.output(0));
-    if (a < 0 || m_g->node(a).op_type() != "Add" || !scalarNear(other(m_g->node(a), erf.output(0)), 1.0)) return;
+    if (a < 0 || m_g->node(a).op_type() != "Add" || !scalarNear(other(m_g->node(a), erf.output(0)), 1.0))
+        return;
     const int m1 = soleConsumer(m_g->node(a).output(0));
-    if (m1 < 0 || m_g->node(m1).op_type() != "Mul" || other(m_g->node(m1), m_g->node(a).output(0)) != x) return;
+    if (m1 < 0 || m_g->node(m1).op_type() != "Mul" || other(m_g->node(m1), m_g->node(a).output(0)) != x)
+        return;
     const int m2 = soleConsumer(m_g->node(m1).output(0));
-    if (m2 < 0 || m_g->node(m2).op_type() != "Mul" || !scalarNear(other(m_g->node(m2), m_g->node(m1).output(0)), 0.5))
+    if (m2 < 0 || m_g->node(m2).op_type() != "Mul" ||
+        !scalarNear(other(m_g->node(m2), m_g->node(m1).output(0)), 0.5))
         return;
     for (int k : {d, e, a, m1}) m_absorbed[static_cast<std::size_t>(k)] = true;
     m_fusions[m2] = Fusion{"gelu", {}, x, d, {}};
@@ -109,7 +122,9 @@ void Mapper::fuseLayerNorm(int i) {
     const std::string x = rm1.input(0);
     const auto r = rankOf(x);
     auto axes = intsArg(rm1, "axes", 1);
-    if (!r || !axes || axes->empty() || static_cast<std::int64_t>(axes->size()) >= *r || !attrInt(rm1, "keepdims", 1)) return;
+    if (!r || !axes || axes->empty() || static_cast<std::int64_t>(axes->size()) >= *r ||
+        !attrInt(rm1, "keepdims", 1))
+        return;
     std::vector<std::int64_t> ax;
     for (auto a : *axes) {
         auto k = normAxis(a, *r);
@@ -130,8 +145,11 @@ void Mapper::fuseLayerNorm(int i) {
     if (users.size() != 2 || centred == m_output) return;
     int pw = -1, dv = -1;
     for (int u : users) {
-        if (node(u).op_type() == "Pow" && node(u).input_size() == 2 && node(u).input(0) == centred && scalarNear(node(u).input(1), 2.0)) pw = u;
-        else if (node(u).op_type() == "Div" && node(u).input_size() == 2 && node(u).input(0) == centred) dv = u;
+        if (node(u).op_type() == "Pow" && node(u).input_size() == 2 && node(u).input(0) == centred &&
+            scalarNear(node(u).input(1), 2.0))
+            pw = u;
+        else if (node(u).op_type() == "Div" && node(u).input_size() == 2 && node(u).input(0) == centred)
+            dv = u;
     }
     if (pw < 0 || dv < 0) return;
     const int rm2 = soleConsumer(node(pw).output(0));
@@ -141,16 +159,20 @@ void Mapper::fuseLayerNorm(int i) {
     auto eps = staticScalar(other(node(ae), node(rm2).output(0)));
     if (!eps || !(*eps >= 0.0 && *eps < 1.0)) return;
     const int sq = soleConsumer(node(ae).output(0));
-    if (sq < 0 || node(sq).op_type() != "Sqrt" || soleConsumer(node(sq).output(0)) != dv || node(dv).input(1) != node(sq).output(0)) return;
+    if (sq < 0 || node(sq).op_type() != "Sqrt" || soleConsumer(node(sq).output(0)) != dv ||
+        node(dv).input(1) != node(sq).output(0))
+        return;
     std::vector<int> absorbed{i, sub, pw, rm2, ae, sq};
     int anchor = dv;
     std::vector<std::string> weights;
     bool affine = false, bias = false;
     std::uint64_t normNumel = 1;
     if (auto ps = perSample(x)) {
-        for (std::int64_t k = static_cast<std::int64_t>(ps->size()) - nd; k < static_cast<std::int64_t>(ps->size()); ++k)
+        for (std::int64_t k = static_cast<std::int64_t>(ps->size()) - nd;
+             k < static_cast<std::int64_t>(ps->size()); ++k)
             normNumel *= static_cast<std::uint64_t>((*ps)[static_cast<std::size_t>(k)]);
-    } else return;
+    } else
+        return;
     auto isParam = [&](const std::string& v) {
         return m_inits.count(v) && tensorNumel(*m_inits.at(v)).value_or(0) == normNumel;
     };
@@ -171,8 +193,10 @@ void Mapper::fuseLayerNorm(int i) {
     for (int k : absorbed) m_absorbed[static_cast<std::size_t>(k)] = true;
     AttrList a{{"eps", tidy(*eps)}};
     if (nd != 1) a.push_back({"normalized_dims", nd});
-    if (!affine) a.push_back({"elementwise_affine", false});
-    else a.push_back({"bias", bias});
+    if (!affine)
+        a.push_back({"elementwise_affine", false});
+    else
+        a.push_back({"bias", bias});
     m_fusions[anchor] = Fusion{"layernorm", a, x, i, weights};
 }
 

@@ -7,11 +7,10 @@
 #include "import/layer_builder.h"
 #include "import/onnx_proto_util.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <onnx/onnx_pb.h>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,10 +58,10 @@ private:
     /// Right-aligned numpy broadcasting; nullopt when two known dims differ and neither is 1.
     static std::optional<std::vector<Dim>> broadcastDims(const std::vector<const std::vector<Dim>*>& shapes);
     /// Conv/pool output size along one spatial dim.
-    static Dim windowDim(const Dim& in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pb, std::int64_t pe,
-                         const std::string& autoPad, bool ceil);
-    /// Output types of node i from its inputs' types and constants; Error only for a graph that is wrong beyond
-    /// doubt (shapes that cannot broadcast or concatenate).
+    static Dim windowDim(const Dim& in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pb,
+                         std::int64_t pe, const std::string& autoPad, bool ceil);
+    /// Output types of node i from its inputs' types and constants; Error only for a graph that is wrong
+    /// beyond doubt (shapes that cannot broadcast or concatenate).
     Status inferNode(int i, std::vector<std::optional<TypeInfo>>& out);
     /// One forward pass in topological order: which values depend on the model input (Shape and Size cut the
     /// dependency), the constants' values where shape arithmetic needs them, and every value's type.
@@ -123,10 +122,12 @@ private:
 
     // ---------------------------------------------------------------- operators
     /// Symmetric per-dim padding for a conv/pool; nullopt when ONNX pads asymmetrically.
-    std::optional<std::vector<std::int64_t>> padding(const NodeProto& n, const std::string& x, const std::vector<std::int64_t>& kernel,
+    std::optional<std::vector<std::int64_t>> padding(const NodeProto& n, const std::string& x,
+                                                     const std::vector<std::int64_t>& kernel,
                                                      const std::vector<std::int64_t>& strides,
                                                      const std::vector<std::int64_t>& dilations);
-    static std::vector<std::int64_t> intsOr(const std::optional<std::vector<std::int64_t>>& v, std::size_t d, std::int64_t def);
+    static std::vector<std::int64_t> intsOr(const std::optional<std::vector<std::int64_t>>& v, std::size_t d,
+                                            std::int64_t def);
     const TypeInfo* initType(const std::string& v);
     Result<Outcome> mapConv(int i, bool transposed);
     Result<Outcome> mapPool(int i, bool max);
@@ -136,7 +137,8 @@ private:
     Result<Outcome> mapBinary(int i);
     Result<Outcome> mapActivation(int i);
     /// A per-sample dim from an ONNX axis (normalised with the rank); nullopt for the batch axis.
-    std::optional<std::int64_t> sampleDim(std::int64_t axis, std::optional<std::int64_t> rank, bool keepNegative = true);
+    std::optional<std::int64_t> sampleDim(std::int64_t axis, std::optional<std::int64_t> rank,
+                                          bool keepNegative = true);
     Result<Outcome> mapSoftmax(int i);
     Result<Outcome> mapDropout(int i);
     Result<Outcome> mapReshapeLike(int i);
@@ -159,7 +161,8 @@ private:
     std::unordered_map<std::string, const TensorProto*> m_inits;
     std::unordered_map<std::string, int> m_producer;
     std::unordered_map<std::string, TypeInfo> m_types;
-    std::unordered_map<std::string, TypeInfo> m_declared;  ///< value_info and graph outputs written in the file
+    std::unordered_map<std::string, TypeInfo>
+        m_declared; ///< value_info and graph outputs written in the file
     Dim m_batchDim;
     std::unordered_map<std::string, StaticValue> m_static;
     std::unordered_set<std::string> m_batched;
@@ -171,12 +174,12 @@ private:
     DType m_inputDtype = DType::Float32;
     // Mapping state.
     std::unordered_map<std::string, std::string> m_layerOf;
-    std::unordered_map<std::string, std::string> m_owner;  ///< initializer -> the layer whose parameter it is
+    std::unordered_map<std::string, std::string> m_owner; ///< initializer -> the layer whose parameter it is
     std::vector<Layer> m_layers;
     std::string m_prev = "@input";
     std::set<std::string> m_names{"@input", "@prev"};
     std::unordered_map<std::string, int> m_nextSuffix;
-    std::unordered_map<std::string, std::string> m_layerOp;  ///< layer name -> op
+    std::unordered_map<std::string, std::string> m_layerOp; ///< layer name -> op
     std::vector<std::string> m_problems, m_notes, m_opaque;
 };
 

@@ -1,5 +1,5 @@
-// ONNX import front end: always compiled. The mapping itself (onnx_mapper.cpp) needs libonnx; without it every
-// import returns an Error that names the packages that enable it.
+// ONNX import front end: always compiled. The mapping itself (onnx_mapper.cpp) needs libonnx; without it
+// every import returns an Error that names the packages that enable it.
 #include "batchfit/onnx_import.h"
 
 #if BATCHFIT_HAVE_ONNX
@@ -12,7 +12,9 @@
 
 namespace batchfit {
 
-bool onnxImportAvailable() { return BATCHFIT_HAVE_ONNX != 0; }
+bool onnxImportAvailable() {
+    return BATCHFIT_HAVE_ONNX != 0;
+}
 
 Result<OnnxLoss> parseOnnxLoss(const std::string& text) {
     if (text == "cross-entropy" || text == "cross_entropy" || text == "ce") return OnnxLoss::CrossEntropy;
@@ -22,10 +24,42 @@ Result<OnnxLoss> parseOnnxLoss(const std::string& text) {
 }
 
 std::vector<std::string> onnxSupportedOperators() {
-    return {"Add", "AveragePool", "BatchNormalization", "Cast", "Clip", "Concat", "Constant", "Conv", "ConvTranspose",
-            "Div", "Dropout", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool", "HardSwish", "Identity",
-            "LayerNormalization", "LeakyRelu", "LogSoftmax", "MatMul", "MaxPool", "Mul", "ReduceMean", "Relu",
-            "Reshape", "Shape", "Sigmoid", "Slice", "Softmax", "Split", "Squeeze", "Sub", "Tanh", "Transpose",
+    return {"Add",
+            "AveragePool",
+            "BatchNormalization",
+            "Cast",
+            "Clip",
+            "Concat",
+            "Constant",
+            "Conv",
+            "ConvTranspose",
+            "Div",
+            "Dropout",
+            "Flatten",
+            "Gather",
+            "Gelu",
+            "Gemm",
+            "GlobalAveragePool",
+            "HardSwish",
+            "Identity",
+            "LayerNormalization",
+            "LeakyRelu",
+            "LogSoftmax",
+            "MatMul",
+            "MaxPool",
+            "Mul",
+            "ReduceMean",
+            "Relu",
+            "Reshape",
+            "Shape",
+            "Sigmoid",
+            "Slice",
+            "Softmax",
+            "Split",
+            "Squeeze",
+            "Sub",
+            "Tanh",
+            "Transpose",
             "Unsqueeze"};
 }
 
@@ -33,7 +67,8 @@ Result<Model> importOnnx(const std::uint8_t* data, std::size_t size, const std::
                          const OnnxImportOptions& options) {
 #if BATCHFIT_HAVE_ONNX
     if (size > kMaxOnnxFileBytes)
-        return makeError(source + ": an ONNX file of " + std::to_string(size) + " bytes is too large (protobuf reads at most 2 GiB)");
+        return makeError(source + ": an ONNX file of " + std::to_string(size) +
+                         " bytes is too large (protobuf reads at most 2 GiB)");
     if (size == 0 || data == nullptr) return makeError(source + ": empty file (expected an ONNX ModelProto)");
     try {
         return onnximport::importModelProto(data, size, source, options);
@@ -51,7 +86,8 @@ Result<Model> importOnnx(const std::uint8_t* data, std::size_t size, const std::
 #endif
 }
 
-Result<Model> importOnnx(const std::string& bytes, const std::string& source, const OnnxImportOptions& options) {
+Result<Model> importOnnx(const std::string& bytes, const std::string& source,
+                         const OnnxImportOptions& options) {
     return importOnnx(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), source, options);
 }
 
@@ -62,7 +98,8 @@ Result<Model> importOnnxFile(const std::string& path, const OnnxImportOptions& o
     const std::streamoff end = in.tellg();
     if (end < 0) return makeError(path + ": cannot read");
     if (static_cast<std::uint64_t>(end) > kMaxOnnxFileBytes)
-        return makeError(path + ": an ONNX file of " + std::to_string(end) + " bytes is too large (protobuf reads at most 2 GiB)");
+        return makeError(path + ": an ONNX file of " + std::to_string(end) +
+                         " bytes is too large (protobuf reads at most 2 GiB)");
     std::string bytes(static_cast<std::size_t>(end), '\0');
     in.seekg(0);
     if (!in.read(bytes.data(), end)) return makeError(path + ": cannot read");

@@ -11,7 +11,8 @@
 
 namespace batchfit::onnximport {
 
-std::optional<std::vector<std::int64_t>> Mapper::padding(const NodeProto& n, const std::string& x, const std::vector<std::int64_t>& kernel,
+std::optional<std::vector<std::int64_t>> Mapper::padding(const NodeProto& n, const std::string& x,
+                                                         const std::vector<std::int64_t>& kernel,
                                                          const std::vector<std::int64_t>& strides,
                                                          const std::vector<std::int64_t>& dilations) {
     const std::size_t d = kernel.size();
@@ -24,7 +25,8 @@ std::optional<std::vector<std::int64_t>> Mapper::padding(const NodeProto& n, con
         for (std::size_t k = 0; k < d; ++k) {
             const std::int64_t in = (*ps)[k + 1], s = strides[k];
             const std::int64_t o = (in + s - 1) / s;
-            const std::int64_t total = std::max<std::int64_t>((o - 1) * s + dilations[k] * (kernel[k] - 1) + 1 - in, 0);
+            const std::int64_t total =
+                std::max<std::int64_t>((o - 1) * s + dilations[k] * (kernel[k] - 1) + 1 - in, 0);
             if (total % 2) return std::nullopt;
             out.push_back(total / 2);
         }
@@ -41,7 +43,8 @@ std::optional<std::vector<std::int64_t>> Mapper::padding(const NodeProto& n, con
     return out;
 }
 
-std::vector<std::int64_t> Mapper::intsOr(const std::optional<std::vector<std::int64_t>>& v, std::size_t d, std::int64_t def) {
+std::vector<std::int64_t> Mapper::intsOr(const std::optional<std::vector<std::int64_t>>& v, std::size_t d,
+                                         std::int64_t def) {
     return v && v->size() == d ? *v : std::vector<std::int64_t>(d, def);
 }
 
@@ -58,7 +61,8 @@ Result<Outcome> Mapper::mapConv(int i, bool transposed) {
     if (!w) return unsupported("the weight is not an initializer");
     const std::size_t spatial = w->dims.size() >= 2 ? w->dims.size() - 2 : 0;
     if (spatial < 1 || spatial > 3 || (transposed && spatial != 2))
-        return unsupported(std::to_string(spatial) + "-d " + (transposed ? "transposed " : "") + "convolution");
+        return unsupported(std::to_string(spatial) + "-d " + (transposed ? "transposed " : "") +
+                           "convolution");
     std::vector<std::int64_t> kernel;
     for (std::size_t k = 2; k < w->dims.size(); ++k) kernel.push_back(w->dims[k].value);
     const std::int64_t group = attrInt(n, "group", 1);
@@ -68,7 +72,8 @@ Result<Outcome> Mapper::mapConv(int i, bool transposed) {
     if (!pad) return unsupported("asymmetric padding");
     if (transposed && findAttr(n, "output_shape")) return unsupported("output_shape");
     std::int64_t outC = w->dims[0].value;
-    if (transposed && __builtin_mul_overflow(w->dims[1].value, group, &outC)) return unsupported("channels overflow");
+    if (transposed && __builtin_mul_overflow(w->dims[1].value, group, &outC))
+        return unsupported("channels overflow");
     AttrList a{{"out_channels", outC}, {"kernel", intsAttr(kernel)}};
     if (!allEqual(strides, 1)) a.push_back({"stride", intsAttr(strides)});
     if (!allEqual(*pad, 0)) a.push_back({"padding", intsAttr(*pad)});
@@ -98,7 +103,8 @@ Result<Outcome> Mapper::mapPool(int i, bool max) {
     const auto dil = intsOr(attrInts(n, "dilations"), 2, 1);
     auto pad = padding(n, n.input(0), *kernel, strides, dil);
     if (!pad) return unsupported("asymmetric padding");
-    if (max && n.output_size() > 1 && !consumers(n.output(1)).empty()) return unsupported("the indices output is used");
+    if (max && n.output_size() > 1 && !consumers(n.output(1)).empty())
+        return unsupported("the indices output is used");
     AttrList a{{"kernel", intsAttr(*kernel)}, {"stride", intsAttr(strides)}};
     if (!allEqual(*pad, 0)) a.push_back({"padding", intsAttr(*pad)});
     if (!allEqual(dil, 1)) {
@@ -117,12 +123,14 @@ Result<Outcome> Mapper::mapNorm(int i) {
     const std::string& t = n.op_type();
     if (!m_batched.count(n.input(0))) return unsupported("the data input is a constant");
     for (int k = 1; k < n.input_size(); ++k)
-        if (!n.input(k).empty() && !m_inits.count(n.input(k))) return unsupported("a parameter is not an initializer");
+        if (!n.input(k).empty() && !m_inits.count(n.input(k)))
+            return unsupported("a parameter is not an initializer");
     const auto r = rankOf(n.input(0));
     if (!r) return unsupported("unknown input rank");
     if (t == "BatchNormalization") {
         for (int k = 1; k < n.output_size(); ++k)
-            if (!consumers(n.output(k)).empty()) return unsupported("the running statistics outputs are used");
+            if (!consumers(n.output(k)).empty())
+                return unsupported("the running statistics outputs are used");
         std::string type = *r == 4 ? "batchnorm2d" : (*r == 2 || *r == 3) ? "batchnorm1d" : "";
         if (type.empty()) return unsupported("rank " + std::to_string(*r) + " batch norm");
         const std::string name = emit(i, "", type, {{"eps", attrFloat(n, "epsilon", 1e-5)}}, {n.input(0)});
@@ -175,7 +183,7 @@ Result<Outcome> Mapper::mapLinear(int i) {
     }
     if (tied) attrs.push_back({"tied_to", owner->second});
     const std::string name = emit(i, "", "linear", attrs, {n.input(0)});
-    if (!tied) own(w->root, name);  // a second, untied use is counted twice (noted)
+    if (!tied) own(w->root, name); // a second, untied use is counted twice (noted)
     if (bias) own(n.input(2), name);
     bind(n.output(0), name);
     return Outcome{};
@@ -187,7 +195,8 @@ Result<Outcome> Mapper::mapBinary(int i) {
     if (n.input_size() != 2) return unsupported("expects two inputs");
     const bool a = m_batched.count(n.input(0)) != 0, b = m_batched.count(n.input(1)) != 0;
     if (a && b) {
-        bind(n.output(0), emit(i, "", t == "Add" || t == "Sub" ? "add" : "mul", {}, {n.input(0), n.input(1)}));
+        bind(n.output(0),
+             emit(i, "", t == "Add" || t == "Sub" ? "add" : "mul", {}, {n.input(0), n.input(1)}));
         return Outcome{};
     }
     const std::string x = a ? n.input(0) : n.input(1), c = a ? n.input(1) : n.input(0);
@@ -197,10 +206,11 @@ Result<Outcome> Mapper::mapBinary(int i) {
     if (t == "Div" && !a) return unsupported("a constant divided by an activation");
     const StaticValue* s = staticOf(c);
     auto scalar = staticScalar(c);
-    const bool param = s && !s->root.empty() && s->root == c && toDType(elemOf(c)) && isFloating(*toDType(elemOf(c))) &&
-                       tensorNumel(*m_inits.at(c)).value_or(0) > 1;
+    const bool param = s && !s->root.empty() && s->root == c && toDType(elemOf(c)) &&
+                       isFloating(*toDType(elemOf(c))) && tensorNumel(*m_inits.at(c)).value_or(0) > 1;
     if ((t == "Add" || t == "Sub") && param && !m_owner.count(c)) {
-        // A learned tensor added to the activation (ViT's position embedding): exact when it holds one sample.
+        // A learned tensor added to the activation (ViT's position embedding): exact when it holds one
+        // sample.
         auto ct = initType(c);
         Shape cs;
         if (ct)
@@ -229,10 +239,14 @@ Result<Outcome> Mapper::mapActivation(int i) {
     const std::string& t = n.op_type();
     std::string type;
     AttrList a;
-    if (t == "Relu") type = "relu";
-    else if (t == "Sigmoid") type = "sigmoid";
-    else if (t == "Tanh") type = "tanh";
-    else if (t == "HardSwish") type = "hardswish";
+    if (t == "Relu")
+        type = "relu";
+    else if (t == "Sigmoid")
+        type = "sigmoid";
+    else if (t == "Tanh")
+        type = "tanh";
+    else if (t == "HardSwish")
+        type = "hardswish";
     else if (t == "LeakyRelu") {
         type = "leaky_relu";
         a.push_back({"negative_slope", attrFloat(n, "alpha", 0.01)});
@@ -254,9 +268,12 @@ Result<Outcome> Mapper::mapActivation(int i) {
                 if (!hi) return unsupported("max is not a constant");
             }
         }
-        if (lo && *lo == 0.0 && hi && *hi == 6.0) type = "relu6";
-        else if (lo && *lo == 0.0 && !hi) type = "relu";
-        else return unsupported("only Clip(0, 6) (relu6) and Clip(0) (relu) map");
+        if (lo && *lo == 0.0 && hi && *hi == 6.0)
+            type = "relu6";
+        else if (lo && *lo == 0.0 && !hi)
+            type = "relu";
+        else
+            return unsupported("only Clip(0, 6) (relu6) and Clip(0) (relu) map");
     }
     bind(n.output(0), emit(i, "", type, a, {n.input(0)}));
     return Outcome{};
@@ -266,7 +283,7 @@ Result<Outcome> Mapper::mapSoftmax(int i) {
     const NodeProto& n = m_g->node(i);
     const auto r = rankOf(n.input(0));
     std::int64_t axis = attrInt(n, "axis", m_opset >= 13 ? -1 : 1);
-    if (m_opset < 13) {  // softmax over the flattened trailing dims: the same as dim -1 only at the last axis
+    if (m_opset < 13) { // softmax over the flattened trailing dims: the same as dim -1 only at the last axis
         if (!r) return unsupported("unknown input rank");
         if (axis < 0) axis += *r;
         if (axis != *r - 1) return unsupported("a pre-opset-13 softmax over several axes");
@@ -285,7 +302,8 @@ Result<Outcome> Mapper::mapDropout(int i) {
     const NodeProto& n = m_g->node(i);
     if (n.output_size() > 1 && !consumers(n.output(1)).empty()) return unsupported("the mask output is used");
     double p = 0.5;
-    if (m_opset < 12) p = attrFloat(n, "ratio", 0.5);
+    if (m_opset < 12)
+        p = attrFloat(n, "ratio", 0.5);
     else if (n.input_size() >= 2 && !n.input(1).empty()) {
         auto r = staticScalar(n.input(1));
         if (!r) return unsupported("the ratio is not a constant");

@@ -27,13 +27,16 @@ float halfToFloat(std::uint16_t h) {
     const std::uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
     std::uint32_t bits;
     if (exp == 0) {
-        if (man == 0) bits = sign;
-        else {  // subnormal
+        if (man == 0)
+            bits = sign;
+        else { // subnormal
             float f = std::ldexp(static_cast<float>(man), -24);
             return sign ? -f : f;
         }
-    } else if (exp == 31) bits = sign | 0x7f800000u | (man << 13);
-    else bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (exp == 31)
+        bits = sign | 0x7f800000u | (man << 13);
+    else
+        bits = sign | ((exp + 112) << 23) | (man << 13);
     float f;
     std::memcpy(&f, &bits, 4);
     return f;
@@ -48,26 +51,51 @@ float bf16ToFloat(std::uint16_t h) {
 
 std::size_t elemSize(int t) {
     switch (t) {
-    case TensorProto::FLOAT: case TensorProto::INT32: case TensorProto::UINT32: return 4;
-    case TensorProto::DOUBLE: case TensorProto::INT64: case TensorProto::UINT64: case TensorProto::COMPLEX64: return 8;
-    case TensorProto::COMPLEX128: return 16;
-    case TensorProto::FLOAT16: case TensorProto::BFLOAT16: case TensorProto::INT16: case TensorProto::UINT16: return 2;
-    case TensorProto::INT8: case TensorProto::UINT8: case TensorProto::BOOL: return 1;
-    default: return 0;
+    case TensorProto::FLOAT:
+    case TensorProto::INT32:
+    case TensorProto::UINT32:
+        return 4;
+    case TensorProto::DOUBLE:
+    case TensorProto::INT64:
+    case TensorProto::UINT64:
+    case TensorProto::COMPLEX64:
+        return 8;
+    case TensorProto::COMPLEX128:
+        return 16;
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16:
+    case TensorProto::INT16:
+    case TensorProto::UINT16:
+        return 2;
+    case TensorProto::INT8:
+    case TensorProto::UINT8:
+    case TensorProto::BOOL:
+        return 1;
+    default:
+        return 0;
     }
 }
 
 std::optional<DType> toDType(int t) {
     switch (t) {
-    case TensorProto::FLOAT: return DType::Float32;
-    case TensorProto::FLOAT16: return DType::Float16;
-    case TensorProto::BFLOAT16: return DType::BFloat16;
-    case TensorProto::DOUBLE: return DType::Float64;
-    case TensorProto::INT64: return DType::Int64;
-    case TensorProto::INT32: return DType::Int32;
-    case TensorProto::UINT8: return DType::UInt8;
-    case TensorProto::BOOL: return DType::Bool;
-    default: return std::nullopt;
+    case TensorProto::FLOAT:
+        return DType::Float32;
+    case TensorProto::FLOAT16:
+        return DType::Float16;
+    case TensorProto::BFLOAT16:
+        return DType::BFloat16;
+    case TensorProto::DOUBLE:
+        return DType::Float64;
+    case TensorProto::INT64:
+        return DType::Int64;
+    case TensorProto::INT32:
+        return DType::Int32;
+    case TensorProto::UINT8:
+        return DType::UInt8;
+    case TensorProto::BOOL:
+        return DType::Bool;
+    default:
+        return std::nullopt;
     }
 }
 
@@ -75,7 +103,8 @@ std::optional<std::uint64_t> tensorNumel(const TensorProto& t) {
     std::uint64_t n = 1;
     for (auto d : t.dims()) {
         if (d < 0 || d > kMaxDim) return std::nullopt;
-        if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n) || n > kMaxElements) return std::nullopt;
+        if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n) || n > kMaxElements)
+            return std::nullopt;
     }
     return n;
 }
@@ -98,25 +127,57 @@ std::optional<std::vector<SVal>> readTensor(const TensorProto& t) {
         if (!useRaw && static_cast<std::size_t>(t.int64_data_size()) != n) return std::nullopt;
         for (std::size_t i = 0; i < n; ++i) {
             std::int64_t v;
-            if (useRaw) rawAt(i, &v);
-            else v = t.int64_data(static_cast<int>(i));
+            if (useRaw)
+                rawAt(i, &v);
+            else
+                v = t.int64_data(static_cast<int>(i));
             out.push_back(SVal::known(v));
         }
         return out;
-    case TensorProto::INT32: case TensorProto::INT16: case TensorProto::INT8: case TensorProto::UINT8:
-    case TensorProto::UINT16: case TensorProto::BOOL:
+    case TensorProto::INT32:
+    case TensorProto::INT16:
+    case TensorProto::INT8:
+    case TensorProto::UINT8:
+    case TensorProto::UINT16:
+    case TensorProto::BOOL:
         if (!useRaw && static_cast<std::size_t>(t.int32_data_size()) != n) return std::nullopt;
         for (std::size_t i = 0; i < n; ++i) {
             std::int64_t v = 0;
             if (useRaw) {
                 switch (t.data_type()) {
-                case TensorProto::INT32: { std::int32_t x; rawAt(i, &x); v = x; break; }
-                case TensorProto::INT16: { std::int16_t x; rawAt(i, &x); v = x; break; }
-                case TensorProto::INT8: { std::int8_t x; rawAt(i, &x); v = x; break; }
-                case TensorProto::UINT16: { std::uint16_t x; rawAt(i, &x); v = x; break; }
-                default: { std::uint8_t x; rawAt(i, &x); v = x; break; }
+                case TensorProto::INT32: {
+                    std::int32_t x;
+                    rawAt(i, &x);
+                    v = x;
+                    break;
                 }
-            } else v = t.int32_data(static_cast<int>(i));
+                case TensorProto::INT16: {
+                    std::int16_t x;
+                    rawAt(i, &x);
+                    v = x;
+                    break;
+                }
+                case TensorProto::INT8: {
+                    std::int8_t x;
+                    rawAt(i, &x);
+                    v = x;
+                    break;
+                }
+                case TensorProto::UINT16: {
+                    std::uint16_t x;
+                    rawAt(i, &x);
+                    v = x;
+                    break;
+                }
+                default: {
+                    std::uint8_t x;
+                    rawAt(i, &x);
+                    v = x;
+                    break;
+                }
+                }
+            } else
+                v = t.int32_data(static_cast<int>(i));
             out.push_back(SVal::known(v));
         }
         return out;
@@ -124,8 +185,10 @@ std::optional<std::vector<SVal>> readTensor(const TensorProto& t) {
         if (!useRaw && static_cast<std::size_t>(t.float_data_size()) != n) return std::nullopt;
         for (std::size_t i = 0; i < n; ++i) {
             float v;
-            if (useRaw) rawAt(i, &v);
-            else v = t.float_data(static_cast<int>(i));
+            if (useRaw)
+                rawAt(i, &v);
+            else
+                v = t.float_data(static_cast<int>(i));
             out.push_back(SVal::real(v));
         }
         return out;
@@ -133,18 +196,24 @@ std::optional<std::vector<SVal>> readTensor(const TensorProto& t) {
         if (!useRaw && static_cast<std::size_t>(t.double_data_size()) != n) return std::nullopt;
         for (std::size_t i = 0; i < n; ++i) {
             double v;
-            if (useRaw) rawAt(i, &v);
-            else v = t.double_data(static_cast<int>(i));
+            if (useRaw)
+                rawAt(i, &v);
+            else
+                v = t.double_data(static_cast<int>(i));
             out.push_back(SVal::real(v));
         }
         return out;
-    case TensorProto::FLOAT16: case TensorProto::BFLOAT16:
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16:
         if (!useRaw && static_cast<std::size_t>(t.int32_data_size()) != n) return std::nullopt;
         for (std::size_t i = 0; i < n; ++i) {
             std::uint16_t bits;
-            if (useRaw) rawAt(i, &bits);
-            else bits = static_cast<std::uint16_t>(t.int32_data(static_cast<int>(i)));
-            out.push_back(SVal::real(t.data_type() == TensorProto::FLOAT16 ? halfToFloat(bits) : bf16ToFloat(bits)));
+            if (useRaw)
+                rawAt(i, &bits);
+            else
+                bits = static_cast<std::uint16_t>(t.int32_data(static_cast<int>(i)));
+            out.push_back(
+                SVal::real(t.data_type() == TensorProto::FLOAT16 ? halfToFloat(bits) : bf16ToFloat(bits)));
         }
         return out;
     default:
@@ -199,6 +268,8 @@ std::optional<std::vector<std::int64_t>> attrInts(const NodeProto& n, const char
     return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
 }
 
-Outcome unsupported(std::string reason) { return {false, std::move(reason)}; }
+Outcome unsupported(std::string reason) {
+    return {false, std::move(reason)};
+}
 
 } // namespace batchfit::onnximport

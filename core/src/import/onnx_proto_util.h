@@ -5,11 +5,10 @@
 #include "batchfit/dtype.h"
 #include "import/layer_builder.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <onnx/onnx_pb.h>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,7 +25,8 @@ using onnx::TypeProto;
 constexpr std::int64_t kMaxDim = std::int64_t{1} << 40;
 constexpr int kMaxRank = 16;
 constexpr std::uint64_t kMaxElements = std::uint64_t{1} << 48;
-constexpr std::size_t kMaxStaticElements = 4096;  ///< constants read for shape arithmetic; larger ones keep dims only
+constexpr std::size_t kMaxStaticElements =
+    4096; ///< constants read for shape arithmetic; larger ones keep dims only
 constexpr int kMaxNodes = 1000000;
 constexpr int kMaxInferencePasses = 32;
 constexpr std::size_t kMaxListedProblems = 20;
@@ -60,8 +60,8 @@ struct SVal {
 struct StaticValue {
     bool hasData = false;
     std::vector<SVal> v;
-    std::string root;  ///< the initializer it is a view of (through Identity/Transpose/Unsqueeze/...), if any
-    bool transposed2d = false;  ///< root viewed through a 2-D transpose
+    std::string root; ///< the initializer it is a view of (through Identity/Transpose/Unsqueeze/...), if any
+    bool transposed2d = false; ///< root viewed through a 2-D transpose
 };
 
 /// The outcome of mapping one node: done, or not expressible (with the reason) -> opaque or an error.
@@ -74,9 +74,9 @@ struct Outcome {
 struct Fusion {
     std::string op;
     AttrList attrs;
-    std::string input;          ///< the batched value it reads
-    int nameNode = -1;          ///< the node whose name the layer takes
-    std::vector<std::string> weights;  ///< initializers it owns
+    std::string input;                ///< the batched value it reads
+    int nameNode = -1;                ///< the node whose name the layer takes
+    std::vector<std::string> weights; ///< initializers it owns
 };
 
 /// A proto string made safe for messages and model files (printable ASCII, bounded).

@@ -1,8 +1,8 @@
 // Mapper: shape propagation, node by node in topological order (inferNode holds the per-operator rules).
 //
 // libonnx's InferShapes segfaults on malformed graphs (a ConvTranspose whose weight rank differs from its
-// input's, a Gemm of a scalar: onnx/onnx#6180, #6185), so shapes are propagated here, node by node, with every
-// rank and attribute checked before use. Unknown results stay unknown (or take the file's value_info).
+// input's, a Gemm of a scalar: onnx/onnx#6180, #6185), so shapes are propagated here, node by node, with
+// every rank and attribute checked before use. Unknown results stay unknown (or take the file's value_info).
 #include "import/onnx_graph_mapper.h"
 
 #include <algorithm>
@@ -17,8 +17,8 @@
 
 namespace batchfit::onnximport {
 
-Dim Mapper::windowDim(const Dim& in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pb, std::int64_t pe,
-                      const std::string& autoPad, bool ceil) {
+Dim Mapper::windowDim(const Dim& in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pb,
+                      std::int64_t pe, const std::string& autoPad, bool ceil) {
     if (!in.known() || k <= 0 || s <= 0 || d <= 0 || k > kMaxDim || s > kMaxDim || d > kMaxDim) return {};
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") return {(in.value + s - 1) / s, {}};
     if (autoPad == "VALID") pb = pe = 0;
@@ -37,23 +37,63 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
     const int elem0 = n.input_size() >= 1 && typeOf(n.input(0)) ? typeOf(n.input(0))->elem : 0;
     const std::int64_t r = x ? static_cast<std::int64_t>(x->dims.size()) : -1;
     const Dim batchDim = m_batchDim;
-    static const std::set<std::string> kUnary = {
-        "Relu", "Sigmoid", "Tanh", "HardSwish", "LeakyRelu", "Erf", "Sqrt", "Exp", "Log", "Neg", "Abs", "Softplus",
-        "Softsign", "Elu", "Selu", "Celu", "HardSigmoid", "Mish", "Identity", "Clip", "Softmax", "LogSoftmax", "Gelu",
-        "Floor", "Ceil", "Round", "Reciprocal", "Sin", "Cos", "Not", "Sign", "InstanceNormalization", "LRN",
-        "ThresholdedRelu", "Hardmax", "CumSum", "Dropout", "Cast", "BatchNormalization", "LayerNormalization",
-        "IsNaN", "IsInf", "Shrink", "PRelu"};
-    static const std::set<std::string> kCompare = {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-                                                   "And", "Or", "Xor"};
-    static const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum",
-                                                  "Mean", "Where", "BitShift"};
+    static const std::set<std::string> kUnary = {"Relu",
+                                                 "Sigmoid",
+                                                 "Tanh",
+                                                 "HardSwish",
+                                                 "LeakyRelu",
+                                                 "Erf",
+                                                 "Sqrt",
+                                                 "Exp",
+                                                 "Log",
+                                                 "Neg",
+                                                 "Abs",
+                                                 "Softplus",
+                                                 "Softsign",
+                                                 "Elu",
+                                                 "Selu",
+                                                 "Celu",
+                                                 "HardSigmoid",
+                                                 "Mish",
+                                                 "Identity",
+                                                 "Clip",
+                                                 "Softmax",
+                                                 "LogSoftmax",
+                                                 "Gelu",
+                                                 "Floor",
+                                                 "Ceil",
+                                                 "Round",
+                                                 "Reciprocal",
+                                                 "Sin",
+                                                 "Cos",
+                                                 "Not",
+                                                 "Sign",
+                                                 "InstanceNormalization",
+                                                 "LRN",
+                                                 "ThresholdedRelu",
+                                                 "Hardmax",
+                                                 "CumSum",
+                                                 "Dropout",
+                                                 "Cast",
+                                                 "BatchNormalization",
+                                                 "LayerNormalization",
+                                                 "IsNaN",
+                                                 "IsInf",
+                                                 "Shrink",
+                                                 "PRelu"};
+    static const std::set<std::string> kCompare = {"Equal",          "Less", "Greater", "LessOrEqual",
+                                                   "GreaterOrEqual", "And",  "Or",      "Xor"};
+    static const std::set<std::string> kBinary = {"Add", "Sub", "Mul", "Div",  "Pow",   "Mod",
+                                                  "Max", "Min", "Sum", "Mean", "Where", "BitShift"};
     if (t == "Constant") {
         if (const AttributeProto* a = findAttr(n, "value"); a && a->has_t()) {
             std::vector<Dim> dims;
             for (auto d : a->t().dims()) dims.push_back({d, {}});
             out[0] = shapedType(a->t().data_type(), dims);
-        } else if (findAttr(n, "value_int")) out[0] = shapedType(TensorProto::INT64, {});
-        else if (findAttr(n, "value_float")) out[0] = shapedType(TensorProto::FLOAT, {});
+        } else if (findAttr(n, "value_int"))
+            out[0] = shapedType(TensorProto::INT64, {});
+        else if (findAttr(n, "value_float"))
+            out[0] = shapedType(TensorProto::FLOAT, {});
         else if (const AttributeProto* b = findAttr(n, "value_ints"))
             out[0] = shapedType(TensorProto::INT64, {{static_cast<std::int64_t>(b->ints_size()), {}}});
         else if (const AttributeProto* c = findAttr(n, "value_floats"))
@@ -68,7 +108,8 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
             s = std::clamp<std::int64_t>(s, 0, r);
             e = std::clamp<std::int64_t>(e, 0, r);
             out[0] = shapedType(TensorProto::INT64, {{std::max<std::int64_t>(e - s, 0), {}}});
-        } else out[0] = shapedType(TensorProto::INT64, {Dim{}});
+        } else
+            out[0] = shapedType(TensorProto::INT64, {Dim{}});
         return Ok{};
     }
     if (t == "Size") {
@@ -96,7 +137,8 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         if (shapes.empty()) return Ok{};
         auto dims = broadcastDims(shapes);
         if (!dims) return failNode(i, "its input shapes do not broadcast");
-        int elem = t == "Where" && n.input_size() > 1 && typeOf(n.input(1)) ? typeOf(n.input(1))->elem : elem0;
+        int elem =
+            t == "Where" && n.input_size() > 1 && typeOf(n.input(1)) ? typeOf(n.input(1))->elem : elem0;
         if (kCompare.count(t)) elem = TensorProto::BOOL;
         out[0] = shapedType(elem, std::move(*dims));
         return Ok{};
@@ -108,25 +150,34 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         const TypeInfo* w = conv ? shaped(n, 1) : nullptr;
         if (conv && (!w || w->dims.size() != x->dims.size())) return Ok{};
         std::vector<std::int64_t> kernel;
-        if (auto k = attrInts(n, "kernel_shape")) kernel = *k;
+        if (auto k = attrInts(n, "kernel_shape"))
+            kernel = *k;
         else if (conv)
             for (std::size_t k = 2; k < w->dims.size(); ++k) kernel.push_back(w->dims[k].value);
-        const auto strides = attrInts(n, "strides"), dil = attrInts(n, "dilations"), pads = attrInts(n, "pads");
+        const auto strides = attrInts(n, "strides"), dil = attrInts(n, "dilations"),
+                   pads = attrInts(n, "pads");
         if (kernel.size() != sp || (strides && strides->size() != sp) || (dil && dil->size() != sp) ||
             (pads && pads->size() != 2 * sp))
             return Ok{};
         const std::string autoPad = attrString(n, "auto_pad", "NOTSET");
         const bool ceil = attrInt(n, "ceil_mode", 0) != 0;
         std::vector<Dim> dims{x->dims[0]};
-        if (t == "Conv") dims.push_back(w->dims[0]);
+        if (t == "Conv")
+            dims.push_back(w->dims[0]);
         else if (t == "ConvTranspose") {
             const std::int64_t g = attrInt(n, "group", 1);
             std::int64_t c = -1;
-            if (w->dims[1].known() && g > 0 && !__builtin_mul_overflow(w->dims[1].value, g, &c) && c <= kMaxDim) dims.push_back({c, {}});
-            else dims.push_back({});
-        } else dims.push_back(x->dims[1]);
+            if (w->dims[1].known() && g > 0 && !__builtin_mul_overflow(w->dims[1].value, g, &c) &&
+                c <= kMaxDim)
+                dims.push_back({c, {}});
+            else
+                dims.push_back({});
+        } else
+            dims.push_back(x->dims[1]);
         const auto outShape = attrInts(n, "output_shape"), outPad = attrInts(n, "output_padding");
-        if (t == "ConvTranspose" && ((outShape && outShape->size() != sp) || (outPad && outPad->size() != sp))) return Ok{};
+        if (t == "ConvTranspose" &&
+            ((outShape && outShape->size() != sp) || (outPad && outPad->size() != sp)))
+            return Ok{};
         for (std::size_t k = 0; k < sp; ++k) {
             const std::int64_t s = strides ? (*strides)[k] : 1, d = dil ? (*dil)[k] : 1;
             const std::int64_t pb = pads ? (*pads)[k] : 0, pe = pads ? (*pads)[k + sp] : 0;
@@ -136,12 +187,14 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
                 continue;
             }
             if (outShape) {
-                dims.push_back((*outShape)[k] > 0 && (*outShape)[k] <= kMaxDim ? Dim{(*outShape)[k], {}} : Dim{});
+                dims.push_back((*outShape)[k] > 0 && (*outShape)[k] <= kMaxDim ? Dim{(*outShape)[k], {}}
+                                                                               : Dim{});
                 continue;
             }
             const std::int64_t op = outPad ? (*outPad)[k] : 0;
-            if (!in.known() || s <= 0 || d <= 0 || s > kMaxDim || d > kMaxDim || kernel[k] <= 0 || kernel[k] > kMaxDim ||
-                op < 0 || op > kMaxDim || pb < 0 || pe < 0 || pb > kMaxDim || pe > kMaxDim) {
+            if (!in.known() || s <= 0 || d <= 0 || s > kMaxDim || d > kMaxDim || kernel[k] <= 0 ||
+                kernel[k] > kMaxDim || op < 0 || op > kMaxDim || pb < 0 || pe < 0 || pb > kMaxDim ||
+                pe > kMaxDim) {
                 dims.push_back({});
                 continue;
             }
@@ -180,7 +233,8 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         if (!batch) return failNode(i, "its batch dimensions do not broadcast");
         const Dim& k1 = a.back();
         const Dim& k2 = c[c.size() - 2];
-        if (k1.known() && k2.known() && k1.value != k2.value) return failNode(i, "the inner dimensions differ");
+        if (k1.known() && k2.known() && k1.value != k2.value)
+            return failNode(i, "the inner dimensions differ");
         std::vector<Dim> dims = *batch;
         if (!aVec) dims.push_back(a[a.size() - 2]);
         if (!bVec) dims.push_back(c.back());
@@ -212,8 +266,10 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         int minusOne = -1;
         for (std::size_t k = 0; k < target->size(); ++k) {
             const SVal& e = (*target)[k];
-            if (e.kind == SVal::Batch) dims.push_back(batchDim);
-            else if (e.kind == SVal::Unknown) dims.push_back({});
+            if (e.kind == SVal::Batch)
+                dims.push_back(batchDim);
+            else if (e.kind == SVal::Unknown)
+                dims.push_back({});
             else if (e.i == 0 && !allowZero) {
                 if (k >= x->dims.size()) return Ok{};
                 dims.push_back(x->dims[k]);
@@ -221,33 +277,45 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
                 if (minusOne >= 0) return Ok{};
                 minusOne = static_cast<int>(k);
                 dims.push_back({});
-            } else if (e.i > 0 && e.i <= kMaxDim) dims.push_back({e.i, {}});
-            else return Ok{};
+            } else if (e.i > 0 && e.i <= kMaxDim)
+                dims.push_back({e.i, {}});
+            else
+                return Ok{};
         }
-        if (minusOne >= 0) {  // sizes cancel: known products divide, symbols must match one for one
+        if (minusOne >= 0) { // sizes cancel: known products divide, symbols must match one for one
             std::multiset<std::string> symIn, symOut;
             std::int64_t pin = 1, pout = 1;
             bool ok = true;
             for (const auto& d : x->dims) {
-                if (d.known()) ok = ok && !__builtin_mul_overflow(pin, d.value, &pin) && pin <= static_cast<std::int64_t>(kMaxElements);
-                else if (!d.param.empty()) symIn.insert(d.param);
-                else ok = false;
+                if (d.known())
+                    ok = ok && !__builtin_mul_overflow(pin, d.value, &pin) &&
+                         pin <= static_cast<std::int64_t>(kMaxElements);
+                else if (!d.param.empty())
+                    symIn.insert(d.param);
+                else
+                    ok = false;
             }
             for (std::size_t k = 0; k < dims.size(); ++k) {
                 if (static_cast<int>(k) == minusOne) continue;
                 const Dim& d = dims[k];
-                if (d.known()) ok = ok && !__builtin_mul_overflow(pout, d.value, &pout);
+                if (d.known())
+                    ok = ok && !__builtin_mul_overflow(pout, d.value, &pout);
                 else if (!d.param.empty()) {
                     auto it = symIn.find(d.param);
-                    if (it == symIn.end()) ok = false;
-                    else symIn.erase(it);
-                } else ok = false;
+                    if (it == symIn.end())
+                        ok = false;
+                    else
+                        symIn.erase(it);
+                } else
+                    ok = false;
             }
             (void)symOut;
             if (ok && pout > 0 && pin % pout == 0) {
                 const std::int64_t q = pin / pout;
-                if (symIn.empty()) dims[static_cast<std::size_t>(minusOne)] = {q, {}};
-                else if (symIn.size() == 1 && q == 1) dims[static_cast<std::size_t>(minusOne)] = {-1, *symIn.begin()};
+                if (symIn.empty())
+                    dims[static_cast<std::size_t>(minusOne)] = {q, {}};
+                else if (symIn.size() == 1 && q == 1)
+                    dims[static_cast<std::size_t>(minusOne)] = {-1, *symIn.begin()};
             }
         }
         out[0] = shapedType(elem0, dims);
@@ -256,7 +324,8 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
     if (t == "Transpose") {
         if (!x) return Ok{};
         std::vector<std::int64_t> perm;
-        if (auto p = attrInts(n, "perm")) perm = *p;
+        if (auto p = attrInts(n, "perm"))
+            perm = *p;
         else
             for (std::int64_t k = r - 1; k >= 0; --k) perm.push_back(k);
         if (static_cast<std::int64_t>(perm.size()) != r) return Ok{};
@@ -305,7 +374,8 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         }
         std::vector<Dim> dims;
         std::size_t src = 0;
-        for (std::int64_t k = 0; k < outRank; ++k) dims.push_back(inserted[static_cast<std::size_t>(k)] ? Dim{1, {}} : x->dims[src++]);
+        for (std::int64_t k = 0; k < outRank; ++k)
+            dims.push_back(inserted[static_cast<std::size_t>(k)] ? Dim{1, {}} : x->dims[src++]);
         out[0] = shapedType(elem0, dims);
         return Ok{};
     }
@@ -319,9 +389,12 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         for (int k = 0; k < n.input_size(); ++k) {
             const TypeInfo* s = shaped(n, k);
             if (!s) return Ok{};
-            if (static_cast<std::int64_t>(s->dims.size()) != r) return failNode(i, "concatenates tensors of different ranks");
+            if (static_cast<std::int64_t>(s->dims.size()) != r)
+                return failNode(i, "concatenates tensors of different ranks");
             const Dim& d = s->dims[static_cast<std::size_t>(*axis)];
-            if (cat.known() && d.known() && !__builtin_add_overflow(cat.value, d.value, &cat.value) && cat.value <= kMaxDim) continue;
+            if (cat.known() && d.known() && !__builtin_add_overflow(cat.value, d.value, &cat.value) &&
+                cat.value <= kMaxDim)
+                continue;
             cat = Dim{};
         }
         out[0] = shapedType(elem0, dims);
@@ -337,7 +410,8 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         if (!sizes && d.known()) {
             sizes = std::vector<std::int64_t>();
             const std::int64_t each = (d.value + parts - 1) / parts;
-            for (std::int64_t k = 0, left = d.value; k < parts; ++k, left -= each) sizes->push_back(std::clamp<std::int64_t>(left, 0, each));
+            for (std::int64_t k = 0, left = d.value; k < parts; ++k, left -= each)
+                sizes->push_back(std::clamp<std::int64_t>(left, 0, each));
         }
         if (!sizes || static_cast<std::int64_t>(sizes->size()) != parts) return Ok{};
         for (std::size_t k = 0; k < out.size(); ++k) {
@@ -409,9 +483,12 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         if (!x || !target || target->size() > static_cast<std::size_t>(kMaxRank)) return Ok{};
         std::vector<Dim> want;
         for (const auto& e : *target) {
-            if (e.kind == SVal::Batch) want.push_back(batchDim);
-            else if (e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim) want.push_back({e.i, {}});
-            else want.push_back({});
+            if (e.kind == SVal::Batch)
+                want.push_back(batchDim);
+            else if (e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim)
+                want.push_back({e.i, {}});
+            else
+                want.push_back({});
         }
         auto dims = broadcastDims({&x->dims, &want});
         if (!dims) return failNode(i, "expands to a shape its input does not broadcast to");
@@ -425,7 +502,9 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         if (!target || target->size() > static_cast<std::size_t>(kMaxRank)) return Ok{};
         std::vector<Dim> dims;
         for (const auto& e : *target)
-            dims.push_back(e.kind == SVal::Batch ? batchDim : e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim ? Dim{e.i, {}} : Dim{});
+            dims.push_back(e.kind == SVal::Batch                                 ? batchDim
+                           : e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim ? Dim{e.i, {}}
+                                                                                 : Dim{});
         out[0] = shapedType(elem, dims);
         return Ok{};
     }
@@ -440,7 +519,8 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         Dim len;
         if (have && v[2] != 0) {
             const double count = std::ceil((v[1] - v[0]) / v[2]);
-            if (count <= static_cast<double>(kMaxDim)) len = {static_cast<std::int64_t>(std::max(count, 0.0)), {}};
+            if (count <= static_cast<double>(kMaxDim))
+                len = {static_cast<std::int64_t>(std::max(count, 0.0)), {}};
         }
         out[0] = shapedType(elem0, {len});
         return Ok{};
@@ -449,12 +529,15 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
         if (!x) return Ok{};
         const bool arg = t == "ArgMax" || t == "ArgMin";
         std::optional<std::vector<std::int64_t>> axes;
-        if (arg) axes = std::vector<std::int64_t>{attrInt(n, "axis", 0)};
-        else axes = intsArg(n, "axes", 1);
+        if (arg)
+            axes = std::vector<std::int64_t>{attrInt(n, "axis", 0)};
+        else
+            axes = intsArg(n, "axes", 1);
         const bool keep = attrInt(n, "keepdims", 1) != 0;
         std::vector<bool> red(static_cast<std::size_t>(r), !axes || axes->empty());
-        if (axes && axes->empty() && attrInt(n, "noop_with_empty_axes", 0)) std::fill(red.begin(), red.end(), false);
-        if (!axes && n.input_size() >= 2 && !n.input(1).empty()) return Ok{};  // axes computed at run time
+        if (axes && axes->empty() && attrInt(n, "noop_with_empty_axes", 0))
+            std::fill(red.begin(), red.end(), false);
+        if (!axes && n.input_size() >= 2 && !n.input(1).empty()) return Ok{}; // axes computed at run time
         if (axes)
             for (auto a : *axes) {
                 auto k = normAxis(a, r);
@@ -463,8 +546,10 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
             }
         std::vector<Dim> dims;
         for (std::int64_t k = 0; k < r; ++k) {
-            if (!red[static_cast<std::size_t>(k)]) dims.push_back(x->dims[static_cast<std::size_t>(k)]);
-            else if (keep) dims.push_back({1, {}});
+            if (!red[static_cast<std::size_t>(k)])
+                dims.push_back(x->dims[static_cast<std::size_t>(k)]);
+            else if (keep)
+                dims.push_back({1, {}});
         }
         out[0] = shapedType(arg ? TensorProto::INT64 : elem0, dims);
         return Ok{};
@@ -472,14 +557,19 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
     if (t == "Pad") {
         if (!x) return Ok{};
         auto pads = intsArg(n, "pads", 1);
-        if (!pads || static_cast<std::int64_t>(pads->size()) != 2 * r || (n.input_size() >= 4 && !n.input(3).empty())) return Ok{};
+        if (!pads || static_cast<std::int64_t>(pads->size()) != 2 * r ||
+            (n.input_size() >= 4 && !n.input(3).empty()))
+            return Ok{};
         std::vector<Dim> dims = x->dims;
         for (std::int64_t k = 0; k < r; ++k) {
             Dim& d = dims[static_cast<std::size_t>(k)];
-            const std::int64_t pb = (*pads)[static_cast<std::size_t>(k)], pe = (*pads)[static_cast<std::size_t>(k + r)];
+            const std::int64_t pb = (*pads)[static_cast<std::size_t>(k)],
+                               pe = (*pads)[static_cast<std::size_t>(k + r)];
             if (pb == 0 && pe == 0) continue;
-            if (!d.known() || std::llabs(pb) > kMaxDim || std::llabs(pe) > kMaxDim || d.value + pb + pe < 0) d = Dim{};
-            else d = Dim{d.value + pb + pe, {}};
+            if (!d.known() || std::llabs(pb) > kMaxDim || std::llabs(pe) > kMaxDim || d.value + pb + pe < 0)
+                d = Dim{};
+            else
+                d = Dim{d.value + pb + pe, {}};
         }
         out[0] = shapedType(elem0, dims);
         return Ok{};
@@ -487,28 +577,36 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
     if (t == "Resize" || t == "Upsample") {
         if (!x) return Ok{};
         std::optional<std::vector<SVal>> scales, sizes;
-        if (t == "Upsample") scales = n.input_size() >= 2 ? staticData(n.input(1)) : std::nullopt;
+        if (t == "Upsample")
+            scales = n.input_size() >= 2 ? staticData(n.input(1)) : std::nullopt;
         else {
-            if (n.input_size() >= 3 && !n.input(2).empty() && m_opset >= 11) scales = staticData(n.input(2));
-            else if (n.input_size() >= 2 && !n.input(1).empty() && m_opset < 11) scales = staticData(n.input(1));
+            if (n.input_size() >= 3 && !n.input(2).empty() && m_opset >= 11)
+                scales = staticData(n.input(2));
+            else if (n.input_size() >= 2 && !n.input(1).empty() && m_opset < 11)
+                scales = staticData(n.input(1));
             if (n.input_size() >= 4 && !n.input(3).empty()) sizes = staticData(n.input(3));
         }
         std::vector<Dim> dims = x->dims;
         if (sizes && static_cast<std::int64_t>(sizes->size()) == r) {
             for (std::int64_t k = 0; k < r; ++k) {
                 const SVal& e = (*sizes)[static_cast<std::size_t>(k)];
-                dims[static_cast<std::size_t>(k)] = e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim ? Dim{e.i, {}}
-                                                    : e.kind == SVal::Batch ? batchDim : Dim{};
+                dims[static_cast<std::size_t>(k)] = e.kind == SVal::Known && e.i >= 0 && e.i <= kMaxDim
+                                                        ? Dim{e.i, {}}
+                                                    : e.kind == SVal::Batch ? batchDim
+                                                                            : Dim{};
             }
         } else if (scales && static_cast<std::int64_t>(scales->size()) == r) {
             for (std::int64_t k = 0; k < r; ++k) {
                 const SVal& e = (*scales)[static_cast<std::size_t>(k)];
                 Dim& d = dims[static_cast<std::size_t>(k)];
                 if (e.kind == SVal::Known && e.d == 1.0) continue;
-                const double v = d.known() && e.kind == SVal::Known ? std::floor(static_cast<double>(d.value) * e.d) : -1;
-                d = v >= 0 && v <= static_cast<double>(kMaxDim) ? Dim{static_cast<std::int64_t>(v), {}} : Dim{};
+                const double v =
+                    d.known() && e.kind == SVal::Known ? std::floor(static_cast<double>(d.value) * e.d) : -1;
+                d = v >= 0 && v <= static_cast<double>(kMaxDim) ? Dim{static_cast<std::int64_t>(v), {}}
+                                                                : Dim{};
             }
-        } else return Ok{};
+        } else
+            return Ok{};
         out[0] = shapedType(elem0, dims);
         return Ok{};
     }
@@ -521,7 +619,9 @@ Status Mapper::inferNode(int i, std::vector<std::optional<TypeInfo>>& out) {
             const std::int64_t rep = (*reps)[static_cast<std::size_t>(k)];
             if (rep == 1) continue;
             std::int64_t v = 0;
-            d = d.known() && rep >= 0 && !__builtin_mul_overflow(d.value, rep, &v) && v <= kMaxDim ? Dim{v, {}} : Dim{};
+            d = d.known() && rep >= 0 && !__builtin_mul_overflow(d.value, rep, &v) && v <= kMaxDim
+                    ? Dim{v, {}}
+                    : Dim{};
         }
         out[0] = shapedType(elem0, dims);
         return Ok{};

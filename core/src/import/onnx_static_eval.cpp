@@ -24,7 +24,9 @@ const StaticValue* Mapper::staticOf(const std::string& v) {
     return &m_static.emplace(v, std::move(s)).first->second;
 }
 
-bool Mapper::isStatic(const std::string& v) { return !v.empty() && !m_batched.count(v) && staticOf(v) != nullptr; }
+bool Mapper::isStatic(const std::string& v) {
+    return !v.empty() && !m_batched.count(v) && staticOf(v) != nullptr;
+}
 
 std::optional<std::vector<SVal>> Mapper::staticData(const std::string& v) {
     const StaticValue* s = staticOf(v);
@@ -96,9 +98,12 @@ void Mapper::evalStatic(int i) {
             end = std::clamp<std::int64_t>(end, 0, r);
             for (std::int64_t k = start; k < end; ++k) {
                 const Dim& d = dims[static_cast<std::size_t>(k)];
-                if (k == 0 && batched) out.v.push_back({SVal::Batch, 0, 0});
-                else if (d.known()) out.v.push_back(SVal::known(d.value));
-                else out.v.push_back({});
+                if (k == 0 && batched)
+                    out.v.push_back({SVal::Batch, 0, 0});
+                else if (d.known())
+                    out.v.push_back(SVal::known(d.value));
+                else
+                    out.v.push_back({});
             }
             out.hasData = true;
         }
@@ -106,11 +111,12 @@ void Mapper::evalStatic(int i) {
                op == "Flatten" || op == "Expand" || op == "Transpose") {
         if (auto d = in(0)) {
             out.v = std::move(*d);
-            out.hasData = op != "Expand" && op != "Transpose";  // values kept only where order and count hold
+            out.hasData = op != "Expand" && op != "Transpose"; // values kept only where order and count hold
             if (op == "Cast") {
                 const std::int64_t to = attrInt(n, "to", 0);
-                const bool integral = to == TensorProto::INT64 || to == TensorProto::INT32 || to == TensorProto::INT16 ||
-                                      to == TensorProto::INT8 || to == TensorProto::UINT8 || to == TensorProto::BOOL;
+                const bool integral = to == TensorProto::INT64 || to == TensorProto::INT32 ||
+                                      to == TensorProto::INT16 || to == TensorProto::INT8 ||
+                                      to == TensorProto::UINT8 || to == TensorProto::BOOL;
                 for (auto& e : out.v)
                     if (e.kind == SVal::Known && integral) e = SVal::known(e.i);
             }
@@ -173,13 +179,16 @@ void Mapper::evalStatic(int i) {
         SVal fill = SVal::known(0);
         if (const AttributeProto* a = findAttr(n, "value"); a && a->has_t()) {
             auto v = readTensor(a->t());
-            if (!v || v->size() != 1) shape.reset();
-            else fill = (*v)[0];
+            if (!v || v->size() != 1)
+                shape.reset();
+            else
+                fill = (*v)[0];
         }
         std::uint64_t count = 1;
         if (shape)
             for (auto d : *shape)
-                if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count) || count > kMaxStaticElements) {
+                if (d < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count) ||
+                    count > kMaxStaticElements) {
                     shape.reset();
                     break;
                 }
@@ -202,9 +211,12 @@ void Mapper::evalStatic(int i) {
             auto at = [&](std::size_t j) -> const SVal& { return ins[j][ins[j].size() == 1 ? 0 : k]; };
             if (op == "Equal") {
                 const SVal &a = at(0), &b = at(1);
-                if (a.kind == SVal::Known && b.kind == SVal::Known) out.v.push_back(SVal::known(a.d == b.d));
-                else if (a.kind == SVal::Batch && b.kind == SVal::Known && b.i < 0) out.v.push_back(SVal::known(0));
-                else out.v.push_back({});
+                if (a.kind == SVal::Known && b.kind == SVal::Known)
+                    out.v.push_back(SVal::known(a.d == b.d));
+                else if (a.kind == SVal::Batch && b.kind == SVal::Known && b.i < 0)
+                    out.v.push_back(SVal::known(0));
+                else
+                    out.v.push_back({});
             } else {
                 const SVal& c = at(0);
                 out.v.push_back(c.kind == SVal::Known ? (c.i ? at(1) : at(2)) : SVal{});
@@ -225,14 +237,21 @@ void Mapper::evalStatic(int i) {
                     const bool ints = static_cast<double>(x.i) == x.d && static_cast<double>(y.i) == y.d;
                     std::int64_t ri = 0;
                     bool ok = ints;
-                    if (op == "Add") ok = ok && !__builtin_add_overflow(x.i, y.i, &ri);
-                    else if (op == "Sub") ok = ok && !__builtin_sub_overflow(x.i, y.i, &ri);
-                    else if (op == "Mul") ok = ok && !__builtin_mul_overflow(x.i, y.i, &ri);
-                    else ok = ok && y.i != 0 && !(x.i == INT64_MIN && y.i == -1) && (ri = x.i / y.i, true);
-                    if (ok) r = SVal::known(ri);
+                    if (op == "Add")
+                        ok = ok && !__builtin_add_overflow(x.i, y.i, &ri);
+                    else if (op == "Sub")
+                        ok = ok && !__builtin_sub_overflow(x.i, y.i, &ri);
+                    else if (op == "Mul")
+                        ok = ok && !__builtin_mul_overflow(x.i, y.i, &ri);
+                    else
+                        ok = ok && y.i != 0 && !(x.i == INT64_MIN && y.i == -1) && (ri = x.i / y.i, true);
+                    if (ok)
+                        r = SVal::known(ri);
                     else {
-                        const double v = op == "Add" ? x.d + y.d : op == "Sub" ? x.d - y.d : op == "Mul" ? x.d * y.d
-                                                                                                     : x.d / y.d;
+                        const double v = op == "Add"   ? x.d + y.d
+                                         : op == "Sub" ? x.d - y.d
+                                         : op == "Mul" ? x.d * y.d
+                                                       : x.d / y.d;
                         r = SVal::real(v);
                     }
                 }

@@ -18,8 +18,10 @@ TypeInfo Mapper::typeFrom(const TypeProto& tp) {
         t.hasShape = true;
         for (const auto& d : tt.shape().dim()) {
             Dim x;
-            if (d.has_dim_value()) x.value = d.dim_value();
-            else if (d.has_dim_param()) x.param = d.dim_param();
+            if (d.has_dim_value())
+                x.value = d.dim_value();
+            else if (d.has_dim_param())
+                x.param = d.dim_param();
             t.dims.push_back(std::move(x));
         }
     }
@@ -84,12 +86,15 @@ std::optional<std::vector<Dim>> Mapper::broadcastDims(const std::vector<const st
             Dim& o = out[r - s->size() + k];
             const Dim& d = (*s)[k];
             if (d.known() && d.value == 1) continue;
-            if (o.known() && o.value == 1) o = d;
+            if (o.known() && o.value == 1)
+                o = d;
             else if (d.known() && o.known()) {
                 if (d.value != o.value) return std::nullopt;
             } else if (!sameDim(o, d)) {
-                if (d.known()) o = d;          // a known size > 1 wins over a symbol (which must equal it)
-                else if (!o.known()) o = Dim{};
+                if (d.known())
+                    o = d; // a known size > 1 wins over a symbol (which must equal it)
+                else if (!o.known())
+                    o = Dim{};
             }
         }
     }

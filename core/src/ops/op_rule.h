@@ -16,9 +16,9 @@ class GraphBuilder;
 
 /// How autocast treats the op (PyTorch's autocast op lists).
 enum class PrecisionClass {
-    Lower,    ///< runs in half under autocast (matmul, conv, linear)
-    Fp32,     ///< runs in fp32 under autocast (softmax, norms, losses)
-    Promote,  ///< widest input dtype (elementwise, activations)
+    Lower,   ///< runs in half under autocast (matmul, conv, linear)
+    Fp32,    ///< runs in fp32 under autocast (softmax, norms, losses)
+    Promote, ///< widest input dtype (elementwise, activations)
 };
 
 enum class Alias { None, View, InPlace };
@@ -26,42 +26,43 @@ enum class Alias { None, View, InPlace };
 struct ParamDecl {
     ParamDecl(std::string n, Shape s, bool isBuffer = false, std::optional<DType> dt = std::nullopt)
         : name(std::move(n)), shape(std::move(s)), buffer(isBuffer), dtype(dt) {}
-    std::string name;         ///< "weight", "bias", "running_mean"
+    std::string name; ///< "weight", "bias", "running_mean"
     Shape shape;
     bool buffer = false;
-    std::optional<DType> dtype;  ///< default: the parameter dtype of the precision
+    std::optional<DType> dtype; ///< default: the parameter dtype of the precision
 };
 
 struct SavedDecl {
     enum class Kind { Input, Output, Param, Created, Target } kind;
     int index = 0;
-    int ifGrad = -1;  ///< >= 0: saved only if input `ifGrad` requires a gradient (autograd saves what it needs)
+    int ifGrad =
+        -1; ///< >= 0: saved only if input `ifGrad` requires a gradient (autograd saves what it needs)
 };
 
 /// What a primitive op does, given its (already cast) inputs.
 struct OpPlan {
     std::vector<TensorInfo> outputs;
     std::vector<ParamDecl> params;
-    std::vector<TensorInfo> created;       ///< masks, statistics, indices
+    std::vector<TensorInfo> created; ///< masks, statistics, indices
     std::vector<std::string> createdRoles;
     std::vector<SavedDecl> saved;
-    Alias alias = Alias::None;             ///< output 0 shares input 0's storage
+    Alias alias = Alias::None; ///< output 0 shares input 0's storage
     GradKind grad = GradKind::Allocate;
-    bool passthroughSameShape = false;     ///< inputs with the output's shape get the output gradient itself
+    bool passthroughSameShape = false; ///< inputs with the output's shape get the output gradient itself
     Affine fwdWorkspace;
     Affine bwdWorkspace;
     bool isLoss = false;
-    std::optional<TensorInfo> target;      ///< losses: the targets that come with the batch
-    bool needsContiguous = false;          ///< non-contiguous inputs are copied first (like reshape in matmul)
-    std::optional<std::string> tiedTo;     ///< weight shared with this layer path's weight
+    std::optional<TensorInfo> target;  ///< losses: the targets that come with the batch
+    bool needsContiguous = false;      ///< non-contiguous inputs are copied first (like reshape in matmul)
+    std::optional<std::string> tiedTo; ///< weight shared with this layer path's weight
 };
 
 struct OpContext {
     const std::string& path;
     const Attributes& attrs;
     std::vector<TensorInfo> inputs;
-    DType paramDtype;         ///< dtype of new parameters
-    DType computeDtype;       ///< dtype for floating outputs that are not derived from an input
+    DType paramDtype;   ///< dtype of new parameters
+    DType computeDtype; ///< dtype for floating outputs that are not derived from an input
 
     Error fail(const std::string& msg) const { return makeError(path + ": " + msg); }
     std::string in(int i = 0) const { return shapeToString(inputs[static_cast<std::size_t>(i)].shape); }
@@ -83,7 +84,8 @@ public:
     virtual bool composite() const { return false; }
     virtual Result<OpPlan> plan(const OpContext& ctx) const = 0;
     /// For composites: adds primitive ops, returns the output tensor.
-    virtual Result<int> expand(GraphBuilder&, const std::string&, const Attributes&, const std::vector<int>&) const {
+    virtual Result<int> expand(GraphBuilder&, const std::string&, const Attributes&,
+                               const std::vector<int>&) const {
         return makeError("not a composite op");
     }
 };

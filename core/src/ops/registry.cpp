@@ -64,8 +64,10 @@ Result<std::int64_t> OpContext::positive(const std::string& key) const {
     if (!attrs.has(key)) return fail("missing attribute '" + key + "' (expected a positive integer)");
     auto v = attrs.getInt(key);
     if (!v || *v <= 0)
-        return fail("attribute '" + key + "' must be a positive integer, got " + attrToString(*attrs.find(key)));
-    if (*v > (std::int64_t{1} << 40)) return fail("attribute '" + key + "' = " + std::to_string(*v) + " is too large");
+        return fail("attribute '" + key + "' must be a positive integer, got " +
+                    attrToString(*attrs.find(key)));
+    if (*v > (std::int64_t{1} << 40))
+        return fail("attribute '" + key + "' = " + std::to_string(*v) + " is too large");
     return *v;
 }
 
@@ -73,9 +75,11 @@ Result<std::int64_t> OpContext::integer(const std::string& key, std::int64_t def
     if (!attrs.has(key)) return def;
     auto v = attrs.getInt(key);
     if (!v) return fail("attribute '" + key + "' must be an integer, got " + attrToString(*attrs.find(key)));
-    if (*v < min) return fail("attribute '" + key + "' must be at least " + std::to_string(min) + ", got " +
-                              std::to_string(*v));
-    if (*v > (std::int64_t{1} << 40)) return fail("attribute '" + key + "' = " + std::to_string(*v) + " is too large");
+    if (*v < min)
+        return fail("attribute '" + key + "' must be at least " + std::to_string(min) + ", got " +
+                    std::to_string(*v));
+    if (*v > (std::int64_t{1} << 40))
+        return fail("attribute '" + key + "' = " + std::to_string(*v) + " is too large");
     return *v;
 }
 

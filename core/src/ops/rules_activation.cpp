@@ -13,13 +13,16 @@ public:
     ActivationRule(Saves saves, bool canInPlace) : m_saves(saves), m_canInPlace(canInPlace) {}
     Result<OpPlan> plan(const OpContext& c) const override {
         const auto& in = c.inputs[0];
-        if (!isFloating(in.dtype)) return c.fail("expects a floating input, got " + std::string(dtypeName(in.dtype)));
+        if (!isFloating(in.dtype))
+            return c.fail("expects a floating input, got " + std::string(dtypeName(in.dtype)));
         OpPlan p;
         p.outputs.push_back({in.shape, in.dtype, in.batched, in.contiguous});
         const bool inPlace = m_canInPlace && c.flag("inplace", false);
         if (inPlace) p.alias = Alias::InPlace;
-        if (inPlace || m_saves == Saves::Result) p.saved.push_back({SavedDecl::Kind::Output, 0});
-        else p.saved.push_back({SavedDecl::Kind::Input, 0});
+        if (inPlace || m_saves == Saves::Result)
+            p.saved.push_back({SavedDecl::Kind::Output, 0});
+        else
+            p.saved.push_back({SavedDecl::Kind::Input, 0});
         return p;
     }
 
@@ -33,11 +36,12 @@ public:
     PrecisionClass precision() const override { return PrecisionClass::Fp32; }
     Result<OpPlan> plan(const OpContext& c) const override {
         const auto& in = c.inputs[0];
-        if (in.rank() < 1 || !isFloating(in.dtype)) return c.fail("softmax expects a floating input, got " + c.in());
+        if (in.rank() < 1 || !isFloating(in.dtype))
+            return c.fail("softmax expects a floating input, got " + c.in());
         OpPlan p;
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
         p.saved.push_back({SavedDecl::Kind::Output, 0});
-        p.bwdWorkspace = in.bytes().value_or(Affine{});  // grad * out, before the row sum is subtracted
+        p.bwdWorkspace = in.bytes().value_or(Affine{}); // grad * out, before the row sum is subtracted
         return p;
     }
 };
@@ -47,10 +51,11 @@ public:
     Result<OpPlan> plan(const OpContext& c) const override {
         const auto& in = c.inputs[0];
         const double prob = c.real("p", 0.5);
-        if (!(prob >= 0.0 && prob < 1.0)) return c.fail("dropout p must be in [0, 1), got " + std::to_string(prob));
+        if (!(prob >= 0.0 && prob < 1.0))
+            return c.fail("dropout p must be in [0, 1), got " + std::to_string(prob));
         OpPlan p;
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
-        if (prob == 0.0) {  // a no-op in PyTorch (returns the input)
+        if (prob == 0.0) { // a no-op in PyTorch (returns the input)
             p.alias = Alias::View;
             p.grad = GradKind::Passthrough;
             p.outputs[0].contiguous = in.contiguous;

@@ -91,7 +91,7 @@ public:
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
         p.saved = {{SavedDecl::Kind::Input, 1}, {SavedDecl::Kind::Input, 2}};
         auto b = in.bytes();
-        if (b) p.fwdWorkspace = Affine{b->constant * 3, b->perSample * 3};  // rotate_half: two halves + cat
+        if (b) p.fwdWorkspace = Affine{b->constant * 3, b->perSample * 3}; // rotate_half: two halves + cat
         if (b) p.bwdWorkspace = Affine{b->constant * 2, b->perSample * 2};
         return p;
     }
@@ -107,16 +107,20 @@ public:
         const auto& q = c.inputs[0];
         auto h = c.positive("heads");
         if (!h) return h.error();
-        const bool flash = c.attrs.getString("impl").value_or("flash") == "flash" && q.dtype != DType::Float32;
+        const bool flash =
+            c.attrs.getString("impl").value_or("flash") == "flash" && q.dtype != DType::Float32;
         std::int64_t rows = q.shape[0];
-        if (!flash) rows = (rows + 31) / 32 * 32;  // memory-efficient kernel pads logsumexp to 32 rows
+        if (!flash) rows = (rows + 31) / 32 * 32; // memory-efficient kernel pads logsumexp to 32 rows
         OpPlan p;
         p.outputs.push_back({q.shape, q.dtype, q.batched, true});
         p.created.push_back({{*h, rows}, DType::Float32, q.batched, true});
         p.createdRoles.push_back("logsumexp");
-        p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Input, 1}, {SavedDecl::Kind::Input, 2},
-                   {SavedDecl::Kind::Output, 0}, {SavedDecl::Kind::Created, 0}};
-        if (c.real("dropout", 0.0) > 0) {  // philox seed and offset
+        p.saved = {{SavedDecl::Kind::Input, 0},
+                   {SavedDecl::Kind::Input, 1},
+                   {SavedDecl::Kind::Input, 2},
+                   {SavedDecl::Kind::Output, 0},
+                   {SavedDecl::Kind::Created, 0}};
+        if (c.real("dropout", 0.0) > 0) { // philox seed and offset
             p.created.push_back({{2}, DType::Int64, false, true});
             p.createdRoles.push_back("rng state");
             p.saved.push_back({SavedDecl::Kind::Created, 1});
@@ -143,20 +147,22 @@ public:
         if (!hr) return hr.error();
         const Heads h = *hr;
         if (h.heads <= 0 || h.kvHeads <= 0 || h.headDim <= 0 || h.heads % h.kvHeads)
-            return makeError(path + ": heads " + std::to_string(h.heads) + " must be a multiple of kv_heads " +
-                             std::to_string(h.kvHeads));
+            return makeError(path + ": heads " + std::to_string(h.heads) +
+                             " must be a multiple of kv_heads " + std::to_string(h.kvHeads));
         if (!a.has("head_dim") && x.shape[1] % h.heads)
             return makeError(path + ": width " + std::to_string(x.shape[1]) + " is not divisible by heads " +
                              std::to_string(h.heads));
-        std::int64_t allHeads = 0;  // heads * head_dim, the q width (kv widths are at most this)
+        std::int64_t allHeads = 0; // heads * head_dim, the q width (kv widths are at most this)
         if (__builtin_mul_overflow(h.heads, h.headDim, &allHeads) || allHeads > (std::int64_t{1} << 40))
-            return makeError(path + ": heads " + std::to_string(h.heads) + " x head_dim " + std::to_string(h.headDim) +
-                             " is too large");
+            return makeError(path + ": heads " + std::to_string(h.heads) + " x head_dim " +
+                             std::to_string(h.headDim) + " is too large");
         const std::string impl = a.getString("impl").value_or("eager");
         if (impl != "eager" && impl != "flash" && impl != "mem_efficient")
-            return makeError(path + ": impl must be \"eager\", \"flash\" or \"mem_efficient\", got \"" + impl + "\"");
+            return makeError(path + ": impl must be \"eager\", \"flash\" or \"mem_efficient\", got \"" +
+                             impl + "\"");
         const std::string qkv = a.getString("qkv").value_or("separate");
-        if (qkv != "separate" && qkv != "fused") return makeError(path + ": qkv must be \"separate\" or \"fused\"");
+        if (qkv != "separate" && qkv != "fused")
+            return makeError(path + ": qkv must be \"separate\" or \"fused\"");
         const bool bias = a.getBool("bias").value_or(true);
         const std::int64_t qw = h.heads * h.headDim, kvw = h.kvHeads * h.headDim;
 
@@ -223,7 +229,8 @@ public:
                     ma.set("max_positions", a.getInt("max_positions").value_or(seq));
                     s = b.addOp("causal_where", path + ".mask", ma, {*s});
                 } else {
-                    s = b.addOp("scale", path + ".mask", sc, {*s});  // scores + mask: a new tensor, saves nothing
+                    s = b.addOp("scale", path + ".mask", sc,
+                                {*s}); // scores + mask: a new tensor, saves nothing
                 }
                 if (!s) return s.error();
             }

@@ -1,5 +1,6 @@
 // conv1d/2d/3d and conv_transpose2d. derivatives.yaml `convolution`: saves input (as given) and weight.
-// Workspace: cuDNN's algorithm workspace is not modelled by default (PyTorch caps it by free memory); see docs.
+// Workspace: cuDNN's algorithm workspace is not modelled by default (PyTorch caps it by free memory); see
+// docs.
 #include "ops/op_rule.h"
 
 namespace batchfit {
@@ -26,12 +27,13 @@ public:
         auto stride = c.attrs.has("stride") ? c.attrs.getInts("stride", d) : std::vector<std::int64_t>(d, 1);
         auto dil = c.attrs.has("dilation") ? c.attrs.getInts("dilation", d) : std::vector<std::int64_t>(d, 1);
         auto outPad = c.attrs.has("output_padding") ? c.attrs.getInts("output_padding", d)
-                                                     : std::vector<std::int64_t>(d, 0);
-        if (!kernel || kernel->size() != d) return c.fail("'kernel' must be an integer or a list of " +
-                                                          std::to_string(d));
-        if (!stride || stride->size() != d) return c.fail("'stride' must be an integer or a list of " +
-                                                          std::to_string(d));
-        if (!dil || dil->size() != d) return c.fail("'dilation' must be an integer or a list of " + std::to_string(d));
+                                                    : std::vector<std::int64_t>(d, 0);
+        if (!kernel || kernel->size() != d)
+            return c.fail("'kernel' must be an integer or a list of " + std::to_string(d));
+        if (!stride || stride->size() != d)
+            return c.fail("'stride' must be an integer or a list of " + std::to_string(d));
+        if (!dil || dil->size() != d)
+            return c.fail("'dilation' must be an integer or a list of " + std::to_string(d));
         if (!outPad || outPad->size() != d) return c.fail("'output_padding' must be an integer or a list");
         std::vector<std::int64_t> pad(d, 0);
         bool same = c.attrs.getString("padding") == std::optional<std::string>("same");
@@ -49,26 +51,33 @@ public:
         Shape out{*outC};
         for (std::size_t i = 0; i < d; ++i) {
             const std::int64_t k = (*kernel)[i], s = (*stride)[i], dl = (*dil)[i], x = in.shape[i + 1];
-            if (k <= 0 || s <= 0 || dl <= 0 || pad[i] < 0 || k > (1 << 20) || s > (1 << 20) || dl > (1 << 20) ||
-                pad[i] > (1 << 20))
-                return c.fail(name + ": kernel, stride and dilation must be positive and padding non-negative");
+            if (k <= 0 || s <= 0 || dl <= 0 || pad[i] < 0 || k > (1 << 20) || s > (1 << 20) ||
+                dl > (1 << 20) || pad[i] > (1 << 20))
+                return c.fail(name +
+                              ": kernel, stride and dilation must be positive and padding non-negative");
             std::int64_t o;
             if (m_transposed) {
                 const std::int64_t op = (*outPad)[i];
-                if (op < 0 || (op >= s && op >= dl))  // PyTorch: smaller than either stride or dilation
-                    return c.fail(name + ": output_padding must be non-negative and smaller than stride or dilation");
+                if (op < 0 || (op >= s && op >= dl)) // PyTorch: smaller than either stride or dilation
+                    return c.fail(
+                        name + ": output_padding must be non-negative and smaller than stride or dilation");
                 // x can be up to 2^62 and s up to 2^20: check the product; the other terms are below 2^42.
-                if (__builtin_mul_overflow(x - 1, s, &o) || __builtin_add_overflow(o, dl * (k - 1) + op + 1 - 2 * pad[i], &o))
+                if (__builtin_mul_overflow(x - 1, s, &o) ||
+                    __builtin_add_overflow(o, dl * (k - 1) + op + 1 - 2 * pad[i], &o))
                     return c.fail(name + ": output of input " + c.in() + " is too large");
-            } else if (same) o = x;
-            else o = (x + 2 * pad[i] - dl * (k - 1) - 1) / s + 1;
+            } else if (same)
+                o = x;
+            else
+                o = (x + 2 * pad[i] - dl * (k - 1) - 1) / s + 1;
             if (o <= 0 || (!m_transposed && x + 2 * pad[i] < dl * (k - 1) + 1))
                 return c.fail(name + ": input " + c.in() + " is too small for kernel " + std::to_string(k) +
-                              " (dilation " + std::to_string(dl) + ", padding " + std::to_string(pad[i]) + ")");
+                              " (dilation " + std::to_string(dl) + ", padding " + std::to_string(pad[i]) +
+                              ")");
             out.push_back(o);
         }
         OpPlan p;
-        p.outputs.push_back({out, c.computeDtype == DType::Float32 ? in.dtype : c.computeDtype, in.batched, true});
+        p.outputs.push_back(
+            {out, c.computeDtype == DType::Float32 ? in.dtype : c.computeDtype, in.batched, true});
         Shape w = m_transposed ? Shape{inC, *outC / *groups} : Shape{*outC, inC / *groups};
         for (auto k : *kernel) w.push_back(k);
         p.params.push_back({"weight", w});

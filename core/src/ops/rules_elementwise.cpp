@@ -40,7 +40,7 @@ public:
         if (m_mul) {
             p.saved = {{SavedDecl::Kind::Input, 0, 1}, {SavedDecl::Kind::Input, 1, 0}};
         } else {
-            p.passthroughSameShape = true;  // a broadcast operand's gradient is a new, reduced tensor
+            p.passthroughSameShape = true; // a broadcast operand's gradient is a new, reduced tensor
         }
         return p;
     }
@@ -72,11 +72,12 @@ public:
         out.shape[static_cast<std::size_t>(dim)] = 0;
         for (std::size_t k = 0; k < c.inputs.size(); ++k) {
             const auto& b = c.inputs[k];
-            if (b.rank() != a.rank()) return c.fail("concat: ranks differ: " + c.in(0) + " and " + c.in(static_cast<int>(k)));
+            if (b.rank() != a.rank())
+                return c.fail("concat: ranks differ: " + c.in(0) + " and " + c.in(static_cast<int>(k)));
             for (std::size_t i = 0; i < a.shape.size(); ++i)
                 if (i != static_cast<std::size_t>(dim) && a.shape[i] != b.shape[i])
-                    return c.fail("concat: shapes differ outside dim " + std::to_string(dim) + ": " + c.in(0) +
-                                  " and " + c.in(static_cast<int>(k)));
+                    return c.fail("concat: shapes differ outside dim " + std::to_string(dim) + ": " +
+                                  c.in(0) + " and " + c.in(static_cast<int>(k)));
             auto& d = out.shape[static_cast<std::size_t>(dim)];
             if (__builtin_add_overflow(d, b.shape[static_cast<std::size_t>(dim)], &d))
                 return c.fail("concat: the output is too large");
@@ -85,7 +86,7 @@ public:
         out.contiguous = true;
         OpPlan p;
         p.outputs.push_back(out);
-        p.grad = GradKind::Passthrough;  // the inputs' gradients are narrow views of the output's
+        p.grad = GradKind::Passthrough; // the inputs' gradients are narrow views of the output's
         return p;
     }
 };

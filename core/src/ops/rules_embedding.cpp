@@ -28,11 +28,13 @@ public:
             return p;
         }
         if (mode != "positions" && mode != "zeros")
-            return c.fail("embedding 'indices' must be \"input\", \"positions\" or \"zeros\", got \"" + mode + "\"");
+            return c.fail("embedding 'indices' must be \"input\", \"positions\" or \"zeros\", got \"" + mode +
+                          "\"");
         if (in.rank() < 1) return c.fail("embedding of positions needs a sequence input, got " + c.in());
         const std::int64_t seq = in.shape[0];
         if (mode == "positions" && seq > *num)
-            return c.fail("sequence length " + std::to_string(seq) + " exceeds num_embeddings " + std::to_string(*num));
+            return c.fail("sequence length " + std::to_string(seq) + " exceeds num_embeddings " +
+                          std::to_string(*num));
         const bool batched = mode == "zeros";
         p.created.push_back({{seq}, DType::Int64, batched, true});
         p.createdRoles.push_back(mode == "positions" ? "position ids" : "token type ids");

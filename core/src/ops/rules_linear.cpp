@@ -25,7 +25,8 @@ public:
         p.params.push_back({"weight", {*out, inF}});
         if (c.flag("bias", true)) p.params.push_back({"bias", {*out}});
         if (auto t = c.attrs.getString("tied_to")) p.tiedTo = *t;
-        p.saved = {{SavedDecl::Kind::Input, 0, -1}, {SavedDecl::Kind::Param, 0, 0}};  // mat2 only for grad_input
+        p.saved = {{SavedDecl::Kind::Input, 0, -1},
+                   {SavedDecl::Kind::Param, 0, 0}}; // mat2 only for grad_input
         p.needsContiguous = in.rank() > 1;
         return p;
     }
@@ -50,8 +51,8 @@ public:
         for (std::size_t i = 0; i < r; ++i) {
             std::int64_t da = i < r - batchA.size() ? 1 : batchA[i - (r - batchA.size())];
             std::int64_t db = i < r - batchB.size() ? 1 : batchB[i - (r - batchB.size())];
-            if (da != db && da != 1 && db != 1) return c.fail("matmul batch dims do not broadcast: " + c.in(0) +
-                                                              " @ " + c.in(1));
+            if (da != db && da != 1 && db != 1)
+                return c.fail("matmul batch dims do not broadcast: " + c.in(0) + " @ " + c.in(1));
             out.push_back(std::max(da, db));
         }
         out.push_back(a.shape[a.shape.size() - 2]);

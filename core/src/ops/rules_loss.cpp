@@ -33,7 +33,8 @@ public:
                        const std::vector<int>& inputs) const override {
         const auto& in = b.info(inputs[0]);
         if (in.rank() < 1 || in.rank() > 2 || !isFloating(in.dtype))
-            return makeError(path + ": cross_entropy expects logits [C] or [S, C], got " + shapeToString(in.shape));
+            return makeError(path + ": cross_entropy expects logits [C] or [S, C], got " +
+                             shapeToString(in.shape));
         Attributes none;
         auto ls = b.addOp("log_softmax", path + ".log_softmax", none, inputs);
         if (!ls) return ls.error();

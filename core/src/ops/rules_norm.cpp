@@ -13,8 +13,9 @@ public:
         const auto& in = c.inputs[0];
         const bool ok = m_dims == 2 ? in.rank() == 3 : (in.rank() == 1 || in.rank() == 2);
         if (!ok || !isFloating(in.dtype))
-            return c.fail(std::string("batchnorm") + (m_dims == 2 ? "2d expects [C,H,W]" : "1d expects [C] or [C,L]") +
-                          ", got " + c.in());
+            return c.fail(std::string("batchnorm") +
+                          (m_dims == 2 ? "2d expects [C,H,W]" : "1d expects [C] or [C,L]") + ", got " +
+                          c.in());
         const std::int64_t ch = in.shape[0];
         OpPlan p;
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
@@ -52,8 +53,9 @@ public:
         auto nd = c.integer("normalized_dims", 1, 1);
         if (!nd) return nd.error();
         if (in.rank() < *nd || !isFloating(in.dtype))
-            return c.fail("layernorm over " + std::to_string(*nd) + " trailing dim(s) needs a floating input of rank >= " +
-                          std::to_string(*nd) + ", got " + c.in());
+            return c.fail("layernorm over " + std::to_string(*nd) +
+                          " trailing dim(s) needs a floating input of rank >= " + std::to_string(*nd) +
+                          ", got " + c.in());
         Shape normShape(in.shape.end() - *nd, in.shape.end());
         Shape rows(in.shape.begin(), in.shape.end() - *nd);
         OpPlan p;
@@ -81,7 +83,8 @@ public:
         auto g = c.positive("groups");
         if (!g) return g.error();
         if (in.rank() < 1 || in.shape[0] % *g)
-            return c.fail("groupnorm: channels of " + c.in() + " are not divisible by groups " + std::to_string(*g));
+            return c.fail("groupnorm: channels of " + c.in() + " are not divisible by groups " +
+                          std::to_string(*g));
         OpPlan p;
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
         p.saved.push_back({SavedDecl::Kind::Input, 0});
@@ -101,7 +104,8 @@ class RmsNormRule : public OpRule {
 public:
     Result<OpPlan> plan(const OpContext& c) const override {
         const auto& in = c.inputs[0];
-        if (in.rank() < 1 || !isFloating(in.dtype)) return c.fail("rmsnorm expects a floating input, got " + c.in());
+        if (in.rank() < 1 || !isFloating(in.dtype))
+            return c.fail("rmsnorm expects a floating input, got " + c.in());
         Shape rows(in.shape.begin(), in.shape.end() - 1);
         rows.push_back(1);
         const bool eager = c.attrs.getString("impl").value_or("eager") != "fused";
@@ -112,7 +116,8 @@ public:
         if (!eager) {
             p.created = {rstd};
             p.createdRoles = {"rstd"};
-            p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Param, 0}, {SavedDecl::Kind::Created, 0}};
+            p.saved = {
+                {SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Param, 0}, {SavedDecl::Kind::Created, 0}};
             return p;
         }
         // Eager: h = x.float(); r = rsqrt(h.pow(2).mean(-1) + eps); y = (h * r).to(dtype); out = w * y.
@@ -129,7 +134,7 @@ public:
             p.saved.push_back({SavedDecl::Kind::Created, 2});
         }
         auto pow = TensorInfo{in.shape, DType::Float32, in.batched, true}.bytes();
-        if (pow) p.fwdWorkspace = *pow;  // the pow(2) result, freed after the mean
+        if (pow) p.fwdWorkspace = *pow; // the pow(2) result, freed after the mean
         auto g = TensorInfo{in.shape, DType::Float32, in.batched, true}.bytes();
         if (g) p.bwdWorkspace = Affine{g->constant * 2, g->perSample * 2};
         return p;

@@ -17,7 +17,8 @@ public:
         auto shape = c.attrs.getInts("output_shape", 0);
         if (!shape) return c.fail("opaque needs 'output_shape' (per sample)");
         for (auto d : *shape)
-            if (d <= 0) return c.fail("opaque: output_shape " + shapeToString(*shape) + " has a non-positive dim");
+            if (d <= 0)
+                return c.fail("opaque: output_shape " + shapeToString(*shape) + " has a non-positive dim");
         auto dt = parseDType(c.attrs.getString("output_dtype").value_or("float32"));
         if (!dt) return c.fail("opaque: unknown output_dtype");
         OpPlan p;
@@ -39,6 +40,8 @@ public:
 
 } // namespace
 
-void registerOpaqueOps() { addOpRule("opaque", std::make_unique<OpaqueRule>()); }
+void registerOpaqueOps() {
+    addOpRule("opaque", std::make_unique<OpaqueRule>());
+}
 
 } // namespace batchfit

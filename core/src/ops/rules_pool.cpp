@@ -5,10 +5,12 @@
 namespace batchfit {
 namespace {
 
-std::int64_t pooledSize(std::int64_t x, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d, bool ceil) {
+std::int64_t pooledSize(std::int64_t x, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d,
+                        bool ceil) {
     const std::int64_t span = x + 2 * p - d * (k - 1) - 1;
     std::int64_t o = (ceil ? (span + s - 1) / s : span / s) + 1;
-    if (ceil && (o - 1) * s >= x + p) --o;  // PyTorch: the last window must start inside the input or left padding
+    if (ceil && (o - 1) * s >= x + p)
+        --o; // PyTorch: the last window must start inside the input or left padding
     return o;
 }
 
@@ -30,7 +32,8 @@ public:
         Shape out{in.shape[0]};
         for (int i = 0; i < 2; ++i) {
             const auto ki = (*k)[i], si = (*s)[i], pi = (*p)[i], di = (*d)[i];
-            if (ki <= 0 || si <= 0 || di <= 0 || pi < 0 || ki > (1 << 20) || si > (1 << 20) || di > (1 << 20) || pi * 2 > ki)
+            if (ki <= 0 || si <= 0 || di <= 0 || pi < 0 || ki > (1 << 20) || si > (1 << 20) ||
+                di > (1 << 20) || pi * 2 > ki)
                 return c.fail(name + ": kernel/stride must be positive and padding at most half the kernel");
             const auto o = pooledSize(in.shape[static_cast<std::size_t>(i) + 1], ki, si, pi, di, ceil);
             if (o <= 0) return c.fail(name + ": input " + c.in() + " is smaller than the kernel");
@@ -57,7 +60,8 @@ public:
         const auto& in = c.inputs[0];
         if (in.rank() != 3) return c.fail("adaptive_avgpool2d expects [C,H,W], got " + c.in());
         auto o = c.attrs.getInts("output_size", 2);
-        if (!o || o->size() != 2 || (*o)[0] <= 0 || (*o)[1] <= 0 || (*o)[0] > (1 << 20) || (*o)[1] > (1 << 20))
+        if (!o || o->size() != 2 || (*o)[0] <= 0 || (*o)[1] <= 0 || (*o)[0] > (1 << 20) ||
+            (*o)[1] > (1 << 20))
             return c.fail("adaptive_avgpool2d needs 'output_size' (a positive integer or pair)");
         OpPlan p;
         p.outputs.push_back({{in.shape[0], (*o)[0], (*o)[1]}, in.dtype, in.batched, true});

@@ -1,6 +1,6 @@
 // Views and copies: flatten, reshape, transpose, permute, select, slice, contiguous, identity, cast, split.
-// Views share their input's storage and save nothing; select/slice backward allocate a zero-filled input-sized
-// gradient (select_backward / slice_backward).
+// Views share their input's storage and save nothing; select/slice backward allocate a zero-filled
+// input-sized gradient (select_backward / slice_backward).
 #include "ops/op_rule.h"
 
 #include <algorithm>
@@ -8,7 +8,8 @@
 namespace batchfit {
 namespace {
 
-Result<std::size_t> dimIndex(const OpContext& c, std::int64_t dim, std::int64_t rank, const std::string& what) {
+Result<std::size_t> dimIndex(const OpContext& c, std::int64_t dim, std::int64_t rank,
+                             const std::string& what) {
     if (dim < 0) dim += rank;
     if (dim < 0 || dim >= rank)
         return c.fail(what + " " + std::to_string(dim) + " is out of range for per-sample shape " + c.in());
@@ -62,15 +63,18 @@ public:
         int inferred = -1;
         for (std::size_t i = 0; i < shape->size(); ++i) {
             const auto d = (*shape)[i];
-            if (d == -1 && inferred < 0) inferred = static_cast<int>(i);
-            else if (d <= 0) return c.fail("reshape: bad dimension " + std::to_string(d) + " in " + shapeToString(*shape));
+            if (d == -1 && inferred < 0)
+                inferred = static_cast<int>(i);
+            else if (d <= 0)
+                return c.fail("reshape: bad dimension " + std::to_string(d) + " in " + shapeToString(*shape));
             else if (__builtin_mul_overflow(known, static_cast<std::uint64_t>(d), &known))
                 return c.fail("reshape: cannot view " + c.in() + " as " + shapeToString(*shape));
             if (known > total) break;
         }
         Shape out = *shape;
         if (inferred >= 0) {
-            if (known == 0 || total % known) return c.fail("reshape: cannot view " + c.in() + " as " + shapeToString(*shape));
+            if (known == 0 || total % known)
+                return c.fail("reshape: cannot view " + c.in() + " as " + shapeToString(*shape));
             out[static_cast<std::size_t>(inferred)] = static_cast<std::int64_t>(total / known);
         } else if (known != total) {
             return c.fail("reshape: " + c.in() + " has " + std::to_string(total) + " elements per sample, " +
@@ -131,23 +135,25 @@ public:
         if (!m_slice) {
             auto idx = c.attrs.getInt("index");
             if (!idx || *idx < -size || *idx >= size)
-                return c.fail("select: index must be in [" + std::to_string(-size) + ", " + std::to_string(size) +
-                              ") for " + c.in());
+                return c.fail("select: index must be in [" + std::to_string(-size) + ", " +
+                              std::to_string(size) + ") for " + c.in());
             out.erase(out.begin() + static_cast<std::ptrdiff_t>(*d));
         } else {
-            std::int64_t start = c.attrs.getInt("start").value_or(0), end = c.attrs.getInt("end").value_or(size);
+            std::int64_t start = c.attrs.getInt("start").value_or(0),
+                         end = c.attrs.getInt("end").value_or(size);
             const std::int64_t step = c.attrs.getInt("step").value_or(1);
             if (start < 0) start += size;
             if (end < 0) end += size;
             start = std::clamp<std::int64_t>(start, 0, size);
             end = std::clamp<std::int64_t>(end, 0, size);
             if (step <= 0 || end <= start) return c.fail("slice: empty or backwards range on " + c.in());
-            out[*d] = (end - start - 1) / step + 1;  // ceil((end - start) / step) without overflow for a huge step
+            out[*d] =
+                (end - start - 1) / step + 1; // ceil((end - start) / step) without overflow for a huge step
         }
         OpPlan p;
         p.outputs.push_back({out, in.dtype, in.batched, false});
         p.alias = Alias::View;
-        return p;  // backward: a zero-filled gradient of the input's size
+        return p; // backward: a zero-filled gradient of the input's size
     }
 
 private:

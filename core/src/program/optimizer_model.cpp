@@ -5,8 +5,10 @@ namespace batchfit {
 int stateDtypeSize(const TrainingConfig& c, int paramDtypeSize) {
     switch (c.precision) {
     case Precision::PureFp16:
-    case Precision::PureBf16: return paramDtypeSize;
-    default: return 4;
+    case Precision::PureBf16:
+        return paramDtypeSize;
+    default:
+        return 4;
     }
 }
 
@@ -14,20 +16,24 @@ static bool hasMaster(const TrainingConfig& c) {
     return c.precision == Precision::MixedFp16Master || c.precision == Precision::MixedBf16Master;
 }
 
-OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::uint64_t n, int paramDtypeSize) {
+OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::uint64_t n,
+                            int paramDtypeSize) {
     const std::uint64_t s = static_cast<std::uint64_t>(stateDtypeSize(c, paramDtypeSize));
-    constexpr std::uint64_t kStepTensor = 4;  // torch >= 1.12: a 0-dim float32 `step` tensor per parameter
+    constexpr std::uint64_t kStepTensor = 4; // torch >= 1.12: a 0-dim float32 `step` tensor per parameter
     OptimizerCost out;
     switch (c.optimizer) {
-    case OptimizerKind::Sgd: break;
+    case OptimizerKind::Sgd:
+        break;
     case OptimizerKind::SgdMomentum:
-    case OptimizerKind::SgdNesterov: out.stateBytes = n * s; break;
+    case OptimizerKind::SgdNesterov:
+        out.stateBytes = n * s;
+        break;
     case OptimizerKind::Adam:
     case OptimizerKind::AdamW:
         out.stateBytes = n * s * (c.amsgrad ? 3 : 2) + kStepTensor;
         out.hostStepBytes = kStepTensor;
         break;
-    case OptimizerKind::RmsProp:  // torch 1.13/2.x RMSprop keeps `step` as a Python int here
+    case OptimizerKind::RmsProp: // torch 1.13/2.x RMSprop keeps `step` as a Python int here
         out.stateBytes = n * s * (1 + (c.rmspropMomentum ? 1 : 0) + (c.rmspropCentered ? 1 : 0));
         break;
     case OptimizerKind::Adagrad:
@@ -39,22 +45,27 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
         if (shape.size() >= 2) {
             const std::uint64_t cols = static_cast<std::uint64_t>(shape.back());
             const std::uint64_t rows = static_cast<std::uint64_t>(shape[shape.size() - 2]);
-            const std::uint64_t lead = rows && cols ? n / (rows * cols) : 0;  // a zero-size tensor has no state
+            const std::uint64_t lead =
+                rows && cols ? n / (rows * cols) : 0; // a zero-size tensor has no state
             out.stateBytes = lead * (rows + cols) * 4;
         } else {
             out.stateBytes = n * 4;
         }
         break;
     }
-    case OptimizerKind::Lion: out.stateBytes = n * s; break;
+    case OptimizerKind::Lion:
+        out.stateBytes = n * s;
+        break;
     case OptimizerKind::Adam8bit:
         // bitsandbytes: tensors under min_8bit_size (4096) keep 32-bit states; others 1 byte per element
         // per state plus one fp32 absmax per 2048-element block.
-        if (n < 4096) out.stateBytes = 2 * n * 4;
-        else out.stateBytes = 2 * n + 2 * ((n + 2047) / 2048) * 4;
+        if (n < 4096)
+            out.stateBytes = 2 * n * 4;
+        else
+            out.stateBytes = 2 * n + 2 * ((n + 2047) / 2048) * 4;
         break;
     }
-    if (hasMaster(c)) out.stateBytes += n * 4;  // fp32 master weights
+    if (hasMaster(c)) out.stateBytes += n * 4; // fp32 master weights
     return out;
 }
 
@@ -62,16 +73,25 @@ double stepTemporaryFactor(const TrainingConfig& c) {
     const bool forLoop = c.impl == OptimizerImpl::ForLoop;
     if (c.impl == OptimizerImpl::Fused || c.optimizer == OptimizerKind::Adam8bit) return 0.0;
     switch (c.optimizer) {
-    case OptimizerKind::Sgd: return 0.0;
-    case OptimizerKind::SgdMomentum: return 0.0;
-    case OptimizerKind::SgdNesterov: return 1.0;
+    case OptimizerKind::Sgd:
+        return 0.0;
+    case OptimizerKind::SgdMomentum:
+        return 0.0;
+    case OptimizerKind::SgdNesterov:
+        return 1.0;
     case OptimizerKind::Adam:
-    case OptimizerKind::AdamW: return forLoop ? 2.0 : 1.0;  // sqrt(v) then / bias_correction (for-loop)
-    case OptimizerKind::RmsProp: return c.rmspropCentered ? 2.0 : 1.0;
-    case OptimizerKind::Adagrad: return 1.0;
-    case OptimizerKind::Adafactor: return 3.0;
-    case OptimizerKind::Lion: return 2.0;
-    case OptimizerKind::Adam8bit: return 0.0;
+    case OptimizerKind::AdamW:
+        return forLoop ? 2.0 : 1.0; // sqrt(v) then / bias_correction (for-loop)
+    case OptimizerKind::RmsProp:
+        return c.rmspropCentered ? 2.0 : 1.0;
+    case OptimizerKind::Adagrad:
+        return 1.0;
+    case OptimizerKind::Adafactor:
+        return 3.0;
+    case OptimizerKind::Lion:
+        return 2.0;
+    case OptimizerKind::Adam8bit:
+        return 0.0;
     }
     return 0.0;
 }

@@ -8,12 +8,14 @@
 namespace batchfit {
 
 struct OptimizerCost {
-    std::uint64_t stateBytes = 0;      ///< persistent state (incl. master weights) for this tensor
-    std::uint64_t hostStepBytes = 0;   ///< part of stateBytes that is a per-tensor `step` scalar kept on the host
+    std::uint64_t stateBytes = 0; ///< persistent state (incl. master weights) for this tensor
+    std::uint64_t hostStepBytes =
+        0; ///< part of stateBytes that is a per-tensor `step` scalar kept on the host
 };
 
 /// `paramDtypeSize`: bytes per element of the parameter (2 for half weights).
-OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::uint64_t numel, int paramDtypeSize);
+OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::uint64_t numel,
+                            int paramDtypeSize);
 /// Bytes per element of optimizer states under the precision.
 int stateDtypeSize(const TrainingConfig& c, int paramDtypeSize);
 /// Temporaries during step(), as a multiple of the state-dtype size of (for-loop) the largest tensor or

@@ -60,8 +60,10 @@ PeakEvaluator::PeakEvaluator(const StepProgram& p, std::int64_t lo, std::int64_t
     auto bump = [&](int i, int d) {
         const auto& in = inst[static_cast<std::size_t>(i)];
         auto& n = counts[static_cast<std::size_t>(in.group) * comps + static_cast<std::size_t>(in.component)];
-        if (d > 0) ++n;
-        else --n;  // every free follows its allocation: never below zero
+        if (d > 0)
+            ++n;
+        else
+            --n; // every free follows its allocation: never below zero
     };
     for (std::size_t s = 0; s < p.steps.size(); ++s) {
         const auto& st = p.steps[s];
@@ -70,7 +72,8 @@ PeakEvaluator::PeakEvaluator(const StepProgram& p, std::int64_t lo, std::int64_t
             for (int t : st.transients) bump(t, 1);
             std::vector<Entry> e;
             for (std::size_t i = 0; i < counts.size(); ++i)
-                if (counts[i]) e.push_back(Entry{static_cast<int>(i / comps), static_cast<int>(i % comps), counts[i]});
+                if (counts[i])
+                    e.push_back(Entry{static_cast<int>(i / comps), static_cast<int>(i % comps), counts[i]});
             m_candidates.push_back(std::move(e));
             for (int t : st.transients) bump(t, -1);
         }

@@ -29,7 +29,7 @@ int Scheduler::newInstance(Affine bytes, Component component, int step) {
 void Scheduler::transient(Affine bytes, Component component, int step) {
     if (bytes.isZero()) return;
     m_program.instances.push_back(Instance{bytes, component, -1});
-    m_lastUse.push_back(-1);  // not freed through frees[]
+    m_lastUse.push_back(-1); // not freed through frees[]
     m_allocStep.push_back(step);
     m_creatorLayer.push_back(-1);
     m_trainableParam.push_back(false);
@@ -68,11 +68,13 @@ Status Scheduler::run() {
     m_unitOps.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
     for (std::size_t i = 0; i < m_graph.ops.size(); ++i) {
         const auto& op = m_graph.ops[i];
-        if (op.checkpointUnit >= 0) m_unitOps[static_cast<std::size_t>(op.checkpointUnit)].push_back(static_cast<int>(i));
+        if (op.checkpointUnit >= 0)
+            m_unitOps[static_cast<std::size_t>(op.checkpointUnit)].push_back(static_cast<int>(i));
         if (op.type == "linear" || op.type == "matmul" || op.type == "attn_scores" || op.type == "sdpa")
             m_hasMatmul = true;
         for (int p : op.params)
-            if (m_paramLayer[static_cast<std::size_t>(p)] < 0) m_paramLayer[static_cast<std::size_t>(p)] = op.layer;
+            if (m_paramLayer[static_cast<std::size_t>(p)] < 0)
+                m_paramLayer[static_cast<std::size_t>(p)] = op.layer;
     }
     m_layerCount = static_cast<int>(m_graph.layers.size());
     m_program.layers.clear();
@@ -108,13 +110,15 @@ Status Scheduler::run() {
     for (std::size_t i = 0; i < m_program.instances.size(); ++i) {
         const int l = m_lastUse[i];
         if (l < 0 || l == kForever) continue;
-        m_program.steps[static_cast<std::size_t>(std::max(l, m_allocStep[i]))].frees.push_back(static_cast<int>(i));
+        m_program.steps[static_cast<std::size_t>(std::max(l, m_allocStep[i]))].frees.push_back(
+            static_cast<int>(i));
     }
     return Ok{};
 }
 
 void Scheduler::setup() {
-    const int s = newStep(Phase::Setup, m_config.firstStep ? "start of step 1" : "start of step (steady state)");
+    const int s =
+        newStep(Phase::Setup, m_config.firstStep ? "start of step 1" : "start of step (steady state)");
     auto& t = m_program.m_totals;
     const bool offload = m_config.optimizerOffload;
     std::uint64_t stateTotal = optimizerSharedBytes(m_config);
@@ -151,11 +155,13 @@ void Scheduler::setup() {
             if (gp.tiedTo >= 0 || !gp.trainable) continue;
             const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
             if (cost.stateBytes - cost.hostStepBytes == 0) continue;
-            const int inst = newInstance(Affine{cost.stateBytes - cost.hostStepBytes, 0}, Component::OptimizerStates, s);
+            const int inst =
+                newInstance(Affine{cost.stateBytes - cost.hostStepBytes, 0}, Component::OptimizerStates, s);
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
         if (optimizerSharedBytes(m_config)) {
-            const int inst = newInstance(Affine{optimizerSharedBytes(m_config), 0}, Component::OptimizerStates, s);
+            const int inst =
+                newInstance(Affine{optimizerSharedBytes(m_config), 0}, Component::OptimizerStates, s);
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
     }
@@ -205,7 +211,8 @@ void Scheduler::microStep(bool first) {
         m_backwardWorkspace = 0;
     }
     if (m_graph.loss >= 0) {
-        m_gradOf[static_cast<std::size_t>(m_graph.loss)] = newInstance(tensorBytes(m_graph.loss), Component::Temporaries, start);
+        m_gradOf[static_cast<std::size_t>(m_graph.loss)] =
+            newInstance(tensorBytes(m_graph.loss), Component::Temporaries, start);
         use(m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(m_graph.loss))], start);
     }
     for (int i = static_cast<int>(m_graph.ops.size()) - 1; i >= 0; --i) {
@@ -222,7 +229,7 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
     const bool noGrad = !recompute && op.checkpointUnit >= 0;
     const int s = newStep(recompute ? Phase::Backward : Phase::Forward,
                           (recompute ? "recompute " : "") + op.path + " (" + op.type + ")");
-    const int layerRow = op.layer + 1;  // row 0 is the input batch
+    const int layerRow = op.layer + 1; // row 0 is the input batch
     for (int t : op.inputs) use(instanceOf(t, s, recompute), s);
     auto materialize = [&](int t) {
         const auto& gt = m_graph.tensors[static_cast<std::size_t>(t)];
@@ -232,8 +239,10 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
         m_creatorLayer[static_cast<std::size_t>(inst)] = layerRow;
         (recompute ? m_recompInst : m_fwdInst)[idx] = inst;
         if (gt.autocastCopy) {
-            if (recompute) use(inst, unitLastOp);
-            else m_autocastPending.push_back(inst);
+            if (recompute)
+                use(inst, unitLastOp);
+            else
+                m_autocastPending.push_back(inst);
         }
     };
     for (int t : op.outputs) materialize(t);
@@ -288,12 +297,16 @@ void Scheduler::backwardOp(int opIndex) {
             done.push_back(t);
             int& g = m_gradOf[static_cast<std::size_t>(t)];
             if (op.gradPassthrough[j] && outGrad >= 0) {
-                if (g < 0) g = outGrad;  // the same tensor flows on
-                else use(outGrad, s);    // accumulated in place into the existing buffer
+                if (g < 0)
+                    g = outGrad; // the same tensor flows on
+                else
+                    use(outGrad, s); // accumulated in place into the existing buffer
                 continue;
             }
-            if (g < 0) g = newInstance(tensorBytes(t), Component::Temporaries, s);
-            else transient(tensorBytes(t), Component::Temporaries, s);
+            if (g < 0)
+                g = newInstance(tensorBytes(t), Component::Temporaries, s);
+            else
+                transient(tensorBytes(t), Component::Temporaries, s);
         }
     }
     for (int p : op.params) {
@@ -321,17 +334,20 @@ void Scheduler::optimizerStep() {
         if (gp.tiedTo >= 0 || !gp.trainable) continue;
         const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
         if (m_config.firstStep && !offload && cost.stateBytes > cost.hostStepBytes) {
-            const int inst = newInstance(Affine{cost.stateBytes - cost.hostStepBytes, 0}, Component::OptimizerStates, s);
+            const int inst =
+                newInstance(Affine{cost.stateBytes - cost.hostStepBytes, 0}, Component::OptimizerStates, s);
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
-        const std::uint64_t sz = gp.numel * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype)));
+        const std::uint64_t sz =
+            gp.numel * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype)));
         largest = std::max(largest, sz);
         total += sz;
         largestN = std::max(largestN, gp.numel);
         totalN += gp.numel;
     }
     if (m_config.firstStep && !offload && optimizerSharedBytes(m_config)) {
-        const int inst = newInstance(Affine{optimizerSharedBytes(m_config), 0}, Component::OptimizerStates, s);
+        const int inst =
+            newInstance(Affine{optimizerSharedBytes(m_config), 0}, Component::OptimizerStates, s);
         m_lastUse[static_cast<std::size_t>(inst)] = kForever;
     }
     if (!offload) {
@@ -339,11 +355,12 @@ void Scheduler::optimizerStep() {
         const double factor = stepTemporaryFactor(m_config);
         const auto base = static_cast<double>(forLoop ? largest : total);
         transient(Affine{static_cast<std::uint64_t>(factor * base), 0}, Component::Temporaries, s);
-        if (m_config.precision == Precision::MixedFp16Master || m_config.precision == Precision::MixedBf16Master)
-            transient(Affine{(forLoop ? largestN : totalN) * 4, 0}, Component::Temporaries, s);  // fp32 grads
+        if (m_config.precision == Precision::MixedFp16Master ||
+            m_config.precision == Precision::MixedBf16Master)
+            transient(Affine{(forLoop ? largestN : totalN) * 4, 0}, Component::Temporaries, s); // fp32 grads
     }
     if (m_config.zeroGradSetToNone)
-        for (int g : m_paramGrad) use(g, s);  // zero_grad(set_to_none=True) drops them after the step
+        for (int g : m_paramGrad) use(g, s); // zero_grad(set_to_none=True) drops them after the step
 }
 
 void Scheduler::accountSaved() {
@@ -362,7 +379,8 @@ void Scheduler::accountSaved() {
     }
     for (int inst : m_autocastPending)
         if (held.count(inst))
-            t.autocastCopies = addAffine(t.autocastCopies, m_program.instances[static_cast<std::size_t>(inst)].bytes, overflow);
+            t.autocastCopies = addAffine(t.autocastCopies,
+                                         m_program.instances[static_cast<std::size_t>(inst)].bytes, overflow);
 }
 
 } // namespace batchfit

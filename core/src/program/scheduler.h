@@ -38,23 +38,23 @@ private:
 
     std::vector<int> m_lastUse;
     std::vector<int> m_allocStep;
-    std::vector<int> m_creatorLayer;     ///< per instance
-    std::vector<bool> m_trainableParam;  ///< per instance
-    std::vector<int> m_fwdInst;          ///< per storage tensor, this micro-step's forward
-    std::vector<int> m_recompInst;       ///< per storage tensor, during a unit's recomputation
-    std::vector<std::vector<int>> m_savedBy;  ///< per op: instances saved for its backward
-    std::vector<int> m_gradOf;           ///< per tensor: its gradient instance in this backward
-    std::vector<int> m_paramGrad;        ///< per parameter: its .grad instance
+    std::vector<int> m_creatorLayer;         ///< per instance
+    std::vector<bool> m_trainableParam;      ///< per instance
+    std::vector<int> m_fwdInst;              ///< per storage tensor, this micro-step's forward
+    std::vector<int> m_recompInst;           ///< per storage tensor, during a unit's recomputation
+    std::vector<std::vector<int>> m_savedBy; ///< per op: instances saved for its backward
+    std::vector<int> m_gradOf;               ///< per tensor: its gradient instance in this backward
+    std::vector<int> m_paramGrad;            ///< per parameter: its .grad instance
     std::vector<int> m_paramLayer;
     std::vector<std::vector<int>> m_unitOps;
     std::vector<std::vector<int>> m_unitHeld;
     std::vector<bool> m_recomputed;
-    std::vector<int> m_autocastPending;  ///< copies alive until the forward ends
+    std::vector<int> m_autocastPending; ///< copies alive until the forward ends
     int m_layerCount = 0;
     bool m_firstMicroStep = true;
     bool m_hasMatmul = false;
     int m_lastBackwardStep = 0;
-    std::uint64_t m_backwardWorkspace = 0;  ///< first step: the backward handle's workspace, made on first use
+    std::uint64_t m_backwardWorkspace = 0; ///< first step: the backward handle's workspace, made on first use
 };
 
 } // namespace batchfit

@@ -9,8 +9,8 @@
 
 namespace batchfit {
 
-Result<std::shared_ptr<const StepProgram>> StepProgram::lower(const Model& model, const TrainingConfig& config,
-                                                              std::uint64_t cudaContextBytes) {
+Result<std::shared_ptr<const StepProgram>>
+StepProgram::lower(const Model& model, const TrainingConfig& config, std::uint64_t cudaContextBytes) {
     if (config.accumulationSteps < 1 || config.accumulationSteps > 1'000'000)
         return makeError("gradient accumulation steps must be between 1 and 1000000, got " +
                          std::to_string(config.accumulationSteps));
@@ -21,7 +21,8 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lower(const Model& model
         return makeError("fragmentation reserve must be in [0, 1]");
     // required() adds the context to at most ~2^63 of reserved bytes: keep the sum below 2^64.
     if (config.cudaContextBytes.value_or(cudaContextBytes) > kMaxBytes)
-        return makeError("CUDA context of " + std::to_string(config.cudaContextBytes.value_or(cudaContextBytes)) +
+        return makeError("CUDA context of " +
+                         std::to_string(config.cudaContextBytes.value_or(cudaContextBytes)) +
                          " bytes is too large (at most 2^62)");
     auto graph = buildGraph(model, config);
     if (!graph) return graph.error();
@@ -32,7 +33,8 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lower(const Model& model
     auto st = scheduler.run();
     if (!st) return st.error();
     program->finalize();
-    if (program->m_maxSafeBatch < 1) return makeError(model.name + ": the model is too large to estimate (bytes overflow)");
+    if (program->m_maxSafeBatch < 1)
+        return makeError(model.name + ": the model is too large to estimate (bytes overflow)");
     return std::shared_ptr<const StepProgram>(program);
 }
 
@@ -52,9 +54,13 @@ void StepProgram::finalize() {
         k += static_cast<long double>(in.bytes.perSample);
     }
     const long double room = static_cast<long double>(kMaxBytes) - c;
-    if (room <= 0) m_maxSafeBatch = 0;
-    else if (k == 0) m_maxSafeBatch = kMaxBatch;
-    else m_maxSafeBatch = static_cast<std::int64_t>(std::min<long double>(room / k, static_cast<long double>(kMaxBatch)));
+    if (room <= 0)
+        m_maxSafeBatch = 0;
+    else if (k == 0)
+        m_maxSafeBatch = kMaxBatch;
+    else
+        m_maxSafeBatch =
+            static_cast<std::int64_t>(std::min<long double>(room / k, static_cast<long double>(kMaxBatch)));
 }
 
 std::optional<std::uint64_t> StepProgram::peak(std::int64_t batch) const {
@@ -64,11 +70,14 @@ std::optional<std::uint64_t> StepProgram::peak(std::int64_t batch) const {
     for (std::size_t g = 0; g < groups.size(); ++g) size[g] = roundAllocation(groups[g].atUnchecked(batch));
     std::uint64_t live = 0, best = 0;
     for (const auto& st : steps) {
-        for (int a : st.allocs) live += size[static_cast<std::size_t>(instances[static_cast<std::size_t>(a)].group)];
+        for (int a : st.allocs)
+            live += size[static_cast<std::size_t>(instances[static_cast<std::size_t>(a)].group)];
         std::uint64_t now = live;
-        for (int t : st.transients) now += size[static_cast<std::size_t>(instances[static_cast<std::size_t>(t)].group)];
+        for (int t : st.transients)
+            now += size[static_cast<std::size_t>(instances[static_cast<std::size_t>(t)].group)];
         best = std::max(best, now);
-        for (int f : st.frees) live -= size[static_cast<std::size_t>(instances[static_cast<std::size_t>(f)].group)];
+        for (int f : st.frees)
+            live -= size[static_cast<std::size_t>(instances[static_cast<std::size_t>(f)].group)];
     }
     return best;
 }
@@ -103,22 +112,27 @@ std::optional<ComponentBytes> StepProgram::peakComponents(std::int64_t batch) co
 }
 
 std::uint64_t StepProgram::required(std::uint64_t peakBytes) const {
-    constexpr std::uint64_t kSegment = 2u << 20;  // reserved memory grows in 2 MiB steps
-    const auto reserve = static_cast<std::uint64_t>(std::ceil(static_cast<double>(peakBytes) * m_config.fragmentationFraction));
+    constexpr std::uint64_t kSegment = 2u << 20; // reserved memory grows in 2 MiB steps
+    const auto reserve = static_cast<std::uint64_t>(
+        std::ceil(static_cast<double>(peakBytes) * m_config.fragmentationFraction));
     const std::uint64_t reserved = (peakBytes + reserve + kSegment - 1) / kSegment * kSegment;
     return reserved + m_contextBytes;
 }
 
 Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) const {
     if (batch < 1) return makeError("batch size must be at least 1, got " + std::to_string(batch));
-    if (batch > kMaxBatch) return makeError("batch size " + std::to_string(batch) + " is larger than the maximum " +
-                                            std::to_string(kMaxBatch));
+    if (batch > kMaxBatch)
+        return makeError("batch size " + std::to_string(batch) + " is larger than the maximum " +
+                         std::to_string(kMaxBatch));
     if (batch > m_maxSafeBatch)
-        return makeError("batch size " + std::to_string(batch) + " is too large for this model: its memory would exceed " +
-                         "2^62 bytes (the largest batch BatchFit can count is " + std::to_string(m_maxSafeBatch) + ")");
+        return makeError(
+            "batch size " + std::to_string(batch) + " is too large for this model: its memory would exceed " +
+            "2^62 bytes (the largest batch BatchFit can count is " + std::to_string(m_maxSafeBatch) + ")");
     std::vector<std::uint64_t> size(groups.size());
     for (std::size_t g = 0; g < groups.size(); ++g) size[g] = roundAllocation(groups[g].atUnchecked(batch));
-    auto sz = [&](int inst) { return size[static_cast<std::size_t>(instances[static_cast<std::size_t>(inst)].group)]; };
+    auto sz = [&](int inst) {
+        return size[static_cast<std::size_t>(instances[static_cast<std::size_t>(inst)].group)];
+    };
     auto comp = [&](int inst) { return instances[static_cast<std::size_t>(inst)].component; };
 
     Estimate e;
@@ -164,7 +178,9 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
         la.outputBatched = l.outputBatched;
         la.outputDType = l.outputDType;
         la.parameterCount = l.parameterCount;
-        la.shareOfPeak = e.peakAllocatedBytes ? static_cast<double>(la.savedBytes) / static_cast<double>(e.peakAllocatedBytes) : 0;
+        la.shareOfPeak = e.peakAllocatedBytes
+                             ? static_cast<double>(la.savedBytes) / static_cast<double>(e.peakAllocatedBytes)
+                             : 0;
         e.layers.push_back(std::move(la));
     }
     return e;

@@ -16,21 +16,21 @@ namespace batchfit {
 struct Instance {
     Affine bytes;
     Component component = Component::Activations;
-    int group = -1;           ///< index of its (constant, perSample) size group
+    int group = -1; ///< index of its (constant, perSample) size group
 };
 
 struct ProgramStep {
     Phase phase = Phase::Forward;
     std::string label;
-    std::vector<int> allocs;      ///< live from this step on
-    std::vector<int> transients;  ///< live only during this step
-    std::vector<int> frees;       ///< freed after this step
+    std::vector<int> allocs;     ///< live from this step on
+    std::vector<int> transients; ///< live only during this step
+    std::vector<int> frees;      ///< freed after this step
 };
 
 struct LayerInfo {
     std::string path;
     std::string op;
-    Affine saved;     ///< storages it created that are saved for backward (exact, unrounded)
+    Affine saved; ///< storages it created that are saved for backward (exact, unrounded)
     Affine output;
     Shape outputShape;
     bool outputBatched = true;
@@ -46,7 +46,7 @@ struct StepTotals {
     std::uint64_t gradientBytes = 0;
     std::uint64_t optimizerStateBytes = 0;
     std::uint64_t hostBytes = 0;
-    Affine savedActivations;      ///< unique storages autograd holds when the forward ends
+    Affine savedActivations; ///< unique storages autograd holds when the forward ends
     Affine autocastCopies;
 };
 
@@ -73,9 +73,9 @@ public:
     std::vector<Instance> instances;
     std::vector<ProgramStep> steps;
     std::vector<LayerInfo> layers;
-    std::vector<Affine> groups;   ///< distinct instance sizes
+    std::vector<Affine> groups; ///< distinct instance sizes
 
-    void finalize();  ///< groups, overflow bound
+    void finalize(); ///< groups, overflow bound
 
 private:
     TrainingConfig m_config;
