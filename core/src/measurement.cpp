@@ -1,11 +1,9 @@
 #include "batchfit/measurement.h"
 
+#include "bounded_file.h"
 #include "json_text.h"
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace batchfit {
 namespace {
@@ -105,11 +103,6 @@ private:
     std::string m_source;
 };
 
-std::string tooLarge(const std::string& source, std::uintmax_t size) {
-    return source + ": file is " + std::to_string(size) + " bytes, more than the " +
-           std::to_string(kMaxMeasurementFileBytes) + " a measurement file may have";
-}
-
 } // namespace
 
 std::uint64_t MeasuredStep::componentSum() const {
@@ -117,7 +110,9 @@ std::uint64_t MeasuredStep::componentSum() const {
 }
 
 Result<Measurement> parseMeasurement(const std::string& jsonText, const std::string& source) {
-    if (jsonText.size() > kMaxMeasurementFileBytes) return makeError(tooLarge(source, jsonText.size()));
+    if (jsonText.size() > kMaxMeasurementFileBytes)
+        return makeError(
+            tooLargeMessage(source, jsonText.size(), kMaxMeasurementFileBytes, "a measurement file"));
     json root;
     try {
         root = json::parse(jsonText);
@@ -132,15 +127,9 @@ Result<Measurement> parseMeasurement(const std::string& jsonText, const std::str
 }
 
 Result<Measurement> loadMeasurementFile(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) return makeError(path + ": cannot read: " + ec.message());
-    if (size > kMaxMeasurementFileBytes) return makeError(tooLarge(path, size));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError(path + ": cannot open for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseMeasurement(ss.str(), path);
+    auto text = readBoundedFile(path, kMaxMeasurementFileBytes, "a measurement file");
+    if (!text) return text.error();
+    return parseMeasurement(*text, path);
 }
 
 double relativeError(std::uint64_t estimated, std::uint64_t measured) {

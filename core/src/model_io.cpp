@@ -1,5 +1,6 @@
 #include "batchfit/model_io.h"
 
+#include "bounded_file.h"
 #include "graph/graph_builder.h"
 #include "json_text.h"
 
@@ -8,7 +9,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 namespace batchfit {
 namespace {
@@ -262,8 +262,7 @@ ojson layerJson(const Layer& l) {
 
 Result<Model> parseModel(const std::string& jsonText, const std::string& source) {
     if (jsonText.size() > kMaxModelFileBytes)
-        return makeError(source + ": file is " + std::to_string(jsonText.size()) + " bytes, more than the " +
-                         std::to_string(kMaxModelFileBytes) + " a model file may have");
+        return makeError(tooLargeMessage(source, jsonText.size(), kMaxModelFileBytes, "a model file"));
     json root;
     try {
         root = json::parse(jsonText);
@@ -278,17 +277,9 @@ Result<Model> parseModel(const std::string& jsonText, const std::string& source)
 }
 
 Result<Model> loadModelFile(const std::string& path) {
-    std::error_code ec;
-    auto size = std::filesystem::file_size(path, ec);
-    if (ec) return makeError(path + ": cannot read: " + ec.message());
-    if (size > kMaxModelFileBytes)
-        return makeError(path + ": file is " + std::to_string(size) + " bytes, more than the " +
-                         std::to_string(kMaxModelFileBytes) + " a model file may have");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError(path + ": cannot open for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseModel(ss.str(), path);
+    auto text = readBoundedFile(path, kMaxModelFileBytes, "a model file");
+    if (!text) return text.error();
+    return parseModel(*text, path);
 }
 
 std::string serializeModel(const Model& model) {

@@ -1,6 +1,10 @@
+#include "batchfit/hf_import.h"
+#include "batchfit/measurement.h"
+#include "batchfit/onnx_import.h"
 #include "test_util.h"
 
 #include <filesystem>
+#include <fstream>
 #include <sys/stat.h>
 
 using namespace batchfit;
@@ -115,4 +119,43 @@ TEST_CASE("oversized files are refused before parsing", "[model_io][bad-input]")
     auto m = parseModel(huge, "huge.json");
     REQUIRE_FALSE(m);
     CHECK(m.error().message.find("huge.json") == 0);
+}
+
+TEST_CASE("every file loader refuses a huge file from its size, before reading it", "[model_io][bad-input]") {
+    namespace fs = std::filesystem;
+    // A sparse 3 GiB file: no disk space used, but reading it would take seconds and 3 GiB of memory.
+    const fs::path dir = fs::temp_directory_path() / "batchfit-huge-file-test";
+    fs::create_directories(dir);
+    const std::string huge = (dir / "huge.bin").string();
+    {
+        std::ofstream out(huge, std::ios::binary | std::ios::trunc);
+        REQUIRE(out);
+    }
+    const std::uint64_t size = std::uint64_t{3} << 30;
+    fs::resize_file(huge, size);
+    REQUIRE(fs::file_size(huge) == size);
+    const std::string bytes = std::to_string(size) + " bytes, more than the ";
+
+    auto model = loadModelFile(huge);
+    REQUIRE_FALSE(model);
+    CHECK(model.error().message ==
+          huge + ": file is " + bytes + std::to_string(kMaxModelFileBytes) + " a model file may have");
+    auto measured = loadMeasurementFile(huge);
+    REQUIRE_FALSE(measured);
+    CHECK(measured.error().message == huge + ": file is " + bytes + std::to_string(kMaxMeasurementFileBytes) +
+                                          " a measurement file may have");
+    auto hf = importHfConfigFile(huge);
+    REQUIRE_FALSE(hf);
+    CHECK(hf.error().message ==
+          huge + ": file is " + bytes + std::to_string(kMaxHfConfigBytes) + " a config.json may have");
+    if (onnxImportAvailable()) {
+        auto onnx = importOnnxFile(huge);
+        REQUIRE_FALSE(onnx);
+        CHECK(onnx.error().message.find(huge + ": file is " + bytes) == 0);
+    }
+    // A folder is not a file.
+    auto folder = loadModelFile(dir.string());
+    REQUIRE_FALSE(folder);
+    CHECK(folder.error().message == dir.string() + ": cannot read: it is a folder");
+    fs::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 #include "batchfit/model.h"
 #include "batchfit/result.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -10,6 +11,9 @@
 #include <vector>
 
 namespace batchfit {
+
+/// A config.json larger than this is refused (real ones are a few kilobytes).
+inline constexpr std::size_t kMaxHfConfigBytes = std::size_t{1} << 20;
 
 struct HfImportOptions {
     std::optional<std::int64_t> sequenceLength; ///< default: the config's maximum positions

@@ -3,12 +3,11 @@
 // modeling_gemma.py, modeling_phi3.py, modeling_gpt_neox.py).
 #include "batchfit/hf_import.h"
 #include "batchfit/model_io.h"
+#include "bounded_file.h"
 #include "import/layer_builder.h"
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace batchfit {
 namespace {
@@ -339,9 +338,8 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
                              const HfImportOptions& options) {
     const auto cancelled = [&] { return options.cancelled && options.cancelled(); };
     if (cancelled()) return makeError(source + ": import cancelled");
-    if (text.size() > (1u << 20))
-        return makeError(source + ": a config.json of " + std::to_string(text.size()) +
-                         " bytes is too large");
+    if (text.size() > kMaxHfConfigBytes)
+        return makeError(tooLargeMessage(source, text.size(), kMaxHfConfigBytes, "a config.json"));
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) return makeError(source + ": not valid JSON");
     if (cancelled()) return makeError(source + ": import cancelled");
@@ -388,12 +386,10 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
 }
 
 Result<Model> importHfConfigFile(const std::string& path, const HfImportOptions& options) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError(path + ": cannot read");
+    auto text = readBoundedFile(path, kMaxHfConfigBytes, "a config.json");
+    if (!text) return text.error();
     if (options.cancelled && options.cancelled()) return makeError(path + ": import cancelled");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return importHfConfig(ss.str(), path, options);
+    return importHfConfig(*text, path, options);
 }
 
 } // namespace batchfit

@@ -2,12 +2,13 @@
 // every import returns an Error that names the packages that enable it.
 #include "batchfit/onnx_import.h"
 
+#include "bounded_file.h"
+
 #if BATCHFIT_HAVE_ONNX
 #include "import/onnx_mapper.h"
 #endif
 
 #include <exception>
-#include <fstream>
 #include <iterator>
 
 namespace batchfit {
@@ -93,18 +94,11 @@ Result<Model> importOnnx(const std::string& bytes, const std::string& source,
 
 Result<Model> importOnnxFile(const std::string& path, const OnnxImportOptions& options) {
     if (!onnxImportAvailable()) return importOnnx(nullptr, 0, path, options);
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) return makeError(path + ": cannot read");
-    const std::streamoff end = in.tellg();
-    if (end < 0) return makeError(path + ": cannot read");
-    if (static_cast<std::uint64_t>(end) > kMaxOnnxFileBytes)
-        return makeError(path + ": an ONNX file of " + std::to_string(end) +
-                         " bytes is too large (protobuf reads at most 2 GiB)");
-    std::string bytes(static_cast<std::size_t>(end), '\0');
-    in.seekg(0);
-    if (!in.read(bytes.data(), end)) return makeError(path + ": cannot read");
+    // protobuf reads at most 2 GiB
+    auto bytes = readBoundedFile(path, kMaxOnnxFileBytes, "an ONNX file (protobuf's limit)");
+    if (!bytes) return bytes.error();
     if (options.cancelled && options.cancelled()) return makeError(path + ": import cancelled");
-    return importOnnx(bytes, path, options);
+    return importOnnx(*bytes, path, options);
 }
 
 } // namespace batchfit
