@@ -110,20 +110,9 @@ std::uint64_t MeasuredStep::componentSum() const {
 }
 
 Result<Measurement> parseMeasurement(const std::string& jsonText, const std::string& source) {
-    if (jsonText.size() > kMaxMeasurementFileBytes)
-        return makeError(
-            tooLargeMessage(source, jsonText.size(), kMaxMeasurementFileBytes, "a measurement file"));
-    json root;
-    try {
-        root = json::parse(jsonText);
-    } catch (const json::exception& e) { // parse_error, and out_of_range for numbers like 1e999
-        return makeError(source + ": not valid JSON: " + e.what());
-    }
-    try {
-        return Parser(source).measurement(root);
-    } catch (const json::exception& e) {
-        return makeError(source + ": " + e.what());
-    }
+    return jsontext::parseFileText<Measurement>(
+        jsonText, source, kMaxMeasurementFileBytes, "a measurement file",
+        [&](const json& root) { return Parser(source).measurement(root); });
 }
 
 Result<Measurement> loadMeasurementFile(const std::string& path) {

@@ -261,19 +261,8 @@ ojson layerJson(const Layer& l) {
 } // namespace
 
 Result<Model> parseModel(const std::string& jsonText, const std::string& source) {
-    if (jsonText.size() > kMaxModelFileBytes)
-        return makeError(tooLargeMessage(source, jsonText.size(), kMaxModelFileBytes, "a model file"));
-    json root;
-    try {
-        root = json::parse(jsonText);
-    } catch (const json::exception& e) { // parse_error, and out_of_range for numbers like 1e999
-        return makeError(source + ": not valid JSON: " + e.what());
-    }
-    try {
-        return Parser(source).model(root);
-    } catch (const json::exception& e) {
-        return makeError(source + ": " + e.what());
-    }
+    return jsontext::parseFileText<Model>(jsonText, source, kMaxModelFileBytes, "a model file",
+                                          [&](const json& root) { return Parser(source).model(root); });
 }
 
 Result<Model> loadModelFile(const std::string& path) {
