@@ -2,10 +2,10 @@
 // Llama-2-7B. Measures MainWindow::setBatch + the event loop's repaint, as in the app, CPU time of this
 // thread. Run: QT_QPA_PLATFORM=offscreen build/bench/batchfit_gui_bench
 #include "batchfit/gpu.h"
-#include "gui/app_settings.h"
-#include "gui/document.h"
-#include "gui/file_controller.h"
-#include "gui/main_window.h"
+#include "gui/document/document.h"
+#include "gui/files/file_controller.h"
+#include "gui/shell/app_settings.h"
+#include "gui/shell/main_window.h"
 
 #include <QApplication>
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 #include "gui_test_support.h"
 
-#include "gui/language.h"
+#include "gui/shell/language.h"
 
 #include <QAbstractButton>
 #include <QApplication>

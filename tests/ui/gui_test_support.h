@@ -1,6 +1,6 @@
 #pragma once
 // Shared helpers of the GUI tests: a lazily created QApplication, temporary settings, dialog handling.
-#include "gui/app_settings.h"
+#include "gui/shell/app_settings.h"
 
 #include <QStringList>
 #include <QTemporaryDir>

@@ -1,5 +1,5 @@
 #include "catch_compat.h"
-#include "gui/attribute_value.h"
+#include "gui/document/attribute_value.h"
 
 using namespace batchfit;
 

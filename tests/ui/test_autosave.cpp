@@ -2,13 +2,13 @@
 // and the next start's offer. The killed-process version is in test_autosave_kill.cpp.
 #include "batchfit/model_io.h"
 #include "catch_compat.h"
-#include "gui/app_settings.h"
-#include "gui/autosave.h"
-#include "gui/autosave_restore.h"
-#include "gui/document.h"
-#include "gui/file_controller.h"
-#include "gui/language.h"
-#include "gui/main_window.h"
+#include "gui/document/document.h"
+#include "gui/files/autosave.h"
+#include "gui/files/autosave_restore.h"
+#include "gui/files/file_controller.h"
+#include "gui/shell/app_settings.h"
+#include "gui/shell/language.h"
+#include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
 #include <QAbstractButton>

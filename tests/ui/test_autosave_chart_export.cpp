@@ -1,11 +1,11 @@
 // Edit > Copy Chart to Clipboard, and File > Export Report… starting in the folder of the last export.
 #include "catch_compat.h"
-#include "gui/app_settings.h"
-#include "gui/document.h"
-#include "gui/file_controller.h"
-#include "gui/main_window.h"
-#include "gui/memory_chart.h"
-#include "gui/report_exporter.h"
+#include "gui/charts/memory_chart.h"
+#include "gui/document/document.h"
+#include "gui/files/file_controller.h"
+#include "gui/files/report_exporter.h"
+#include "gui/shell/app_settings.h"
+#include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
 #include <QAction>

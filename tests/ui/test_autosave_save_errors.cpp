@@ -3,9 +3,9 @@
 // writes.
 #include "batchfit/model_io.h"
 #include "catch_compat.h"
-#include "gui/document.h"
-#include "gui/file_controller.h"
-#include "gui/main_window.h"
+#include "gui/document/document.h"
+#include "gui/files/file_controller.h"
+#include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
 #include <QDir>

@@ -1,6 +1,6 @@
 #include "batchfit/presets.h"
 #include "catch_compat.h"
-#include "gui/estimation_service.h"
+#include "gui/estimation/estimation_service.h"
 #include "gui_test_support.h"
 
 #include <QSignalSpy>

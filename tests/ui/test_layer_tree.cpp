@@ -1,8 +1,8 @@
 #include "batchfit/estimator.h"
 #include "batchfit/presets.h"
 #include "catch_compat.h"
-#include "gui/layer_path_index.h"
-#include "gui/layer_tree_model.h"
+#include "gui/document/layer_path_index.h"
+#include "gui/models/layer_tree_model.h"
 #include "gui_test_support.h"
 
 #include <QAbstractItemModelTester>

@@ -1,12 +1,12 @@
 // File > Load Measurements…: points measured by tools/torch_measure.py on the live chart.
 #include "batchfit/measurement.h"
 #include "catch_compat.h"
-#include "gui/byte_format.h"
-#include "gui/document.h"
-#include "gui/file_controller.h"
-#include "gui/main_window.h"
-#include "gui/memory_chart.h"
-#include "gui/report_exporter.h"
+#include "gui/charts/memory_chart.h"
+#include "gui/document/document.h"
+#include "gui/estimation/byte_format.h"
+#include "gui/files/file_controller.h"
+#include "gui/files/report_exporter.h"
+#include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
 #include <QAction>

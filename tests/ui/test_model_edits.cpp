@@ -1,5 +1,5 @@
 #include "catch_compat.h"
-#include "gui/model_edits.h"
+#include "gui/document/model_edits.h"
 
 using namespace batchfit;
 

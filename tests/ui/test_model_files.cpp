@@ -1,9 +1,9 @@
 #include "batchfit/model_io.h"
 #include "batchfit/presets.h"
 #include "catch_compat.h"
-#include "gui/document.h"
-#include "gui/file_controller.h"
-#include "gui/main_window.h"
+#include "gui/document/document.h"
+#include "gui/files/file_controller.h"
+#include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
 #include <QFile>

@@ -1,11 +1,11 @@
 // Hidden test ("[.screens]"): renders views that the default screenshot does not show, for looking at.
 // Run: QT_QPA_PLATFORM=offscreen batchfit_ui_tests "[.screens]" (PNGs go to $BATCHFIT_SHOTS or /tmp).
 #include "catch_compat.h"
-#include "gui/document.h"
-#include "gui/file_controller.h"
-#include "gui/layer_stack_panel.h"
-#include "gui/main_window.h"
-#include "gui/timeline_chart.h"
+#include "gui/charts/timeline_chart.h"
+#include "gui/document/document.h"
+#include "gui/files/file_controller.h"
+#include "gui/panels/layer_stack_panel.h"
+#include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
 #include <QApplication>

@@ -1,7 +1,7 @@
 #include "catch_compat.h"
-#include "gui/component_style.h"
-#include "gui/language.h"
-#include "gui/main_window.h"
+#include "gui/charts/component_style.h"
+#include "gui/shell/language.h"
+#include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
 #include <QApplication>

@@ -1,0 +1,303 @@
+#include "gui/charts/memory_chart.h"
+
+#include "gui/estimation/byte_format.h"
+
+#include <QAreaSeries>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QGraphicsLineItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLineSeries>
+#include <QMouseEvent>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace batchfit {
+
+// QChartView(QWidget*) would make a default chart that setChart() releases without deleting: start with ours.
+MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent) {
+    m_chart = chart();
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_chart->setBackgroundRoundness(0);
+    m_chart->legend()->hide(); // a wrapping legend (ComponentStyle::legendHtml) sits under the chart
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumHeight(220);
+
+    for (auto& b : m_bounds) b = new QLineSeries(m_chart);
+    for (int i = 0; i < ComponentStyle::kSlotCount; ++i) {
+        auto* area =
+            new QAreaSeries(m_bounds[static_cast<std::size_t>(i + 1)], m_bounds[static_cast<std::size_t>(i)]);
+        area->setName(ComponentStyle::name(i));
+        m_areas[static_cast<std::size_t>(i)] = area;
+        m_chart->addSeries(area);
+        connect(area, &QAreaSeries::hovered, this, &MemoryChart::onHover);
+    }
+    m_oomUpper = new QLineSeries(m_chart);
+    m_oomLower = new QLineSeries(m_chart);
+    m_oom = new QAreaSeries(m_oomUpper, m_oomLower);
+    m_oom->setName(tr("Does not fit"));
+    m_chart->addSeries(m_oom);
+    m_capacity = new QLineSeries;
+    m_capacity->setName(tr("GPU capacity"));
+    m_chart->addSeries(m_capacity);
+    m_usable = new QLineSeries;
+    m_usable->setName(tr("Usable (capacity − margin)"));
+    m_chart->addSeries(m_usable);
+    m_measuredEstimate = new QScatterSeries;
+    m_measuredEstimate->setName(tr("estimate of the measured figure"));
+    m_measuredEstimate->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_measuredEstimate->setMarkerSize(9);
+    m_chart->addSeries(m_measuredEstimate);
+    m_measured = new QScatterSeries;
+    m_measured->setName(tr("measured"));
+    m_measured->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+    m_measured->setMarkerSize(12);
+    m_chart->addSeries(m_measured);
+    connect(m_measured, &QScatterSeries::hovered, this, &MemoryChart::onMeasuredHover);
+    connect(m_measuredEstimate, &QScatterSeries::hovered, this, &MemoryChart::onMeasuredHover);
+
+    m_x = new QCategoryAxis(this);
+    m_x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    m_y = new QValueAxis(this);
+    m_y->setTitleText(tr("GPU memory (GiB)"));
+    m_y->setLabelFormat(QStringLiteral("%.0f"));
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_y, Qt::AlignLeft);
+    for (auto* s : m_chart->series()) {
+        s->attachAxis(m_x);
+        s->attachAxis(m_y);
+    }
+    m_chart->legend()->setAlignment(Qt::AlignTop); // lists only the measured points (rebuildMeasured)
+    m_chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
+
+    m_marker = new QGraphicsLineItem;
+    m_marker->setZValue(30);
+    scene()->addItem(m_marker);
+    m_capacityLabel = new QGraphicsSimpleTextItem(m_chart);
+    m_usableLabel = new QGraphicsSimpleTextItem(m_chart);
+    m_capacityLabel->setZValue(20);
+    m_usableLabel->setZValue(20);
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] {
+        placeLineLabels();
+        placeMarker();
+    });
+
+    setToolTip(tr(
+        "Memory of one training step by batch size. Hover an area for its values; click to pick a batch."));
+    applyPalette();
+    updateAxes();
+}
+
+double MemoryChart::xOf(std::int64_t batch) const {
+    const double b = static_cast<double>(std::max<std::int64_t>(batch, 1));
+    return m_log ? std::log2(b) : b;
+}
+
+std::int64_t MemoryChart::batchAt(double x) const {
+    const double b = m_log ? std::exp2(x) : x;
+    return std::clamp<std::int64_t>(std::llround(b), 1, m_range);
+}
+
+void MemoryChart::applyPalette() {
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor base = pal.color(QPalette::Base);
+    m_chart->setBackgroundBrush(base);
+    m_chart->setPlotAreaBackgroundVisible(false);
+    for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_x), static_cast<QAbstractAxis*>(m_y)}) {
+        a->setLabelsColor(text);
+        a->setTitleBrush(text);
+        a->setGridLineColor(pal.color(QPalette::Mid));
+        a->setLinePenColor(pal.color(QPalette::Mid));
+    }
+    for (int i = 0; i < ComponentStyle::kSlotCount; ++i) {
+        auto* area = m_areas[static_cast<std::size_t>(i)];
+        const QColor c = ComponentStyle::color(i);
+        area->setColor(c);
+        area->setPen(QPen(c.darker(115), 1));
+    }
+    QColor oom = ComponentStyle::oomColor();
+    oom.setAlpha(ComponentStyle::isDark(base) ? 70 : 38);
+    m_oom->setBrush(oom);
+    m_oom->setPen(Qt::NoPen);
+    const QColor cap = ComponentStyle::readableOn(ComponentStyle::capacityColor(), base);
+    m_capacity->setPen(QPen(cap, 2));
+    m_usable->setPen(QPen(cap, 1.5, Qt::DashLine));
+    m_capacityLabel->setBrush(cap);
+    m_usableLabel->setBrush(cap);
+    m_marker->setPen(QPen(text, 2));
+    m_measured->setColor(text);
+    m_measured->setBorderColor(base);
+    m_measuredEstimate->setBrush(Qt::NoBrush);
+    m_measuredEstimate->setPen(QPen(text, 1.5));
+    m_chart->legend()->setLabelColor(text);
+}
+
+void MemoryChart::changeEvent(QEvent* event) {
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) applyPalette();
+}
+
+void MemoryChart::setResult(const EstimationResult& r) {
+    m_points = r.sweep;
+    m_capacityBytes = r.gpu.memoryBytes;
+    m_usableBytes = r.usableBytes;
+    m_maxBatch = r.maxBatch.largest;
+    m_capped = r.maxBatch.capped;
+    m_range = r.chartMax;
+    m_estimator = r.estimator;
+    rebuildSeries();
+}
+
+void MemoryChart::rebuildSeries() {
+    std::array<QList<QPointF>, ComponentStyle::kSlotCount + 1> lines;
+    for (auto& l : lines) l.reserve(static_cast<qsizetype>(m_points.size()));
+    for (const auto& p : m_points) {
+        const double x = xOf(p.batch);
+        std::uint64_t stacked = 0;
+        lines[0].append({x, 0.0});
+        for (int c = 0; c < kComponentCount; ++c) {
+            stacked +=
+                p.atPeak.bytes[c]; // stacking for display: the core's components drawn on top of each other
+            lines[static_cast<std::size_t>(c + 1)].append({x, ByteFormat::toGib(stacked)});
+        }
+        lines[ComponentStyle::kSlotCount].append({x, ByteFormat::toGib(p.requiredBytes)});
+    }
+    for (std::size_t i = 0; i < lines.size(); ++i) m_bounds[i]->replace(lines[i]);
+    rebuildMeasured();
+    updateAxes();
+    placeMarker();
+}
+
+void MemoryChart::updateAxes() {
+    const double capGib = ByteFormat::toGib(m_capacityBytes);
+    m_y->setRange(0, std::max(1.0, std::ceil(std::max(capGib, measuredTopGib()) * 1.15)));
+    m_y->setTickCount(6);
+    m_y->applyNiceNumbers();
+    const double top = m_y->max();
+
+    for (const QString& label : m_x->categoriesLabels()) m_x->remove(label);
+    const double left = 0.0; // log mode: log2(1) = 0
+    const double right = xOf(m_range);
+    m_x->setStartValue(left);
+    m_x->setRange(left, right);
+    if (m_log) {
+        const int octaves = static_cast<int>(std::lround(right));
+        const int every = octaves > 12 ? 2 : 1;
+        for (int k = 0; k <= octaves; k += every) m_x->append(QString::number(std::int64_t{1} << k), k);
+        m_x->setTitleText(tr("batch size (log₂)"));
+    } else {
+        std::int64_t step = 1;
+        while (m_range / step > 8) step *= 2;
+        for (std::int64_t v = 0; v <= m_range; v += step)
+            m_x->append(QString::number(v), static_cast<double>(v));
+        m_x->setTitleText(tr("batch size"));
+    }
+
+    m_capacity->replace(QList<QPointF>{{left, capGib}, {right, capGib}});
+    const double usable = ByteFormat::toGib(m_usableBytes);
+    m_usable->replace(QList<QPointF>{{left, usable}, {right, usable}});
+    m_capacityLabel->setText(tr("capacity %1").arg(ByteFormat::bytes(m_capacityBytes)));
+    m_usableLabel->setText(tr("usable %1").arg(ByteFormat::bytes(m_usableBytes)));
+    m_capacityLabel->setVisible(m_capacityBytes > 0);
+    m_usableLabel->setVisible(m_capacityBytes > 0);
+    placeLineLabels();
+    if (m_capped || m_maxBatch >= m_range || m_capacityBytes == 0) {
+        m_oomUpper->clear();
+        m_oomLower->clear();
+    } else {
+        const double from = xOf(m_maxBatch + 1);
+        m_oomUpper->replace(QList<QPointF>{{from, top}, {right, top}});
+        m_oomLower->replace(QList<QPointF>{{from, 0.0}, {right, 0.0}});
+    }
+}
+
+void MemoryChart::placeLineLabels() {
+    if (m_capacityBytes == 0) return;
+    const QRectF plot = m_chart->plotArea();
+    const QPointF cap =
+        m_chart->mapToPosition(QPointF(xOf(m_range), ByteFormat::toGib(m_capacityBytes)), m_capacity);
+    const QPointF use =
+        m_chart->mapToPosition(QPointF(xOf(m_range), ByteFormat::toGib(m_usableBytes)), m_usable);
+    const QRectF capBox = m_capacityLabel->boundingRect();
+    const QRectF useBox = m_usableLabel->boundingRect();
+    m_capacityLabel->setPos(plot.right() - capBox.width() - 4, cap.y() - capBox.height() - 1);
+    m_usableLabel->setPos(plot.right() - useBox.width() - 4, std::max(use.y() + 1, cap.y() + 1));
+}
+
+void MemoryChart::setBatch(std::int64_t batch) {
+    m_batch = batch;
+    placeMarker();
+}
+
+void MemoryChart::placeMarker() {
+    const QRectF plot = m_chart->plotArea();
+    const QPointF p = m_chart->mapToPosition(QPointF(xOf(std::min(m_batch, m_range)), 0.0), m_capacity);
+    m_marker->setLine(QLineF(m_chart->mapToScene(QPointF(p.x(), plot.top())),
+                             m_chart->mapToScene(QPointF(p.x(), plot.bottom()))));
+}
+
+void MemoryChart::setLogScale(bool log) {
+    if (log == m_log) return;
+    m_log = log;
+    rebuildSeries();
+}
+
+void MemoryChart::setStale(bool stale) {
+    for (auto* a : m_areas) a->setOpacity(stale ? 0.35 : 1.0);
+}
+
+int MemoryChart::stackPointCount() const {
+    return static_cast<int>(m_bounds.back()->count());
+}
+
+double MemoryChart::markerBatch() const {
+    const QPointF v = m_chart->mapToValue(m_chart->mapFromScene(m_marker->line().p1()), m_capacity);
+    return m_log ? std::exp2(v.x()) : v.x();
+}
+
+void MemoryChart::onHover(const QPointF& point, bool state) {
+    if (!state || m_points.empty()) {
+        QToolTip::hideText();
+        return;
+    }
+    const std::int64_t b = batchAt(point.x());
+    auto it = std::lower_bound(m_points.begin(), m_points.end(), b,
+                               [](const SweepPoint& p, std::int64_t v) { return p.batch < v; });
+    if (it == m_points.end()) --it;
+    if (it != m_points.begin() && std::abs(std::prev(it)->batch - b) < std::abs(it->batch - b)) --it;
+    QString html = tr("<b>batch %1</b>").arg(it->batch);
+    html += QStringLiteral("<table>");
+    for (int c = kComponentCount - 1; c >= 0; --c)
+        html += QStringLiteral(
+                    "<tr><td><span style='color:%1'>■</span> %2</td><td align=right>&nbsp;%3</td></tr>")
+                    .arg(ComponentStyle::color(c).name(), ComponentStyle::name(c),
+                         ByteFormat::bytes(it->atPeak.bytes[c]));
+    html += QStringLiteral("<tr><td><b>%1</b></td><td align=right>&nbsp;<b>%2</b></td></tr></table>")
+                .arg(tr("needs (with overhead)"), ByteFormat::bytes(it->requiredBytes));
+    QToolTip::showText(QCursor::pos(), html, this);
+}
+
+void MemoryChart::pickAt(const QPoint& pos) {
+    const QPointF scenePos = mapToScene(pos);
+    const QPointF chartPos = m_chart->mapFromScene(scenePos);
+    if (!m_chart->plotArea().contains(chartPos)) return;
+    emit batchPicked(batchAt(m_chart->mapToValue(chartPos, m_capacity).x()));
+}
+
+void MemoryChart::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) pickAt(event->position().toPoint());
+    QChartView::mousePressEvent(event);
+}
+
+void MemoryChart::mouseMoveEvent(QMouseEvent* event) {
+    if (event->buttons() & Qt::LeftButton) pickAt(event->position().toPoint());
+    QChartView::mouseMoveEvent(event);
+}
+
+} // namespace batchfit

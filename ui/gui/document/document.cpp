@@ -1,0 +1,85 @@
+#include "gui/document/document.h"
+
+#include "gui/document/config_edit_command.h"
+#include "gui/document/model_edit_command.h"
+
+#include <QFileInfo>
+
+namespace batchfit {
+
+Document::Document(QObject* parent) : QObject(parent), m_gpu(customGpu(24.0)) {}
+
+QString Document::displayName() const {
+    if (!m_filePath.isEmpty()) return QFileInfo(m_filePath).fileName();
+    if (!m_model.name.empty()) return QString::fromStdString(m_model.name);
+    return tr("Untitled");
+}
+
+void Document::loadModel(Model model, const QString& filePath, const QString& presetId) {
+    m_undo.clear();
+    m_model = std::move(model);
+    m_savedModel = m_model;
+    m_filePath = filePath;
+    m_presetId = filePath.isEmpty() ? presetId : QString();
+    emit fileChanged();
+    emit modelReplaced();
+    emit modelChanged();
+    updateModified();
+}
+
+void Document::loadUnsavedModel(Model model) {
+    loadModel(std::move(model), QString(), QString());
+    m_savedModel = Model{}; // nothing of it is on disk
+    updateModified();
+}
+
+void Document::markSaved(const QString& filePath) {
+    m_savedModel = m_model;
+    m_filePath = filePath;
+    m_presetId.clear();
+    emit fileChanged();
+    updateModified();
+}
+
+void Document::editModel(Model after, const QString& text, const LayerAddress& focus, int mergeId) {
+    if (after == m_model) return;
+    m_undo.push(new ModelEditCommand(this, m_model, std::move(after), focus, text, mergeId));
+}
+
+void Document::editConfig(const TrainingConfig& after, const QString& text, int mergeId) {
+    if (after == m_config) return;
+    m_undo.push(new ConfigEditCommand(this, m_config, after, text, mergeId));
+}
+
+void Document::resetConfig(const TrainingConfig& config) {
+    applyConfigState(config);
+}
+
+void Document::setGpu(const GpuSpec& gpu) {
+    if (gpu.id == m_gpu.id && gpu.memoryBytes == m_gpu.memoryBytes && gpu.contextBytes == m_gpu.contextBytes)
+        return;
+    m_gpu = gpu;
+    emit gpuChanged();
+}
+
+void Document::applyModelState(const Model& model, const LayerAddress& focus) {
+    m_model = model;
+    emit modelChanged();
+    emit focusRequested(focus);
+    updateModified();
+}
+
+void Document::applyConfigState(const TrainingConfig& config) {
+    if (config == m_config) return;
+    m_config = config;
+    emit configChanged();
+}
+
+void Document::updateModified() {
+    const bool modified = isModified();
+    if (modified == m_lastModified) return;
+    m_lastModified = modified;
+    emit modifiedChanged(modified);
+}
+
+} // namespace batchfit

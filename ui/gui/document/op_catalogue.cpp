@@ -1,0 +1,181 @@
+#include "gui/document/op_catalogue.h"
+
+#include <QHash>
+#include <vector>
+
+namespace batchfit {
+
+namespace {
+
+struct OpEntry {
+    const char* op;
+    const char* keys; ///< space-separated; required ones first
+};
+
+const std::vector<OpEntry>& entries() {
+    static const std::vector<OpEntry> list = {
+        {"linear", "out_features bias tied_to"},
+        {"conv1d", "out_channels kernel stride padding dilation groups bias"},
+        {"conv2d", "out_channels kernel stride padding dilation groups bias"},
+        {"conv3d", "out_channels kernel stride padding dilation groups bias"},
+        {"conv_transpose2d", "out_channels kernel stride padding output_padding dilation groups bias"},
+        {"batchnorm1d", "eps affine track_running_stats"},
+        {"batchnorm2d", "eps affine track_running_stats"},
+        {"layernorm", "normalized_dims elementwise_affine bias eps"},
+        {"groupnorm", "groups affine eps"},
+        {"rmsnorm", "eps impl"},
+        {"embedding", "num_embeddings embedding_dim indices tied_to"},
+        {"relu", "inplace"},
+        {"relu6", "inplace"},
+        {"hardswish", "inplace"},
+        {"silu", "inplace"},
+        {"leaky_relu", "negative_slope inplace"},
+        {"gelu", "approximate"},
+        {"sigmoid", ""},
+        {"tanh", ""},
+        {"softmax", "dim"},
+        {"log_softmax", "dim"},
+        {"dropout", "p"},
+        {"maxpool2d", "kernel stride padding dilation ceil_mode"},
+        {"avgpool2d", "kernel stride padding ceil_mode count_include_pad"},
+        {"adaptive_avgpool2d", "output_size"},
+        {"flatten", "start_dim end_dim"},
+        {"reshape", "shape"},
+        {"transpose", "dim0 dim1"},
+        {"permute", "dims"},
+        {"select", "dim index"},
+        {"slice", "dim start end step"},
+        {"contiguous", ""},
+        {"identity", ""},
+        {"add", ""},
+        {"mul", ""},
+        {"scale", "factor"},
+        {"concat", "dim"},
+        {"matmul", ""},
+        {"attention",
+         "heads kv_heads head_dim qkv bias out_bias dropout causal mask max_positions rope impl"},
+        {"class_token", ""},
+        {"learned_add", ""},
+        {"cross_entropy", "label_smoothing"},
+        {"mse_loss", ""},
+        {"opaque", "params saved_bytes_per_sample output_shape saved_bytes_constant output_dtype"},
+    };
+    return list;
+}
+
+const OpEntry* findEntry(const QString& op) {
+    for (const auto& e : entries())
+        if (op == QLatin1String(e.op)) return &e;
+    return nullptr;
+}
+
+} // namespace
+
+QStringList OpCatalogue::ops() {
+    QStringList out;
+    for (const auto& e : entries()) out << QString::fromLatin1(e.op);
+    return out;
+}
+
+QStringList OpCatalogue::attributeKeys(const QString& op) {
+    const OpEntry* e = findEntry(op);
+    if (!e) return {};
+    return QString::fromLatin1(e->keys).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+Attributes OpCatalogue::starterAttributes(const QString& op) {
+    Attributes a;
+    using V = std::vector<std::int64_t>;
+    if (op == QLatin1String("linear"))
+        a.set("out_features", std::int64_t{256});
+    else if (op.startsWith(QLatin1String("conv"))) {
+        a.set("out_channels", std::int64_t{64});
+        a.set("kernel", std::int64_t{3});
+        a.set("padding", std::int64_t{1});
+    } else if (op == QLatin1String("groupnorm"))
+        a.set("groups", std::int64_t{32});
+    else if (op == QLatin1String("embedding")) {
+        a.set("num_embeddings", std::int64_t{32000});
+        a.set("embedding_dim", std::int64_t{512});
+    } else if (op == QLatin1String("maxpool2d") || op == QLatin1String("avgpool2d"))
+        a.set("kernel", std::int64_t{2});
+    else if (op == QLatin1String("adaptive_avgpool2d"))
+        a.set("output_size", std::int64_t{1});
+    else if (op == QLatin1String("reshape"))
+        a.set("shape", V{-1});
+    else if (op == QLatin1String("transpose")) {
+        a.set("dim0", std::int64_t{0});
+        a.set("dim1", std::int64_t{1});
+    } else if (op == QLatin1String("permute"))
+        a.set("dims", V{0});
+    else if (op == QLatin1String("select")) {
+        a.set("dim", std::int64_t{0});
+        a.set("index", std::int64_t{0});
+    } else if (op == QLatin1String("slice"))
+        a.set("dim", std::int64_t{0});
+    else if (op == QLatin1String("scale"))
+        a.set("factor", 1.0);
+    else if (op == QLatin1String("attention"))
+        a.set("heads", std::int64_t{8});
+    else if (op == QLatin1String("opaque")) {
+        a.set("params", std::int64_t{0});
+        a.set("saved_bytes_per_sample", std::int64_t{0});
+        a.set("output_shape", V{1});
+    }
+    return a;
+}
+
+QString OpCatalogue::description(const QString& op) {
+    static const QHash<QString, const char*> text = {
+        {QStringLiteral("linear"),
+         QT_TR_NOOP("Fully connected layer: y = x·Wᵀ + b over the last dimension.")},
+        {QStringLiteral("conv1d"), QT_TR_NOOP("1-D convolution over [C, L].")},
+        {QStringLiteral("conv2d"), QT_TR_NOOP("2-D convolution over [C, H, W].")},
+        {QStringLiteral("conv3d"), QT_TR_NOOP("3-D convolution over [C, D, H, W].")},
+        {QStringLiteral("conv_transpose2d"), QT_TR_NOOP("Transposed 2-D convolution (upsampling).")},
+        {QStringLiteral("batchnorm1d"), QT_TR_NOOP("Batch normalisation over [C] or [C, L].")},
+        {QStringLiteral("batchnorm2d"), QT_TR_NOOP("Batch normalisation over [C, H, W].")},
+        {QStringLiteral("layernorm"), QT_TR_NOOP("Layer normalisation over the trailing dimensions.")},
+        {QStringLiteral("groupnorm"), QT_TR_NOOP("Group normalisation: channels split into groups.")},
+        {QStringLiteral("rmsnorm"), QT_TR_NOOP("RMS normalisation (Llama style).")},
+        {QStringLiteral("embedding"), QT_TR_NOOP("Looks up a vector per token id.")},
+        {QStringLiteral("relu"), QT_TR_NOOP("ReLU activation.")},
+        {QStringLiteral("relu6"), QT_TR_NOOP("ReLU clipped at 6.")},
+        {QStringLiteral("hardswish"), QT_TR_NOOP("Hard-swish activation (MobileNetV3).")},
+        {QStringLiteral("silu"), QT_TR_NOOP("SiLU (swish) activation.")},
+        {QStringLiteral("leaky_relu"), QT_TR_NOOP("Leaky ReLU activation.")},
+        {QStringLiteral("gelu"), QT_TR_NOOP("GELU activation.")},
+        {QStringLiteral("sigmoid"), QT_TR_NOOP("Sigmoid activation.")},
+        {QStringLiteral("tanh"), QT_TR_NOOP("Tanh activation.")},
+        {QStringLiteral("softmax"), QT_TR_NOOP("Softmax along a dimension.")},
+        {QStringLiteral("log_softmax"), QT_TR_NOOP("Log-softmax along a dimension.")},
+        {QStringLiteral("dropout"), QT_TR_NOOP("Dropout: saves a mask for the backward pass.")},
+        {QStringLiteral("maxpool2d"), QT_TR_NOOP("2-D max pooling.")},
+        {QStringLiteral("avgpool2d"), QT_TR_NOOP("2-D average pooling.")},
+        {QStringLiteral("adaptive_avgpool2d"), QT_TR_NOOP("Average pooling to a fixed output size.")},
+        {QStringLiteral("flatten"), QT_TR_NOOP("Flattens dimensions into one (a view, no copy).")},
+        {QStringLiteral("reshape"), QT_TR_NOOP("Reshapes the per-sample tensor (a view).")},
+        {QStringLiteral("transpose"), QT_TR_NOOP("Swaps two dimensions (a view).")},
+        {QStringLiteral("permute"), QT_TR_NOOP("Reorders dimensions (a view).")},
+        {QStringLiteral("select"), QT_TR_NOOP("Picks one index along a dimension (a view).")},
+        {QStringLiteral("slice"), QT_TR_NOOP("Takes a range along a dimension (a view).")},
+        {QStringLiteral("contiguous"), QT_TR_NOOP("Copies a view into contiguous memory.")},
+        {QStringLiteral("identity"), QT_TR_NOOP("Passes the tensor through unchanged.")},
+        {QStringLiteral("add"), QT_TR_NOOP("Adds two inputs (broadcasting).")},
+        {QStringLiteral("mul"), QT_TR_NOOP("Multiplies two inputs (broadcasting).")},
+        {QStringLiteral("scale"), QT_TR_NOOP("Multiplies by a constant factor.")},
+        {QStringLiteral("concat"), QT_TR_NOOP("Concatenates inputs along a dimension.")},
+        {QStringLiteral("matmul"), QT_TR_NOOP("Matrix product of two inputs.")},
+        {QStringLiteral("attention"), QT_TR_NOOP("Multi-head self-attention, projections included.")},
+        {QStringLiteral("class_token"), QT_TR_NOOP("Prepends a learned class token (ViT).")},
+        {QStringLiteral("learned_add"), QT_TR_NOOP("Adds a learned tensor, e.g. a position embedding.")},
+        {QStringLiteral("cross_entropy"), QT_TR_NOOP("Cross-entropy loss over class logits.")},
+        {QStringLiteral("mse_loss"), QT_TR_NOOP("Mean squared error loss.")},
+        {QStringLiteral("opaque"),
+         QT_TR_NOOP("A layer measured elsewhere: parameters and saved bytes given directly.")},
+    };
+    auto it = text.find(op);
+    return it == text.end() ? QString() : tr(it.value());
+}
+
+} // namespace batchfit

@@ -1,0 +1,76 @@
+#pragma once
+// Runs the slow part of estimation (lowering the model, the solver, the sweep, the what-if levers) on a
+// worker thread. The latest request wins: older pending requests are dropped and stale results are ignored.
+#include "batchfit/model.h"
+#include "batchfit/training_config.h"
+#include "batchfit/what_if.h"
+#include "gui/estimation/estimation_result.h"
+
+#include <QObject>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace batchfit {
+
+/// Background estimator factory with a generation counter.
+class EstimationService : public QObject {
+    Q_OBJECT
+
+public:
+    explicit EstimationService(QObject* parent = nullptr);
+    ~EstimationService() override;
+
+    /// Queues a request and returns its generation; any request still waiting is replaced.
+    std::uint64_t request(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
+                          std::int64_t batchHint);
+    /// The newest result delivered (may be older than the newest request), or null before the first.
+    std::shared_ptr<const EstimationResult> current() const { return m_current; }
+    /// The levers for the current result (empty until computed).
+    const std::vector<Lever>& levers() const { return m_levers; }
+    bool leversReady() const { return m_leversGeneration == (m_current ? m_current->generation : 0); }
+    /// True while a request newer than current() is queued or running.
+    bool isBusy() const { return m_delivered < m_requested; }
+    std::uint64_t requestedGeneration() const { return m_requested; }
+
+signals:
+    /// current() holds a new estimator (its error is empty).
+    void resultReady();
+    /// The newest request failed; current() keeps the last good result. The message names the layer.
+    void resultFailed(const QString& message);
+    /// levers() was updated for current().
+    void leversChanged();
+    void busyChanged(bool busy);
+
+private:
+    struct Request {
+        std::uint64_t generation = 0;
+        Model model;
+        TrainingConfig config;
+        GpuSpec gpu;
+        std::int64_t batchHint = 1;
+    };
+
+    void workerLoop();
+    bool superseded(std::uint64_t generation);
+    void deliver(std::shared_ptr<const EstimationResult> result);
+    void deliverLevers(std::uint64_t generation, std::vector<Lever> levers);
+
+    std::shared_ptr<const EstimationResult> m_current;
+    std::vector<Lever> m_levers;
+    std::uint64_t m_leversGeneration = 0;
+    std::uint64_t m_requested = 0;
+    std::uint64_t m_delivered = 0;
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::optional<Request> m_pending;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
+} // namespace batchfit

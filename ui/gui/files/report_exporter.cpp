@@ -1,0 +1,41 @@
+#include "gui/files/report_exporter.h"
+
+#ifdef BATCHFIT_HAVE_REPORT
+#include "report/report_exporter.h"
+#endif
+
+namespace batchfit {
+
+bool ReportExporter::available() {
+#ifdef BATCHFIT_HAVE_REPORT
+    return true;
+#else
+    return false;
+#endif
+}
+
+QString ReportExporter::exportTo(const QString& path, const Model& model, const TrainingConfig& config,
+                                 const GpuSpec& gpu, std::int64_t batch, const QString& language,
+                                 const std::vector<MeasurementComparison>& measured) {
+#ifdef BATCHFIT_HAVE_REPORT
+    ReportRequest request;
+    request.model = model;
+    request.config = config;
+    request.gpu = gpu;
+    request.batch = batch;
+    request.language = language;
+    request.measured = measuredPoints(measured);
+    request.comparisons = measured;
+    const Status s = exportReport(request, path);
+    return s ? QString() : QString::fromStdString(s.error().message);
+#else
+    (void)path, (void)model, (void)config, (void)gpu, (void)batch, (void)language, (void)measured;
+    return tr("This build has no report support.");
+#endif
+}
+
+QString ReportExporter::fileFilter() {
+    return tr("PDF report (*.pdf);;PNG image (*.png);;Markdown (*.md);;JSON (*.json);;CSV (*.csv)");
+}
+
+} // namespace batchfit

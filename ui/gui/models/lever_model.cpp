@@ -1,0 +1,118 @@
+#include "gui/models/lever_model.h"
+
+#include "gui/charts/component_style.h"
+
+#include <QFont>
+
+namespace batchfit {
+
+LeverModel::LeverModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void LeverModel::setLevers(std::vector<Lever> levers) {
+    beginResetModel();
+    m_levers = std::move(levers);
+    endResetModel();
+}
+
+const Lever* LeverModel::lever(int row) const {
+    return row >= 0 && row < static_cast<int>(m_levers.size()) ? &m_levers[static_cast<std::size_t>(row)]
+                                                               : nullptr;
+}
+
+QString LeverModel::title(const Lever& l) {
+    if (l.id == "checkpointing") return tr("Gradient checkpointing of every block");
+    if (l.id == "amp-bf16") return tr("bf16 mixed precision (autocast)");
+    if (l.id == "adam8bit") return tr("8-bit Adam (bitsandbytes)");
+    if (l.id == "sgd-momentum") return tr("SGD with momentum instead of Adam");
+    if (l.id == "offload") return tr("Offload optimizer states to CPU");
+    if (l.id == "accumulation")
+        return tr("Smaller micro-batches with gradient accumulation (×%1)").arg(l.config.accumulationSteps);
+    return QString::fromStdString(l.title);
+}
+
+QString LeverModel::cost(const Lever& l) {
+    if (l.id == "checkpointing") return tr("≈+33% compute");
+    if (l.id == "amp-bf16") return tr("needs bf16 hardware (Ampere or newer)");
+    if (l.id == "adam8bit") return tr("small accuracy risk");
+    if (l.id == "sgd-momentum") return tr("may need retuning");
+    if (l.id == "offload") return tr("slower optimizer step");
+    if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
+    return QString::fromStdString(l.cost);
+}
+
+QString LeverModel::explanation(const Lever& l) {
+    if (l.id == "checkpointing")
+        return tr("Keep only each block's input in the forward pass and recompute the rest during the "
+                  "backward pass.");
+    if (l.id == "amp-bf16")
+        return tr("Run matrix multiplications in bfloat16 and save half-size activations.");
+    if (l.id == "adam8bit") return tr("Store Adam's two moments in 8 bits instead of 32.");
+    if (l.id == "sgd-momentum") return tr("One state tensor per parameter instead of Adam's two.");
+    if (l.id == "offload") return tr("Keep optimizer states and master weights in host memory.");
+    if (l.id == "accumulation")
+        return tr("Split each update into micro-batches; the batch column counts samples per update.");
+    return {};
+}
+
+int LeverModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_levers.size());
+}
+
+int LeverModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant LeverModel::data(const QModelIndex& index, int role) const {
+    const Lever* l = lever(index.row());
+    if (!index.isValid() || !l) return {};
+    const bool better = l->maxBatch > l->baselineMaxBatch;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case TitleColumn:
+            return title(*l) + QLatin1Char('\n') + tr("cost: %1").arg(cost(*l));
+        case BatchColumn:
+            return QString::number(l->maxBatch);
+        case GainColumn:
+            if (l->baselineMaxBatch <= 0) return l->maxBatch > 0 ? tr("now fits") : tr("still does not fit");
+            // A ratio of the core's two answers, for reading (display only).
+            return tr("×%1").arg(static_cast<double>(l->maxBatch) / static_cast<double>(l->baselineMaxBatch),
+                                 0, 'f', 2);
+        default:
+            return {};
+        }
+    case Qt::ToolTipRole:
+        return explanation(*l);
+    case Qt::ForegroundRole:
+        if (index.column() == GainColumn) return better ? ComponentStyle::fitsColor() : QVariant();
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == BatchColumn || index.column() == GainColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant LeverModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case TitleColumn:
+            return tr("Change");
+        case BatchColumn:
+            return tr("Largest batch");
+        case GainColumn:
+            return tr("vs now");
+        default:
+            return {};
+        }
+    }
+    if (role == Qt::ToolTipRole && section == BatchColumn)
+        return tr("Largest batch per optimizer update (micro-batch × accumulation steps) that fits with this "
+                  "change.");
+    return {};
+}
+
+} // namespace batchfit

@@ -1,0 +1,364 @@
+#include "gui/panels/training_panel.h"
+
+#include "gui/estimation/byte_format.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardItemModel>
+
+namespace batchfit {
+
+namespace {
+
+constexpr int kMergeEvery = 102;
+constexpr int kMergeAccumulation = 103;
+constexpr int kMergeMargin = 104;
+constexpr int kMergeContext = 105;
+constexpr std::uint64_t kMiB = 1024u * 1024u;
+const QString kCustomId = QStringLiteral("custom");
+
+QLabel* buddyLabel(const QString& text, QWidget* buddy) {
+    auto* label = new QLabel(text, buddy->parentWidget());
+    label->setBuddy(buddy);
+    return label;
+}
+
+template <class Enum> void selectData(QComboBox* box, Enum value) {
+    box->setCurrentIndex(box->findData(static_cast<int>(value)));
+}
+
+template <class Enum> Enum dataOf(const QComboBox* box) {
+    return static_cast<Enum>(box->currentData().toInt());
+}
+
+} // namespace
+
+QString TrainingPanel::optimizerTitle(OptimizerKind k) {
+    switch (k) {
+    case OptimizerKind::Sgd:
+        return tr("SGD");
+    case OptimizerKind::SgdMomentum:
+        return tr("SGD with momentum");
+    case OptimizerKind::SgdNesterov:
+        return tr("SGD with Nesterov momentum");
+    case OptimizerKind::Adam:
+        return tr("Adam");
+    case OptimizerKind::AdamW:
+        return tr("AdamW");
+    case OptimizerKind::RmsProp:
+        return tr("RMSprop");
+    case OptimizerKind::Adagrad:
+        return tr("Adagrad");
+    case OptimizerKind::Adafactor:
+        return tr("Adafactor");
+    case OptimizerKind::Lion:
+        return tr("Lion");
+    case OptimizerKind::Adam8bit:
+        return tr("8-bit Adam (bitsandbytes)");
+    }
+    return {};
+}
+
+QString TrainingPanel::precisionTitle(Precision p) {
+    switch (p) {
+    case Precision::Fp32:
+        return tr("fp32");
+    case Precision::AmpFp16:
+        return tr("fp16 mixed precision (autocast)");
+    case Precision::AmpBf16:
+        return tr("bf16 mixed precision (autocast)");
+    case Precision::PureFp16:
+        return tr("pure fp16");
+    case Precision::PureBf16:
+        return tr("pure bf16");
+    case Precision::MixedFp16Master:
+        return tr("fp16 weights + fp32 master copy");
+    case Precision::MixedBf16Master:
+        return tr("bf16 weights + fp32 master copy");
+    }
+    return {};
+}
+
+QString TrainingPanel::checkpointingTitle(Checkpointing c) {
+    switch (c) {
+    case Checkpointing::None:
+        return tr("none");
+    case Checkpointing::EveryBlock:
+        return tr("every block");
+    case Checkpointing::EveryKthBlock:
+        return tr("every k-th block");
+    case Checkpointing::Selective:
+        return tr("selective (attention only)");
+    }
+    return {};
+}
+
+TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
+    auto* form = new QFormLayout(this);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_gpu = new QComboBox(this);
+    m_gpu->setToolTip(tr("The GPU to fit: its memory is the capacity line in the chart."));
+    m_customGib = new QDoubleSpinBox(this);
+    m_customGib->setRange(0.5, 4096.0);
+    m_customGib->setDecimals(1);
+    m_customGib->setSuffix(tr(" GiB"));
+    m_customGib->setValue(24.0);
+    m_customGib->setToolTip(tr("Capacity of a GPU that is not in the catalogue."));
+    form->addRow(buddyLabel(tr("&GPU:"), m_gpu), m_gpu);
+    form->addRow(buddyLabel(tr("C&ustom capacity:"), m_customGib), m_customGib);
+    buildGpuList();
+
+    m_optimizer = new QComboBox(this);
+    for (auto k : allOptimizers()) m_optimizer->addItem(optimizerTitle(k), static_cast<int>(k));
+    m_optimizer->setToolTip(
+        tr("The optimizer decides how much state is kept per parameter: none for SGD, one "
+           "buffer for momentum, two for Adam."));
+    form->addRow(buddyLabel(tr("&Optimizer:"), m_optimizer), m_optimizer);
+
+    m_impl = new QComboBox(this);
+    m_impl->addItem(tr("for-loop"), static_cast<int>(OptimizerImpl::ForLoop));
+    m_impl->addItem(tr("foreach"), static_cast<int>(OptimizerImpl::Foreach));
+    m_impl->addItem(tr("fused"), static_cast<int>(OptimizerImpl::Fused));
+    m_impl->setToolTip(
+        tr("PyTorch's optimizer implementation: foreach groups tensors and needs temporary copies "
+           "during the step; fused and for-loop need almost none."));
+    m_amsgrad = new QCheckBox(tr("AMSGrad"), this);
+    m_amsgrad->setToolTip(tr("Adam/AdamW keep a third state tensor (max_exp_avg_sq)."));
+    auto* implRow = new QHBoxLayout;
+    implRow->addWidget(m_impl, 1);
+    implRow->addWidget(m_amsgrad);
+    form->addRow(buddyLabel(tr("&Implementation:"), m_impl), implRow);
+
+    m_precision = new QComboBox(this);
+    for (auto p : allPrecisions()) m_precision->addItem(precisionTitle(p), static_cast<int>(p));
+    m_precision->setToolTip(
+        tr("Number format of weights and activations: autocast keeps fp32 weights and saves "
+           "half-precision activations; pure half stores everything in 16 bits."));
+    form->addRow(buddyLabel(tr("&Precision:"), m_precision), m_precision);
+
+    m_checkpointing = new QComboBox(this);
+    for (auto c : {Checkpointing::None, Checkpointing::EveryBlock, Checkpointing::EveryKthBlock,
+                   Checkpointing::Selective})
+        m_checkpointing->addItem(checkpointingTitle(c), static_cast<int>(c));
+    m_checkpointing->setToolTip(
+        tr("Gradient checkpointing drops activations inside blocks and recomputes them in "
+           "the backward pass: less memory for about a third more compute."));
+    m_checkpointEvery = new QSpinBox(this);
+    m_checkpointEvery->setRange(1, 64);
+    m_checkpointEvery->setPrefix(tr("k = "));
+    m_checkpointEvery->setToolTip(tr("With every k-th block: checkpoint one block in k."));
+    auto* ckptRow = new QHBoxLayout;
+    ckptRow->addWidget(m_checkpointing, 1);
+    ckptRow->addWidget(m_checkpointEvery);
+    form->addRow(buddyLabel(tr("&Checkpointing:"), m_checkpointing), ckptRow);
+
+    m_accumulation = new QSpinBox(this);
+    m_accumulation->setRange(1, 4096);
+    m_accumulation->setToolTip(tr("Micro-batches per optimizer step. The batch size is the micro-batch: "
+                                  "accumulation does not change the memory of one step."));
+    form->addRow(buddyLabel(tr("Gradient &accumulation:"), m_accumulation), m_accumulation);
+
+    m_margin = new QDoubleSpinBox(this);
+    m_margin->setRange(0.0, 50.0);
+    m_margin->setDecimals(1);
+    m_margin->setSuffix(QStringLiteral(" %"));
+    m_margin->setToolTip(tr("Capacity kept free for safety (other processes, allocator spikes): a batch fits "
+                            "only below the dashed line."));
+    form->addRow(buddyLabel(tr("Safety &margin:"), m_margin), m_margin);
+
+    m_contextOverride = new QCheckBox(tr("Override"), this);
+    m_contextOverride->setToolTip(
+        tr("Memory the CUDA context and libraries take outside PyTorch's allocator; "
+           "by default the GPU's typical value."));
+    m_contextMib = new QSpinBox(this);
+    m_contextMib->setRange(0, 16384);
+    m_contextMib->setSuffix(tr(" MiB"));
+    m_contextMib->setValue(512);
+    m_contextMib->setToolTip(m_contextOverride->toolTip());
+    auto* ctxRow = new QHBoxLayout;
+    ctxRow->addWidget(m_contextOverride);
+    ctxRow->addWidget(m_contextMib, 1);
+    form->addRow(buddyLabel(tr("CUDA conte&xt:"), m_contextOverride), ctxRow);
+
+    m_setToNone = new QCheckBox(tr("zero_grad(set_to_none=True)"), this);
+    m_setToNone->setToolTip(
+        tr("Free the gradients between steps (PyTorch's default). Unchecked, gradients stay "
+           "allocated during the next forward pass."));
+    m_offload = new QCheckBox(tr("Offload optimizer states to CPU"), this);
+    m_offload->setToolTip(
+        tr("Optimizer states and master weights live in host memory (DeepSpeed/FSDP style)."));
+    m_firstStep = new QCheckBox(tr("Simulate the first step"), this);
+    m_firstStep->setToolTip(
+        tr("Step 1 creates the optimizer states inside optimizer.step(); later steps start "
+           "with them allocated (the default)."));
+    form->addRow(m_setToNone);
+    form->addRow(m_offload);
+    form->addRow(m_firstStep);
+
+    for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(10);
+    }
+    setTabOrder(m_gpu, m_customGib);
+    setTabOrder(m_customGib, m_optimizer);
+    setTabOrder(m_optimizer, m_impl);
+    setTabOrder(m_impl, m_amsgrad);
+    setTabOrder(m_amsgrad, m_precision);
+    setTabOrder(m_precision, m_checkpointing);
+    setTabOrder(m_checkpointing, m_checkpointEvery);
+    setTabOrder(m_checkpointEvery, m_accumulation);
+    setTabOrder(m_accumulation, m_margin);
+    setTabOrder(m_margin, m_contextOverride);
+    setTabOrder(m_contextOverride, m_contextMib);
+
+    connect(m_gpu, &QComboBox::currentIndexChanged, this, &TrainingPanel::onGpuChanged);
+    connect(m_customGib, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::onGpuChanged);
+    connect(m_optimizer, &QComboBox::currentIndexChanged, this, [this] {
+        m_config.optimizer = dataOf<OptimizerKind>(m_optimizer);
+        emitEdit(tr("Optimizer: %1").arg(m_optimizer->currentText()));
+    });
+    connect(m_impl, &QComboBox::currentIndexChanged, this, [this] {
+        m_config.impl = dataOf<OptimizerImpl>(m_impl);
+        emitEdit(tr("Optimizer implementation: %1").arg(m_impl->currentText()));
+    });
+    connect(m_amsgrad, &QCheckBox::toggled, this, [this](bool on) {
+        m_config.amsgrad = on;
+        emitEdit(on ? tr("AMSGrad on") : tr("AMSGrad off"));
+    });
+    connect(m_precision, &QComboBox::currentIndexChanged, this, [this] {
+        m_config.precision = dataOf<Precision>(m_precision);
+        emitEdit(tr("Precision: %1").arg(m_precision->currentText()));
+    });
+    connect(m_checkpointing, &QComboBox::currentIndexChanged, this, [this] {
+        m_config.checkpointing = dataOf<Checkpointing>(m_checkpointing);
+        emitEdit(tr("Checkpointing: %1").arg(m_checkpointing->currentText()));
+    });
+    connect(m_checkpointEvery, &QSpinBox::valueChanged, this, [this](int k) {
+        m_config.checkpointEvery = k;
+        emitEdit(tr("Checkpoint every %1 blocks").arg(k), kMergeEvery);
+    });
+    connect(m_accumulation, &QSpinBox::valueChanged, this, [this](int n) {
+        m_config.accumulationSteps = n;
+        emitEdit(tr("Gradient accumulation: %1").arg(n), kMergeAccumulation);
+    });
+    connect(m_margin, &QDoubleSpinBox::valueChanged, this, [this](double pct) {
+        m_config.marginFraction = pct / 100.0;
+        emitEdit(tr("Safety margin: %1%").arg(pct), kMergeMargin);
+    });
+    auto contextEdited = [this] {
+        if (m_contextOverride->isChecked())
+            m_config.cudaContextBytes = static_cast<std::uint64_t>(m_contextMib->value()) * kMiB;
+        else
+            m_config.cudaContextBytes.reset();
+        emitEdit(tr("CUDA context"), kMergeContext);
+    };
+    connect(m_contextOverride, &QCheckBox::toggled, this, contextEdited);
+    connect(m_contextMib, &QSpinBox::valueChanged, this, contextEdited);
+    connect(m_setToNone, &QCheckBox::toggled, this, [this](bool on) {
+        m_config.zeroGradSetToNone = on;
+        emitEdit(tr("zero_grad(set_to_none)"));
+    });
+    connect(m_offload, &QCheckBox::toggled, this, [this](bool on) {
+        m_config.optimizerOffload = on;
+        emitEdit(on ? tr("Offload optimizer states") : tr("Keep optimizer states on the GPU"));
+    });
+    connect(m_firstStep, &QCheckBox::toggled, this, [this](bool on) {
+        m_config.firstStep = on;
+        emitEdit(on ? tr("Simulate the first step") : tr("Simulate a steady-state step"));
+    });
+    setConfig(m_config);
+}
+
+void TrainingPanel::buildGpuList() {
+    auto* model = qobject_cast<QStandardItemModel*>(m_gpu->model());
+    QStringList vendors;
+    for (const auto& g : gpuCatalogue())
+        if (!vendors.contains(QString::fromStdString(g.vendor))) vendors << QString::fromStdString(g.vendor);
+    for (const QString& vendor : vendors) {
+        m_gpu->addItem(vendor);
+        auto* header = model->item(m_gpu->count() - 1);
+        header->setFlags(Qt::NoItemFlags);
+        QFont f = header->font();
+        f.setBold(true);
+        header->setFont(f);
+        for (const auto& g : gpuCatalogue()) {
+            if (QString::fromStdString(g.vendor) != vendor) continue;
+            // Under its vendor's heading the vendor prefix is redundant: "GeForce RTX 4090 — 23.99 GiB".
+            QString name = QString::fromStdString(g.name);
+            if (name.startsWith(vendor + QLatin1Char(' '))) name = name.mid(vendor.size() + 1);
+            m_gpu->addItem(QStringLiteral("   %1 — %2").arg(name, ByteFormat::bytes(g.memoryBytes)),
+                           QString::fromStdString(g.id));
+            model->item(m_gpu->count() - 1)->setToolTip(QString::fromStdString(g.source));
+        }
+    }
+    m_gpu->addItem(tr("Custom capacity"), kCustomId);
+}
+
+void TrainingPanel::setConfig(const TrainingConfig& config) {
+    m_updating = true;
+    m_config = config;
+    selectData(m_optimizer, config.optimizer);
+    selectData(m_impl, config.impl);
+    m_amsgrad->setChecked(config.amsgrad);
+    selectData(m_precision, config.precision);
+    selectData(m_checkpointing, config.checkpointing);
+    m_checkpointEvery->setValue(static_cast<int>(config.checkpointEvery));
+    m_accumulation->setValue(static_cast<int>(config.accumulationSteps));
+    m_margin->setValue(config.marginFraction * 100.0);
+    m_contextOverride->setChecked(config.cudaContextBytes.has_value());
+    if (config.cudaContextBytes) m_contextMib->setValue(static_cast<int>(*config.cudaContextBytes / kMiB));
+    m_setToNone->setChecked(config.zeroGradSetToNone);
+    m_offload->setChecked(config.optimizerOffload);
+    m_firstStep->setChecked(config.firstStep);
+    m_updating = false;
+    updateEnabled();
+}
+
+void TrainingPanel::setGpu(const GpuSpec& gpu) {
+    m_updating = true;
+    const int idx = m_gpu->findData(QString::fromStdString(gpu.id));
+    if (idx >= 0 && gpu.id != kCustomId.toStdString()) {
+        m_gpu->setCurrentIndex(idx);
+    } else {
+        m_gpu->setCurrentIndex(m_gpu->findData(kCustomId));
+        m_customGib->setValue(ByteFormat::toGib(gpu.memoryBytes));
+    }
+    m_updating = false;
+    updateEnabled();
+}
+
+GpuSpec TrainingPanel::currentGpu() const {
+    const QString id = m_gpu->currentData().toString();
+    if (id != kCustomId && !id.isEmpty())
+        if (auto g = findGpu(id.toStdString())) return *g;
+    return customGpu(m_customGib->value());
+}
+
+void TrainingPanel::onGpuChanged() {
+    updateEnabled();
+    if (m_updating) return;
+    emit gpuEdited(currentGpu());
+}
+
+void TrainingPanel::emitEdit(const QString& what, int mergeId) {
+    updateEnabled();
+    if (m_updating) return;
+    emit configEdited(m_config, what, mergeId);
+}
+
+void TrainingPanel::updateEnabled() {
+    const bool adam = m_config.optimizer == OptimizerKind::Adam || m_config.optimizer == OptimizerKind::AdamW;
+    m_amsgrad->setEnabled(adam);
+    m_checkpointEvery->setEnabled(m_config.checkpointing == Checkpointing::EveryKthBlock);
+    m_contextMib->setEnabled(m_contextOverride->isChecked());
+    m_customGib->setEnabled(m_gpu->currentData().toString() == kCustomId);
+}
+
+} // namespace batchfit

@@ -1,0 +1,182 @@
+#include "gui/shell/batchfit_app.h"
+
+#include "batchfit/model_io.h"
+#include "gui/document/document.h"
+#include "gui/files/autosave.h"
+#include "gui/files/autosave_restore.h"
+#include "gui/files/file_controller.h"
+#include "gui/shell/app_settings.h"
+#include "gui/shell/language.h"
+#include "gui/shell/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QImage>
+#include <QPixmap>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace batchfit {
+
+namespace {
+
+bool wantsOffscreen(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0)
+            return true;
+    return false;
+}
+
+} // namespace
+
+void BatchFitApp::openInitialModel(MainWindow& window, AppSettings& settings, const StartupOptions& o) {
+    FileController* files = window.files();
+    bool loaded = false;
+    if (!o.modelFile.isEmpty())
+        loaded = files->openPath(o.modelFile, false);
+    else if (!o.preset.isEmpty())
+        loaded = files->loadPreset(o.preset, false);
+    else if (!settings.lastModelPath().isEmpty() && QFileInfo::exists(settings.lastModelPath()))
+        loaded = files->openPath(settings.lastModelPath(), false);
+    else if (!settings.lastPresetId().isEmpty())
+        loaded = files->loadPreset(settings.lastPresetId(), false);
+    if (!loaded) files->loadPreset(QStringLiteral("resnet50"), false);
+
+    if (!o.gpu.isEmpty()) {
+        GpuSpec gpu = customGpu(24.0);
+        bool isNumber = false;
+        const double gib =
+            QString(o.gpu).remove(QStringLiteral("GiB"), Qt::CaseInsensitive).toDouble(&isNumber);
+        if (isNumber)
+            gpu = customGpu(gib);
+        else if (auto g = findGpu(o.gpu.toStdString()))
+            gpu = *g;
+        else
+            std::fprintf(stderr, "batchfit: unknown GPU '%s', using a custom 24 GiB GPU\n",
+                         qPrintable(o.gpu));
+        window.document()->setGpu(gpu);
+    }
+    if (o.logScale) window.setLogScale(true);
+    if (o.batch > 0) window.setBatch(o.batch);
+}
+
+void BatchFitApp::applyTestEdit(MainWindow& window, const QString& path) {
+    auto model = loadModelFile(path.toStdString());
+    if (!model) {
+        std::fprintf(stderr, "batchfit: --test-edit: %s\n", model.error().message.c_str());
+        return;
+    }
+    window.document()->editModel(std::move(*model), QStringLiteral("test edit"), {});
+    std::printf("test edit applied\n");
+    std::fflush(stdout);
+}
+
+bool BatchFitApp::saveScreenshot(MainWindow& window, const QString& path) {
+    window.waitForIdle(30000, true);
+    QCoreApplication::processEvents();
+    const QPixmap pixmap = window.grab();
+    return pixmap.save(path, "PNG");
+}
+
+int BatchFitApp::run(int argc, char** argv) {
+    QElapsedTimer startTimer;
+    startTimer.start();
+    if (wantsOffscreen(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("batchfit"));
+    QApplication::setApplicationDisplayName(QStringLiteral("BatchFit"));
+    QApplication::setOrganizationName(QStringLiteral("BatchFit"));
+    QApplication::setApplicationVersion(QStringLiteral(BATCHFIT_VERSION));
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.batchfit.BatchFit"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("BatchFit: GPU memory of one training step and the largest batch that fits."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption presetOpt(QStringLiteral("preset"), QStringLiteral("Open a built-in model."),
+                                       QStringLiteral("NAME"));
+    const QCommandLineOption modelOpt(QStringLiteral("model"), QStringLiteral("Open a model file."),
+                                      QStringLiteral("FILE"));
+    const QCommandLineOption batchOpt(QStringLiteral("batch"), QStringLiteral("Micro-batch size."),
+                                      QStringLiteral("N"));
+    const QCommandLineOption gpuOpt(QStringLiteral("gpu"),
+                                    QStringLiteral("Catalogue GPU id, or a capacity such as 24GiB."),
+                                    QStringLiteral("ID"));
+    const QCommandLineOption langOpt(QStringLiteral("lang"),
+                                     QStringLiteral("User interface language: en or zh_CN."),
+                                     QStringLiteral("LANG"));
+    const QCommandLineOption shotOpt(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the main window to a PNG once the estimate is shown, then exit."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption logOpt(QStringLiteral("log"), QStringLiteral("Logarithmic batch axis."));
+    QCommandLineOption testEditOpt(
+        QStringLiteral("test-edit"),
+        QStringLiteral("Tests only: replace the model with FILE as an unsaved edit."),
+        QStringLiteral("FILE"));
+    testEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, testEditOpt});
+    parser.process(app);
+
+    StartupOptions o;
+    o.preset = parser.value(presetOpt);
+    o.modelFile = parser.value(modelOpt);
+    o.batch = parser.value(batchOpt).toLongLong();
+    o.gpu = parser.value(gpuOpt);
+    o.language = parser.value(langOpt);
+    o.screenshot = parser.value(shotOpt);
+    o.logScale = parser.isSet(logOpt);
+    o.testEdit = parser.value(testEditOpt);
+
+    // A screenshot uses fresh settings, so it shows the defaults whatever this user's last session was.
+    std::unique_ptr<QTemporaryDir> tempSettings;
+    std::unique_ptr<AppSettings> settings;
+    if (!o.screenshot.isEmpty()) {
+        tempSettings = std::make_unique<QTemporaryDir>();
+        settings = std::make_unique<AppSettings>(tempSettings->filePath(QStringLiteral("batchfit.ini")));
+        settings->setWelcomeDismissed(false);
+    } else {
+        settings = std::make_unique<AppSettings>();
+    }
+    const QString language = Language::resolve(o.language.isEmpty() ? settings->language() : o.language);
+    if (!Language::install(language) && language != QLatin1String("en"))
+        std::fprintf(stderr, "batchfit: no translation for '%s'\n", qPrintable(language));
+
+    MainWindow window(settings.get());
+    QApplication::setWindowIcon(window.windowIcon());
+    window.restoreSettings();
+    if (!o.screenshot.isEmpty()) window.resize(1600, 960);
+    openInitialModel(window, *settings, o);
+    window.show();
+    // Autosave, and the offer to restore what a crashed or killed session left (not for screenshots).
+    std::unique_ptr<Autosave> autosave;
+    if (o.screenshot.isEmpty()) {
+        autosave = std::make_unique<Autosave>(window.document(), Autosave::defaultDirectory());
+        QObject::connect(autosave.get(), &Autosave::failed, &window, [&window](const QString& message) {
+            window.statusBar()->showMessage(message, 10000);
+        });
+        AutosaveRestore(Autosave::defaultDirectory()).offer(window.document(), &window, autosave.get());
+        if (!o.testEdit.isEmpty()) applyTestEdit(window, o.testEdit);
+    }
+    if (!o.screenshot.isEmpty()) {
+        const bool ok = saveScreenshot(window, o.screenshot);
+        std::printf("cold start to estimate shown: %lld ms\n", static_cast<long long>(startTimer.elapsed()));
+        if (!ok) {
+            std::fprintf(stderr, "batchfit: cannot write %s\n", qPrintable(o.screenshot));
+            return 1;
+        }
+        std::printf("wrote %s\n", qPrintable(QDir::toNativeSeparators(o.screenshot)));
+        return 0;
+    }
+    return QApplication::exec();
+}
+
+} // namespace batchfit

@@ -1,0 +1,461 @@
+#include "gui/shell/main_window.h"
+
+#include "batchfit/presets.h"
+#include "gui/charts/chart_data.h"
+#include "gui/charts/component_style.h"
+#include "gui/charts/memory_chart.h"
+#include "gui/charts/timeline_chart.h"
+#include "gui/document/document.h"
+#include "gui/estimation/byte_format.h"
+#include "gui/estimation/estimation_service.h"
+#include "gui/files/file_controller.h"
+#include "gui/files/report_exporter.h"
+#include "gui/models/breakdown_model.h"
+#include "gui/models/layer_activation_model.h"
+#include "gui/models/layer_tree_model.h"
+#include "gui/models/lever_model.h"
+#include "gui/panels/batch_panel.h"
+#include "gui/panels/layer_editor.h"
+#include "gui/panels/layer_stack_panel.h"
+#include "gui/panels/training_panel.h"
+#include "gui/panels/what_if_panel.h"
+#include "gui/shell/app_settings.h"
+#include "gui/shell/language.h"
+
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QThread>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+// Icons live in resources/batchfit.qrc, compiled into the static library: it must be registered explicitly.
+static void initIconResources() {
+    static const bool done = [] {
+        Q_INIT_RESOURCE(batchfit);
+        return true;
+    }();
+    (void)done;
+}
+
+namespace batchfit {
+
+MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(parent), m_settings(settings) {
+    initIconResources();
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/batchfit.svg")));
+    m_doc = new Document(this);
+    m_service = new EstimationService(this);
+    m_files = new FileController(m_doc, m_settings, this);
+    buildCentral();
+    buildDocks();
+    buildMenus();
+
+    m_modelInfo = new QLabel(this);
+    m_busy = new QLabel(tr("estimating…"), this);
+    m_busy->hide();
+    statusBar()->addWidget(m_modelInfo, 1);
+    statusBar()->addPermanentWidget(m_busy);
+
+    m_requestTimer.setSingleShot(true);
+    m_requestTimer.setInterval(0); // coalesces the signals of one edit into one request
+    connect(&m_requestTimer, &QTimer::timeout, this,
+            [this] { // the chart's range covers the batch shown and every measured point
+                m_service->request(m_doc->model(), m_doc->config(), m_doc->gpu(),
+                                   std::max(m_batch, m_chart->measuredMaxBatch()));
+            });
+    m_timelineTimer.setSingleShot(true);
+    m_timelineTimer.setInterval(60); // the timeline follows the slider once it rests
+    connect(&m_timelineTimer, &QTimer::timeout, this, &MainWindow::updateTimeline);
+    m_layerTimer.setSingleShot(true);
+    m_layerTimer.setInterval(40); // per-layer columns follow a drag at most 25 times a second
+    connect(&m_layerTimer, &QTimer::timeout, this, &MainWindow::updateLayerFigures);
+
+    connect(m_doc, &Document::modelChanged, this, &MainWindow::requestEstimate);
+    connect(m_doc, &Document::configChanged, this, [this] {
+        m_training->setConfig(m_doc->config());
+        requestEstimate();
+    });
+    connect(m_doc, &Document::gpuChanged, this, [this] {
+        m_training->setGpu(m_doc->gpu());
+        requestEstimate();
+    });
+    connect(m_doc, &Document::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &Document::fileChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &Document::modelChanged, this, &MainWindow::updateTitle); // the welcome names the model
+    connect(m_training, &TrainingPanel::configEdited, m_doc, &Document::editConfig);
+    connect(m_training, &TrainingPanel::gpuEdited, m_doc, &Document::setGpu);
+    connect(m_service, &EstimationService::resultReady, this, &MainWindow::onResult);
+    connect(m_service, &EstimationService::resultFailed, this, &MainWindow::onFailure);
+    connect(m_service, &EstimationService::busyChanged, m_busy, &QWidget::setVisible);
+    connect(m_service, &EstimationService::leversChanged, this,
+            [this] { m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0); });
+    connect(m_whatIf, &WhatIfPanel::applyRequested, this, [this](const Lever& l) {
+        m_doc->editConfig(l.config, tr("Apply: %1").arg(LeverModel::title(l)));
+    });
+    connect(m_batchPanel, &BatchPanel::batchChanged, this, &MainWindow::showBatch);
+    connect(m_batchPanel, &BatchPanel::maxBatchRequested, this, &MainWindow::goToMaxBatch);
+    connect(m_chart, &MemoryChart::batchPicked, this, &MainWindow::setBatch);
+    connect(m_chart, &MemoryChart::measurementsChanged, this,
+            [this] { widenChartTo(m_chart->measuredMaxBatch()); });
+    connect(m_files, &FileController::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildCentral() {
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    m_welcome = new QFrame(central);
+    m_welcome->setFrameShape(QFrame::StyledPanel);
+    m_welcome->setAutoFillBackground(true);
+    QPalette wp = m_welcome->palette();
+    wp.setColor(QPalette::Window, wp.color(QPalette::AlternateBase));
+    m_welcome->setPalette(wp);
+    auto* welcomeLayout = new QHBoxLayout(m_welcome);
+    m_welcomeText = new QLabel(m_welcome);
+    m_welcomeText->setWordWrap(true);
+    m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
+    auto* hint = m_welcomeText;
+    auto* close = new QToolButton(m_welcome);
+    close->setText(QStringLiteral("✕"));
+    close->setAutoRaise(true);
+    close->setToolTip(tr("Hide this hint"));
+    welcomeLayout->addWidget(hint, 1);
+    welcomeLayout->addWidget(close, 0, Qt::AlignTop);
+    connect(close, &QToolButton::clicked, this, [this] {
+        m_welcome->hide();
+        m_settings->setWelcomeDismissed(true);
+    });
+    m_welcome->setVisible(!m_settings->welcomeDismissed());
+
+    m_problem = new QLabel(central);
+    m_problem->setWordWrap(true);
+    m_problem->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_problem->setStyleSheet(
+        QStringLiteral("QLabel { background: #b3261e; color: white; padding: 6px; border-radius: 3px; }"));
+    m_problem->hide();
+
+    m_chart = new MemoryChart(central);
+    m_batchPanel = new BatchPanel(central);
+
+    m_tabs = new QTabWidget(central);
+    m_breakdown = new BreakdownModel(this);
+    auto* breakdownView = new QTableView(m_tabs);
+    breakdownView->setModel(m_breakdown);
+    breakdownView->verticalHeader()->hide();
+    breakdownView->horizontalHeader()->setSectionResizeMode(BreakdownModel::NameColumn, QHeaderView::Stretch);
+    breakdownView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_timeline = new TimelineChart(m_tabs);
+    m_layerRows = new LayerActivationModel(this);
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(m_layerRows);
+    proxy->setSortRole(LayerActivationModel::kValueRole);
+    m_layerTableView = new QTableView(m_tabs);
+    m_layerTableView->setModel(proxy);
+    m_layerTableView->setSortingEnabled(true);
+    m_layerTableView->sortByColumn(LayerActivationModel::SavedColumn, Qt::DescendingOrder);
+    m_layerTableView->verticalHeader()->hide();
+    m_layerTableView->horizontalHeader()->setSectionResizeMode(LayerActivationModel::PathColumn,
+                                                               QHeaderView::Stretch);
+    m_layerTableView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    connect(m_layerRows, &QAbstractItemModel::modelReset, this, [this] {
+        // Once per new model, not per slider tick (measuring every row is slow).
+        for (int c = LayerActivationModel::OpColumn; c < LayerActivationModel::ColumnCount; ++c)
+            m_layerTableView->resizeColumnToContents(c);
+    });
+    m_layerTableView->verticalHeader()->setDefaultSectionSize(m_layerTableView->fontMetrics().height() + 6);
+    m_layerTableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tabs->addTab(breakdownView, tr("&Breakdown"));
+    m_tabs->addTab(m_timeline, tr("Step &timeline"));
+    m_tabs->addTab(m_layerTableView, tr("Per-&layer activations"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_timelineDirty) updateTimeline();
+    });
+
+    auto* split = new QSplitter(Qt::Vertical, central);
+    auto* top = new QWidget(split);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_chart, 1);
+    auto* legend = new QLabel(ComponentStyle::legendHtml(), top);
+    legend->setWordWrap(true);
+    legend->setAlignment(Qt::AlignHCenter);
+    legend->setToolTip(
+        tr("Bottom to top: what is live at the peak of one training step, then the overheads."));
+    topLayout->addWidget(legend);
+    topLayout->addWidget(m_batchPanel);
+    split->addWidget(top);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(m_welcome);
+    layout->addWidget(m_problem);
+    layout->addWidget(split, 1);
+    setCentralWidget(central);
+}
+
+void MainWindow::buildDocks() {
+    auto dock = [this](const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(content);
+        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                       QDockWidget::DockWidgetClosable);
+        addDockWidget(area, d);
+        return d;
+    };
+    m_layers = new LayerStackPanel(m_doc, this);
+    dock(tr("Layer Stack"), QStringLiteral("layerStackDock"), m_layers, Qt::LeftDockWidgetArea);
+    m_training = new TrainingPanel(this);
+    dock(tr("Training Set-up"), QStringLiteral("trainingDock"), m_training, Qt::RightDockWidgetArea);
+    m_whatIf = new WhatIfPanel(this);
+    dock(tr("What Would Help?"), QStringLiteral("whatIfDock"), m_whatIf, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::restoreSettings() {
+    m_doc->resetConfig(m_settings->trainingConfig());
+    m_training->setConfig(m_doc->config());
+    GpuSpec gpu = customGpu(m_settings->customGpuGib());
+    if (m_settings->gpuId() != QLatin1String("custom"))
+        if (auto g = findGpu(m_settings->gpuId().toStdString())) gpu = *g;
+    m_doc->setGpu(gpu);
+    m_training->setGpu(gpu);
+    setLogScale(m_settings->logScale());
+    m_batch = m_settings->batch();
+    m_batchPanel->setBatch(m_batch);
+    if (!m_settings->windowGeometry().isEmpty()) restoreGeometry(m_settings->windowGeometry());
+    if (!m_settings->windowState().isEmpty()) m_stateRestored = restoreState(m_settings->windowState());
+}
+
+void MainWindow::saveSettings() {
+    m_settings->setWindowGeometry(saveGeometry());
+    m_settings->setWindowState(saveState());
+    m_settings->setTrainingConfig(m_doc->config());
+    m_settings->setGpuId(QString::fromStdString(m_doc->gpu().id));
+    if (m_doc->gpu().id == "custom") m_settings->setCustomGpuGib(ByteFormat::toGib(m_doc->gpu().memoryBytes));
+    m_settings->setBatch(m_batch);
+    m_settings->setLogScale(m_chart->logScale());
+    m_settings->setLastModelPath(m_doc->filePath());
+    m_settings->setLastPresetId(m_doc->presetId());
+    m_settings->sync();
+}
+
+void MainWindow::requestEstimate() {
+    m_requestTimer.start();
+}
+
+void MainWindow::onResult() {
+    m_result = m_service->current();
+    m_stale = false;
+    m_problem->hide();
+    m_layers->editor()->setModelProblem({});
+    m_chart->setStale(false);
+    m_chartRange = m_result->chartMax;
+    m_chart->setResult(*m_result);
+    m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
+    m_batchPanel->setMaxBatch(m_result->maxBatch);
+    if (!m_service->leversReady()) m_whatIf->setPending();
+    m_modelInfo->setText(
+        tr("%1 · %2 parameters · %3 · lowered in %4 ms")
+            .arg(QString::fromStdString(m_doc->model().name),
+                 ByteFormat::count(m_result->estimator->parameterCount()),
+                 m_result->gpu.id == "custom"
+                     ? tr("custom %1 GiB").arg(ByteFormat::gibNumber(m_result->gpu.memoryBytes))
+                     : QString::fromStdString(m_result->gpu.name))
+            .arg(m_result->lowerSeconds * 1000.0, 0, 'f', 1));
+    m_timelineDirty = true;
+    showBatch(m_batch);
+}
+
+void MainWindow::onFailure(const QString& message) {
+    m_problem->setText(
+        tr("The model has a problem, so the chart shows the last valid estimate: %1").arg(message));
+    m_problem->show();
+    m_layers->editor()->setModelProblem(message);
+    m_stale = true;
+    m_chart->setStale(true);
+    m_batchPanel->showProblem(tr("no estimate: the model has a problem"));
+    m_shown.reset();
+    m_breakdown->clear();
+    m_layers->treeModel()->setEstimate(nullptr);
+    m_layerRows->clear();
+    m_timeline->clear();
+    m_whatIf->setUnavailable(tr("Fix the model first: the levers are evaluated on a valid model."));
+}
+
+void MainWindow::setBatch(std::int64_t batch) {
+    m_batchPanel->setBatch(batch);
+    showBatch(m_batchPanel->batch());
+}
+
+void MainWindow::goToMaxBatch() {
+    if (m_result && m_result->maxBatch.largest > 0) setBatch(m_result->maxBatch.largest);
+}
+
+void MainWindow::widenChartTo(std::int64_t batch) {
+    if (!m_result || m_stale || batch <= m_chartRange || m_chartRange >= ChartData::kMaxRange) return;
+    EstimationResult wider = *m_result;
+    wider.chartMax = ChartData::range(wider.maxBatch, batch);
+    wider.sweep = ChartData::sample(*wider.estimator, wider.chartMax);
+    m_chartRange = wider.chartMax;
+    m_chart->setResult(wider);
+    m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
+}
+
+void MainWindow::showBatch(std::int64_t batch) {
+    m_batch = batch;
+    if (!m_result) return;
+    if (m_stale) { // keep the problem on screen; only the marker follows
+        m_chart->setBatch(batch);
+        return;
+    }
+    const Estimator& est = *m_result->estimator;
+    widenChartTo(batch); // typed into the spin box past the chart's right edge
+    m_chart->setBatch(batch);
+    auto e = est.estimate(batch);
+    auto v = est.verdict(batch, m_result->gpu.memoryBytes);
+    if (!e || !v) {
+        m_shown.reset();
+        m_batchPanel->showProblem(QString::fromStdString(e ? v.error().message : e.error().message));
+        m_breakdown->clear();
+        m_layers->treeModel()->setEstimate(nullptr);
+        m_layerRows->clear();
+        m_timeline->clear();
+        return;
+    }
+    m_batchPanel->showVerdict(*e, *v);
+    m_breakdown->setEstimate(*e);
+    e->layers.clear();
+    m_shown = std::move(*e);
+    if (!m_layerTimer.isActive()) m_layerTimer.start();
+    m_timelineDirty = true;
+    if (m_tabs->currentWidget() == m_timeline) m_timelineTimer.start();
+}
+
+void MainWindow::updateLayerFigures() {
+    if (!m_result || m_stale) return;
+    auto e = m_result->estimator->estimate(m_batch);
+    if (!e) return;
+    m_layers->treeModel()->setEstimate(&*e);
+    m_layerRows->setLayers(std::move(e->layers));
+}
+
+void MainWindow::updateTimeline() {
+    if (!m_result || m_stale || m_tabs->currentWidget() != m_timeline) return;
+    m_timelineDirty = false;
+    auto e = m_result->estimator->estimate(m_batch, true);
+    if (e)
+        m_timeline->setEstimate(*e);
+    else
+        m_timeline->clear();
+}
+
+void MainWindow::setLogScale(bool log) {
+    m_chart->setLogScale(log);
+    if (m_logAction) m_logAction->setChecked(log);
+    m_batchPanel->setSliderRange(m_chartRange > 0 ? m_chartRange : 512, log);
+}
+
+bool MainWindow::waitForIdle(int timeoutMs, bool levers) {
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        const bool idle = !m_requestTimer.isActive() && !m_layerTimer.isActive() && !m_service->isBusy() &&
+                          m_result && m_result->generation == m_service->requestedGeneration();
+        const bool failedIdle = !m_requestTimer.isActive() && !m_service->isBusy() && m_stale;
+        if ((idle && (!levers || m_service->leversReady())) || failedIdle) {
+            QCoreApplication::processEvents();
+            return true;
+        }
+        QThread::msleep(2);
+    }
+    return false;
+}
+
+QString MainWindow::verdictText() const {
+    return m_batchPanel->verdictLabel()->text();
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(tr("%1[*] — BatchFit").arg(m_doc->displayName()));
+    setWindowModified(m_doc->isModified());
+    m_welcomeText->setText(
+        tr("<b>Welcome.</b> %1 is loaded. Drag the batch slider to see what fits your GPU, "
+           "pick another model under <i>Model → Presets</i> or <i>File → Open</i>, edit layers "
+           "on the left, and ask <i>What would help?</i> on the right.")
+            .arg(QString::fromStdString(m_doc->model().name).toHtmlEscaped()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!m_files->maybeSave()) {
+        event->ignore();
+        return;
+    }
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (m_stateRestored) return;
+    m_stateRestored = true; // first start: give the chart most of the width
+    const QList<QDockWidget*> docks = findChildren<QDockWidget*>();
+    QList<int> widths;
+    for (auto* d : docks)
+        widths << (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? width() * 41 / 100 : width() * 22 / 100);
+    resizeDocks(docks, widths, Qt::Horizontal);
+}
+
+void MainWindow::exportReport() {
+    const QString name = QString::fromStdString(m_doc->model().name) + QStringLiteral(".pdf");
+    const QString lastDir = m_settings->lastReportDir();
+    const QString suggestion =
+        !lastDir.isEmpty() && QFileInfo(lastDir).isDir() ? QDir(lastDir).filePath(name) : name;
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export Report"), suggestion, ReportExporter::fileFilter());
+    if (path.isEmpty()) return;
+    m_settings->setLastReportDir(QFileInfo(path).absolutePath());
+    const QString error =
+        ReportExporter::exportTo(path, m_doc->model(), m_doc->config(), m_doc->gpu(), m_batch,
+                                 Language::current(), m_chart->measuredComparisons());
+    if (!error.isEmpty())
+        QMessageBox::critical(this, tr("Cannot Export Report"), error);
+    else
+        statusBar()->showMessage(tr("Report written to %1").arg(path), 5000);
+}
+
+void MainWindow::chooseLanguage(const QString& language) {
+    m_settings->setLanguage(language);
+    QMessageBox::information(
+        this, tr("Language"),
+        tr("BatchFit will use %1 the next time it starts.").arg(Language::nativeName(language)));
+}
+
+void MainWindow::about() {
+    QMessageBox::about(
+        this, tr("About BatchFit"),
+        tr("<h3>BatchFit %1</h3><p>How much GPU memory one training step needs, and the largest "
+           "batch that fits — before you spend a GPU-hour.</p>")
+            .arg(QStringLiteral(BATCHFIT_VERSION)));
+}
+
+} // namespace batchfit

@@ -1,0 +1,127 @@
+#pragma once
+// The main window: layer stack (left), training set-up and what-if levers (right), the live chart, the batch
+// slider with the verdict, and the breakdown / step timeline / per-layer tabs.
+#include "gui/estimation/estimation_result.h"
+
+#include <QMainWindow>
+#include <QTimer>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QMenu;
+class QTabWidget;
+class QTableView;
+class QFrame;
+
+namespace batchfit {
+
+class AppSettings;
+class BatchPanel;
+class BreakdownModel;
+class Document;
+class EstimationService;
+class FileController;
+class LayerActivationModel;
+class LayerStackPanel;
+class MemoryChart;
+class TimelineChart;
+class TrainingPanel;
+class WhatIfPanel;
+
+/// Wires the document, the background estimation and the views. Holds no memory arithmetic.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(AppSettings* settings, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Restores the training set-up, GPU, batch and axis from the settings (no undo step).
+    void restoreSettings();
+    /// Saves geometry, set-up and the open model's identity.
+    void saveSettings();
+
+    /// Sets the batch as if the user had dragged the slider to it.
+    void setBatch(std::int64_t batch);
+    std::int64_t batch() const { return m_batch; }
+    /// Jumps to the solver's largest batch.
+    void goToMaxBatch();
+    void setLogScale(bool log);
+    /// Processes events until the newest request is shown (and the levers, if asked). False on timeout.
+    bool waitForIdle(int timeoutMs = 10000, bool levers = false);
+    /// The estimate shown at the current batch (without per-layer rows), if any.
+    const std::optional<Estimate>& shownEstimate() const { return m_shown; }
+    std::shared_ptr<const EstimationResult> result() const { return m_result; }
+    QString verdictText() const;
+
+    Document* document() const { return m_doc; }
+    EstimationService* service() const { return m_service; }
+    FileController* files() const { return m_files; }
+    LayerStackPanel* layerPanel() const { return m_layers; }
+    TrainingPanel* trainingPanel() const { return m_training; }
+    WhatIfPanel* whatIfPanel() const { return m_whatIf; }
+    BatchPanel* batchPanel() const { return m_batchPanel; }
+    MemoryChart* memoryChart() const { return m_chart; }
+    TimelineChart* timelineChart() const { return m_timeline; }
+    BreakdownModel* breakdown() const { return m_breakdown; }
+    LayerActivationModel* layerTable() const { return m_layerRows; }
+    QTabWidget* tabs() const { return m_tabs; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void buildCentral();
+    void buildDocks();
+    void buildMenus();
+    void rebuildRecentMenu();
+    void requestEstimate();
+    void onResult();
+    void onFailure(const QString& message);
+    void showBatch(std::int64_t batch);
+    void widenChartTo(std::int64_t batch);
+    void updateTimeline();
+    void updateLayerFigures();
+    void updateTitle();
+    void exportReport();
+    void chooseLanguage(const QString& language);
+    void about();
+
+    AppSettings* m_settings;
+    Document* m_doc = nullptr;
+    EstimationService* m_service = nullptr;
+    FileController* m_files = nullptr;
+    LayerStackPanel* m_layers = nullptr;
+    TrainingPanel* m_training = nullptr;
+    WhatIfPanel* m_whatIf = nullptr;
+    BatchPanel* m_batchPanel = nullptr;
+    MemoryChart* m_chart = nullptr;
+    TimelineChart* m_timeline = nullptr;
+    BreakdownModel* m_breakdown = nullptr;
+    LayerActivationModel* m_layerRows = nullptr;
+    QTableView* m_layerTableView = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QFrame* m_welcome = nullptr;
+    QLabel* m_welcomeText = nullptr;
+    QLabel* m_problem = nullptr;
+    QLabel* m_modelInfo = nullptr;
+    QLabel* m_busy = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_logAction = nullptr;
+
+    std::shared_ptr<const EstimationResult> m_result;
+    std::optional<Estimate> m_shown;
+    std::int64_t m_batch = 64;
+    std::int64_t m_chartRange = 0;
+    QTimer m_requestTimer;
+    QTimer m_timelineTimer;
+    QTimer m_layerTimer;
+    bool m_timelineDirty = true;
+    bool m_stateRestored = false;
+    bool m_stale = false; ///< the newest request failed: the shown estimator is for an older model
+};
+
+} // namespace batchfit
