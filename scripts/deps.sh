@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
-# Installs what BatchFit needs from Debian 12 / Ubuntu 24.04 packages, if missing.
-# Usage: scripts/deps.sh build|test     (sourced or run)
+# Installs what BatchFit needs from the distribution's packages, if missing.
+#   scripts/deps.sh build    what ./run.sh needs: compiler, CMake, Qt 6 (Widgets, Charts, Svg, LinguistTools),
+#                            nlohmann-json, ONNX + protobuf (File > Import > ONNX), fonts for Chinese
+#   scripts/deps.sh test     build + what ./test.sh needs: Catch2, Google Benchmark, Xvfb, poppler, PyTorch
+#   scripts/deps.sh --list build|test   print the package list and exit (used by tests/packaging/)
+# Tried on clean Debian 12 (bookworm) and Debian 13 (trixie) roots (tests/packaging/fresh_machine.sh). Ubuntu 24.04
+# uses the same package names; it was not tried here.
 set -euo pipefail
+list_only=0
+if [ "${1:-}" = --list ]; then list_only=1; shift; fi
 kind=${1:-build}
-pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev catch2
-      qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-      libgl1-mesa-dev fonts-noto-cjk)
+case "$kind" in build|test) ;; *) echo "usage: $0 [--list] build|test" >&2; exit 2;; esac
+# libqt6opengl6-dev: Qt6Charts' CMake package needs Qt6OpenGL, and on Debian 12 nothing else pulls it in.
+# libonnx-dev + libprotobuf-dev (+ protobuf-compiler, which ONNXConfig.cmake's protobuf lookup wants): ONNX import.
+pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev
+      qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+      qt6-translations-l10n libgl1-mesa-dev libonnx-dev libprotobuf-dev protobuf-compiler
+      fonts-noto-cjk)
 # ./test.sh's AddressSanitizer + UBSan stage needs nothing more: g++ (build-essential) depends on libgcc-12-dev
-# (Debian 12) / libgcc-13-dev (Ubuntu 24.04), which bring libasan8, libubsan1 and liblsan0.
+# (Debian 12) / libgcc-14-dev (Debian 13), which bring libasan8, libubsan1 and liblsan0.
 if [ "$kind" = test ]; then
-  pkgs+=(poppler-utils xvfb xauth python3-torch python3-torchvision python3-jsonschema)
+  pkgs+=(catch2 libbenchmark-dev poppler-utils xvfb xauth python3-torch python3-torchvision python3-jsonschema
+         python3-onnx)
 fi
+if [ $list_only = 1 ]; then echo "${pkgs[*]}"; exit 0; fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
