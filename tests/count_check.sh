@@ -11,7 +11,7 @@ status=0
 for suite in ui report; do
   # TEST_CASE("name", "[tags]"): hidden ones have a tag starting with "[." and are not run by ctest.
   expected=$(grep -h 'TEST_CASE(' "$src"/tests/$suite/*.cpp | grep -vc '"\[\.' || true)
-  got=$(grep -cE "Test +#[0-9]+: $suite: " <<<"$listed" || true)
+  got=$(grep -cE "Test +#[0-9]+: $suite:" <<<"$listed" || true)
   if [ "$got" -lt "$expected" ]; then
     echo "count check: ctest lists $got '$suite:' tests, tests/$suite/*.cpp has $expected test cases" >&2
     status=1
