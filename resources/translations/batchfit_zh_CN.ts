@@ -1291,8 +1291,8 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>图表已复制到剪贴板。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Welcome.&lt;/b&gt; %1 is loaded. Drag the batch slider to see what fits your GPU, pick another model under &lt;i&gt;Model → Presets&lt;/i&gt; or &lt;i&gt;File → Open&lt;/i&gt;, edit layers on the left, and ask &lt;i&gt;What would help?&lt;/i&gt; on the right.</source>
-        <translation>&lt;b&gt;欢迎使用。&lt;/b&gt;已加载 %1。拖动批大小滑块，看看你的 GPU 放得下多大的批；也可以在&lt;i&gt;模型 → 预设模型&lt;/i&gt;或&lt;i&gt;文件 → 打开&lt;/i&gt;中换一个模型，在左侧编辑网络层，或在右侧查看&lt;i&gt;优化建议&lt;/i&gt;。</translation>
+        <source>Welcome: %1 is loaded. Drag the batch slider to see what fits your GPU; other models are under Model → Presets and File → Open; edit layers on the left; ask “What would help?” on the right.</source>
+        <translation>欢迎使用：已加载 %1。拖动批大小滑块，看看你的 GPU 放得下多大的批；在“模型 → 预设模型”或“文件 → 打开”中换一个模型；在左侧编辑网络层；在右侧查看“优化建议”。</translation>
     </message>
 </context>
 <context>

@@ -110,6 +110,10 @@ for pkg in $expected; do
   check "Depends has $pkg" grep -qx "$pkg" <<<"$dep_names"
 done
 check "Depends has version constraints from shlibdeps" grep -q '(>= ' <<<"$depends"
+if [ "${BATCHFIT_HAVE_ONNX:-0}" = 1 ]; then  # the programs link libonnx and libprotobuf: the package needs them
+  check "Depends has libonnx (ONNX import is built)" grep -q '^libonnx' <<<"$dep_names"
+  check "Depends has libprotobuf (ONNX import is built)" grep -q '^libprotobuf' <<<"$dep_names"
+fi
 if command -v apt-cache >/dev/null && [ -n "$(apt-cache policy libc6 2>/dev/null | sed -n 's/^ *Candidate: //p')" ]; then
   for pkg in $dep_names; do
     cand=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p')

@@ -4,15 +4,32 @@
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QFile>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 
 namespace batchfit::test {
 
 QApplication* app() {
     if (auto* existing = qobject_cast<QApplication*>(QCoreApplication::instance())) return existing;
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Offscreen, on a screen larger than any window a test makes (Qt's default offscreen screen is 800x600,
+    // and it keeps windows inside it): layout tests place windows of 1920x1080 screens.
+    const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    if (platform.isEmpty() || platform == "offscreen") {
+        static QTemporaryDir dir;
+        const QString config = dir.filePath(QStringLiteral("screen.json"));
+        QFile f(config);
+        if (dir.isValid() && f.open(QIODevice::WriteOnly)) {
+            f.write(R"({"screens":[{"name":"test","x":0,"y":0,"width":2560,"height":1440,"logicalDpi":96,)"
+                    R"("logicalBaseDpi":96,"dpr":1}]})");
+            f.close();
+            qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toLocal8Bit());
+        } else {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        }
+    }
     QStandardPaths::setTestModeEnabled(true);
     static int argc = 1;
     static char name[] = "batchfit_ui_tests";

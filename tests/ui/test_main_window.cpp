@@ -8,6 +8,7 @@
 #include "gui/models/layer_tree_model.h"
 #include "gui/models/lever_model.h"
 #include "gui/panels/batch_panel.h"
+#include "gui/panels/eliding_label.h"
 #include "gui/panels/layer_editor.h"
 #include "gui/panels/layer_stack_panel.h"
 #include "gui/panels/what_if_panel.h"
@@ -54,9 +55,9 @@ TEST_CASE("loading a preset fills the tree, the chart and the tables", "[window]
     CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
     CHECK(w.windowTitle().contains(QStringLiteral("ResNet-50")));
     CHECK_FALSE(w.isWindowModified());
-    const auto* welcome = w.findChild<QLabel*>(QStringLiteral("welcomeText"));
+    const auto* welcome = w.findChild<ElidingLabel*>(QStringLiteral("welcomeText"));
     REQUIRE(welcome);
-    CHECK(welcome->text().contains(QStringLiteral("ResNet-50 is loaded")));
+    CHECK(welcome->fullText().contains(QStringLiteral("ResNet-50 is loaded")));
 
     // The timeline tab marks the peak the core names.
     w.tabs()->setCurrentWidget(w.timelineChart());
@@ -67,8 +68,8 @@ TEST_CASE("loading a preset fills the tree, the chart and the tables", "[window]
     REQUIRE(w.files()->loadPreset(QStringLiteral("gpt2-small"), false));
     REQUIRE(w.waitForIdle());
     CHECK(w.windowTitle().contains(QStringLiteral("GPT-2")));
-    CHECK(welcome->text().contains(QStringLiteral("GPT-2 small is loaded")));
-    CHECK_FALSE(welcome->text().contains(QStringLiteral("ResNet")));
+    CHECK(welcome->fullText().contains(QStringLiteral("GPT-2 small is loaded")));
+    CHECK_FALSE(welcome->fullText().contains(QStringLiteral("ResNet")));
     CHECK(w.result()->estimator->parameterCount() > 100000000);
 }
 

@@ -5,6 +5,7 @@
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QFontMetrics>
 #include <QGraphicsLineItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
@@ -83,6 +84,7 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent) {
     m_capacityLabel->setZValue(20);
     m_usableLabel->setZValue(20);
     connect(m_chart, &QChart::plotAreaChanged, this, [this] {
+        if (xLabelBudget() != m_xLabelBudget) updateAxes(); // as many batch ticks as fit the new width
         placeLineLabels();
         placeMarker();
     });
@@ -186,14 +188,16 @@ void MemoryChart::updateAxes() {
     const double right = xOf(m_range);
     m_x->setStartValue(left);
     m_x->setRange(left, right);
+    m_xLabelBudget = xLabelBudget();
     if (m_log) {
         const int octaves = static_cast<int>(std::lround(right));
-        const int every = octaves > 12 ? 2 : 1;
+        int every = 1;
+        while (octaves / every + 1 > m_xLabelBudget && every < octaves) ++every;
         for (int k = 0; k <= octaves; k += every) m_x->append(QString::number(std::int64_t{1} << k), k);
         m_x->setTitleText(tr("batch size (log₂)"));
     } else {
         std::int64_t step = 1;
-        while (m_range / step > 8) step *= 2;
+        while (m_range / step + 1 > std::min(m_xLabelBudget, 9)) step *= 2;
         for (std::int64_t v = 0; v <= m_range; v += step)
             m_x->append(QString::number(v), static_cast<double>(v));
         m_x->setTitleText(tr("batch size"));
@@ -215,6 +219,16 @@ void MemoryChart::updateAxes() {
         m_oomUpper->replace(QList<QPointF>{{from, top}, {right, top}});
         m_oomLower->replace(QList<QPointF>{{from, 0.0}, {right, 0.0}});
     }
+}
+
+int MemoryChart::xLabelBudget() const {
+    const double width = m_chart->plotArea().width();
+    if (width <= 1.0) return 13;
+    // The widest label is the range's own number; leave a gap of two digits between labels.
+    const QFontMetrics fm(m_x->labelsFont());
+    const int label =
+        fm.horizontalAdvance(QString::number(m_range)) + fm.horizontalAdvance(QStringLiteral("00"));
+    return std::clamp(static_cast<int>(width / std::max(label, 1)), 2, 13);
 }
 
 void MemoryChart::placeLineLabels() {

@@ -77,6 +77,8 @@ private:
     void applyPalette();
     void rebuildSeries();
     void updateAxes();
+    /// How many batch labels fit the plot's width side by side.
+    int xLabelBudget() const;
     void placeLineLabels();
     void placeMarker();
     void onHover(const QPointF& point, bool state);
@@ -112,6 +114,7 @@ private:
     std::int64_t m_maxBatch = 0;
     bool m_capped = false;
     std::int64_t m_range = 16;
+    int m_xLabelBudget = 13;
     std::int64_t m_batch = 1;
     bool m_log = false;
 };

@@ -21,6 +21,8 @@ public:
     void clear();
 
     int rowCount(const QModelIndex& parent = {}) const override;
+    /// The most rows an estimate can have (with host memory, when offloading).
+    static constexpr int maxRowCount() { return RowCount; }
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;

@@ -5,6 +5,7 @@
 #include "gui/panels/budget_bar.h"
 
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
@@ -38,6 +39,8 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_maxButton->setToolTip(tr("Jump to the largest batch size that fits the usable memory (Ctrl+M)."));
     m_maxLabel = new QLabel(this);
     m_maxLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_maxLabel->setWordWrap(true); // the verdict keeps its line; this wraps first when the panel is narrow
+    m_maxLabel->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_verdict = new QLabel(this);
     m_bigFont = m_verdict->font();
     m_bigFont.setPointSizeF(m_bigFont.pointSizeF() * 1.35);
@@ -54,8 +57,10 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     grid->addWidget(m_slider, 0, 1);
     grid->addWidget(m_spin, 0, 2);
     grid->addWidget(m_maxButton, 0, 3);
-    grid->addWidget(m_verdict, 1, 0, 1, 2);
-    grid->addWidget(m_maxLabel, 1, 2, 1, 2, Qt::AlignRight);
+    auto* verdictRow = new QHBoxLayout;
+    verdictRow->addWidget(m_verdict, 0);
+    verdictRow->addWidget(m_maxLabel, 1);
+    grid->addLayout(verdictRow, 1, 0, 1, 4);
     grid->addWidget(m_bar, 2, 0, 1, 4);
     grid->setColumnStretch(1, 1);
 
@@ -136,6 +141,7 @@ void BatchPanel::setMaxBatch(const MaxBatch& m) {
 
 void BatchPanel::showVerdict(const Estimate& estimate, const Verdict& verdict) {
     m_verdict->setFont(m_bigFont);
+    m_verdict->setWordWrap(false); // a verdict is short: one line, never wrapped word by word
     m_verdict->setText(ByteFormat::verdict(verdict, estimate.requiredBytes));
     QPalette p = m_verdict->palette();
     const QColor c = verdict.fits ? ComponentStyle::fitsColor() : ComponentStyle::oomColor();
@@ -148,6 +154,7 @@ void BatchPanel::showProblem(const QString& message) {
     QFont f = font();
     f.setBold(true);
     m_verdict->setFont(f);
+    m_verdict->setWordWrap(true); // a problem can be long
     m_verdict->setText(message);
     m_verdict->setPalette(palette());
     m_bar->clear();

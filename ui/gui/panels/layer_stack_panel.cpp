@@ -10,6 +10,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QMenu>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QToolBar>
 #include <QToolButton>
@@ -255,6 +256,15 @@ void LayerStackPanel::setRepeatOfCurrent() {
     Model m = m_doc->model();
     if (!ModelEdits::setRepeat(m, a, n).isEmpty())
         m_doc->editModel(std::move(m), tr("Repeat × %1").arg(n), a);
+}
+
+int LayerStackPanel::preferredWidth() const {
+    int columns = 0;
+    for (int c = 0; c < m_view->header()->count(); ++c)
+        if (!m_view->header()->isSectionHidden(c)) columns += m_view->header()->sectionSize(c);
+    const QMargins m = contentsMargins();
+    return columns + 2 * m_view->frameWidth() + m_view->verticalScrollBar()->sizeHint().width() + m.left() +
+           m.right() + 4;
 }
 
 } // namespace batchfit

@@ -27,6 +27,8 @@ public:
     LayerTreeModel* treeModel() const { return m_model; }
     QTreeView* treeView() const { return m_view; }
     LayerEditor* editor() const { return m_editor; }
+    /// The width that shows every column of the layer tree without scrolling sideways.
+    int preferredWidth() const;
     /// The structural edit actions, for the Edit menu.
     QList<QAction*> editActions() const;
     LayerAddress currentAddress() const;

@@ -8,6 +8,7 @@ namespace {
 
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
+const QString kSplitter = QStringLiteral("window/splitter");
 const QString kLastModel = QStringLiteral("model/lastPath");
 const QString kLastPreset = QStringLiteral("model/lastPreset");
 const QString kRecent = QStringLiteral("model/recentFiles");
@@ -45,6 +46,12 @@ QByteArray AppSettings::windowState() const {
 }
 void AppSettings::setWindowState(const QByteArray& s) {
     m_settings->setValue(kState, s);
+}
+QByteArray AppSettings::splitterState() const {
+    return m_settings->value(kSplitter).toByteArray();
+}
+void AppSettings::setSplitterState(const QByteArray& s) {
+    m_settings->setValue(kSplitter, s);
 }
 
 QString AppSettings::lastModelPath() const {

@@ -16,6 +16,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QPixmap>
+#include <QScreen>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <cstdio>
@@ -153,7 +154,6 @@ int BatchFitApp::run(int argc, char** argv) {
     MainWindow window(settings.get());
     QApplication::setWindowIcon(window.windowIcon());
     window.restoreSettings();
-    if (!o.screenshot.isEmpty()) window.resize(1600, 960);
     openInitialModel(window, *settings, o);
     window.show();
     // Autosave, and the offer to restore what a crashed or killed session left (not for screenshots).
@@ -173,6 +173,13 @@ int BatchFitApp::run(int argc, char** argv) {
             std::fprintf(stderr, "batchfit: cannot write %s\n", qPrintable(o.screenshot));
             return 1;
         }
+        // What a layout check needs to know: where the first start put the window, on which screen.
+        const QRect g = window.geometry();
+        const QRect a = window.screen()->availableGeometry();
+        std::printf("window %dx%d at %d,%d on a %dx%d screen (available %dx%d at %d,%d)%s\n", g.width(),
+                    g.height(), g.x(), g.y(), window.screen()->size().width(),
+                    window.screen()->size().height(), a.width(), a.height(), a.x(), a.y(),
+                    window.isMaximized() ? ", maximized" : "");
         std::printf("wrote %s\n", qPrintable(QDir::toNativeSeparators(o.screenshot)));
         return 0;
     }

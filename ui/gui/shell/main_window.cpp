@@ -15,12 +15,14 @@
 #include "gui/models/layer_tree_model.h"
 #include "gui/models/lever_model.h"
 #include "gui/panels/batch_panel.h"
+#include "gui/panels/eliding_label.h"
 #include "gui/panels/layer_editor.h"
 #include "gui/panels/layer_stack_panel.h"
 #include "gui/panels/training_panel.h"
 #include "gui/panels/what_if_panel.h"
 #include "gui/shell/app_settings.h"
 #include "gui/shell/language.h"
+#include "gui/shell/window_geometry.h"
 
 #include <QCloseEvent>
 #include <QCoreApplication>
@@ -29,20 +31,24 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QThread>
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
 
 // Icons live in resources/batchfit.qrc, compiled into the static library: it must be registered explicitly.
 static void initIconResources() {
@@ -129,16 +135,16 @@ void MainWindow::buildCentral() {
     wp.setColor(QPalette::Window, wp.color(QPalette::AlternateBase));
     m_welcome->setPalette(wp);
     auto* welcomeLayout = new QHBoxLayout(m_welcome);
-    m_welcomeText = new QLabel(m_welcome);
-    m_welcomeText->setWordWrap(true);
+    m_welcomeText = new ElidingLabel(m_welcome); // one line, so it never takes the chart's height
     m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
+    welcomeLayout->setContentsMargins(6, 2, 2, 2);
     auto* hint = m_welcomeText;
     auto* close = new QToolButton(m_welcome);
     close->setText(QStringLiteral("✕"));
     close->setAutoRaise(true);
     close->setToolTip(tr("Hide this hint"));
     welcomeLayout->addWidget(hint, 1);
-    welcomeLayout->addWidget(close, 0, Qt::AlignTop);
+    welcomeLayout->addWidget(close, 0, Qt::AlignVCenter);
     connect(close, &QToolButton::clicked, this, [this] {
         m_welcome->hide();
         m_settings->setWelcomeDismissed(true);
@@ -162,6 +168,10 @@ void MainWindow::buildCentral() {
     breakdownView->verticalHeader()->hide();
     breakdownView->horizontalHeader()->setSectionResizeMode(BreakdownModel::NameColumn, QHeaderView::Stretch);
     breakdownView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    breakdownView->setWordWrap(false);
+    breakdownView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    breakdownView->verticalHeader()->setDefaultSectionSize(breakdownView->fontMetrics().height() + 6);
+    m_breakdownView = breakdownView;
     m_timeline = new TimelineChart(m_tabs);
     m_layerRows = new LayerActivationModel(this);
     auto* proxy = new QSortFilterProxyModel(this);
@@ -190,6 +200,8 @@ void MainWindow::buildCentral() {
     });
 
     auto* split = new QSplitter(Qt::Vertical, central);
+    split->setObjectName(QStringLiteral("chartTablesSplitter"));
+    m_split = split;
     auto* top = new QWidget(split);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
@@ -241,13 +253,35 @@ void MainWindow::restoreSettings() {
     setLogScale(m_settings->logScale());
     m_batch = m_settings->batch();
     m_batchPanel->setBatch(m_batch);
-    if (!m_settings->windowGeometry().isEmpty()) restoreGeometry(m_settings->windowGeometry());
+    placeOnScreen();
     if (!m_settings->windowState().isEmpty()) m_stateRestored = restoreState(m_settings->windowState());
+    if (!m_settings->splitterState().isEmpty()) m_split->restoreState(m_settings->splitterState());
+}
+
+void MainWindow::placeOnScreen() {
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!s) return;
+    const QRect available = s->availableGeometry();
+    if (!m_settings->windowGeometry().isEmpty() && restoreGeometry(m_settings->windowGeometry())) {
+        // The saved frame may be from a larger or disconnected screen: keep it on this one.
+        if (!isMaximized() && !isFullScreen()) {
+            const QRect frame = WindowGeometry::clamped(frameGeometry(), available);
+            const QMargins m(
+                geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
+                frameGeometry().right() - geometry().right(), frameGeometry().bottom() - geometry().bottom());
+            setGeometry(frame.marginsRemoved(m));
+        }
+        return;
+    }
+    // First start: most of the screen, centred; the whole of a small screen.
+    setGeometry(WindowGeometry::firstStart(available));
+    if (WindowGeometry::startMaximized(available)) setWindowState(windowState() | Qt::WindowMaximized);
 }
 
 void MainWindow::saveSettings() {
     m_settings->setWindowGeometry(saveGeometry());
     m_settings->setWindowState(saveState());
+    m_settings->setSplitterState(m_split->saveState());
     m_settings->setTrainingConfig(m_doc->config());
     m_settings->setGpuId(QString::fromStdString(m_doc->gpu().id));
     if (m_doc->gpu().id == "custom") m_settings->setCustomGpuGib(ByteFormat::toGib(m_doc->gpu().memoryBytes));
@@ -398,11 +432,10 @@ QString MainWindow::verdictText() const {
 void MainWindow::updateTitle() {
     setWindowTitle(tr("%1[*] — BatchFit").arg(m_doc->displayName()));
     setWindowModified(m_doc->isModified());
-    m_welcomeText->setText(
-        tr("<b>Welcome.</b> %1 is loaded. Drag the batch slider to see what fits your GPU, "
-           "pick another model under <i>Model → Presets</i> or <i>File → Open</i>, edit layers "
-           "on the left, and ask <i>What would help?</i> on the right.")
-            .arg(QString::fromStdString(m_doc->model().name).toHtmlEscaped()));
+    m_welcomeText->setFullText(
+        tr("Welcome: %1 is loaded. Drag the batch slider to see what fits your GPU; other models are under "
+           "Model → Presets and File → Open; edit layers on the left; ask “What would help?” on the right.")
+            .arg(QString::fromStdString(m_doc->model().name)));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -417,12 +450,30 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
     if (m_stateRestored) return;
-    m_stateRestored = true; // first start: give the chart most of the width
+    m_stateRestored = true; // first start: the chart gets about half the width, the tables their rows
     const QList<QDockWidget*> docks = findChildren<QDockWidget*>();
     QList<int> widths;
-    for (auto* d : docks)
-        widths << (dockWidgetArea(d) == Qt::LeftDockWidgetArea ? width() * 41 / 100 : width() * 22 / 100);
+    for (auto* d : docks) {
+        // Left: every layer column where the screen allows (a third of a wide window, 28% of a small one).
+        const bool left = dockWidgetArea(d) == Qt::LeftDockWidgetArea;
+        const int want =
+            left ? std::min(m_layers->preferredWidth(), width() * (width() >= 1600 ? 34 : 28) / 100)
+                 : std::min(width() * 24 / 100, 440);
+        widths << std::max({want, 300, d->widget()->minimumSizeHint().width()});
+    }
     resizeDocks(docks, widths, Qt::Horizontal);
+    if (m_settings->splitterState().isEmpty()) {
+        // The tables get the height that shows every breakdown row (up to half), the chart the rest.
+        const int rows =
+            m_breakdown->rowCount() > 0 ? m_breakdown->rowCount() : BreakdownModel::maxRowCount();
+        const int tablesHeight = m_tabs->tabBar()->sizeHint().height() +
+                                 m_breakdownView->horizontalHeader()->sizeHint().height() +
+                                 rows * m_breakdownView->verticalHeader()->defaultSectionSize() +
+                                 2 * m_breakdownView->frameWidth() + 12;
+        const int total = m_split->height();
+        const int tables = std::min(tablesHeight, total / 2);
+        m_split->setSizes({total - tables, tables});
+    }
 }
 
 void MainWindow::exportReport() {

@@ -14,12 +14,14 @@ class QMenu;
 class QTabWidget;
 class QTableView;
 class QFrame;
+class QSplitter;
 
 namespace batchfit {
 
 class AppSettings;
 class BatchPanel;
 class BreakdownModel;
+class ElidingLabel;
 class Document;
 class EstimationService;
 class FileController;
@@ -75,6 +77,8 @@ protected:
 
 private:
     void buildCentral();
+    /// First start: WindowGeometry::firstStart on this screen; later: the saved geometry, kept on the screen.
+    void placeOnScreen();
     void buildDocks();
     void buildMenus();
     void rebuildRecentMenu();
@@ -103,9 +107,11 @@ private:
     BreakdownModel* m_breakdown = nullptr;
     LayerActivationModel* m_layerRows = nullptr;
     QTableView* m_layerTableView = nullptr;
+    QTableView* m_breakdownView = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QSplitter* m_split = nullptr;
     QFrame* m_welcome = nullptr;
-    QLabel* m_welcomeText = nullptr;
+    ElidingLabel* m_welcomeText = nullptr;
     QLabel* m_problem = nullptr;
     QLabel* m_modelInfo = nullptr;
     QLabel* m_busy = nullptr;

@@ -1,0 +1,265 @@
+// The window a user gets on a first start (issue 12): where it opens, and that nothing in it overlaps or is
+// cut at the sizes people's screens have. The in-process cases place the window as a first start would on
+// each screen; the process cases start the real app on offscreen screens of each size, in English and
+// Chinese, and save what it shows in $BATCHFIT_SHOTS (default: the test's build folder) for looking at.
+#include "catch_compat.h"
+#include "gui/charts/memory_chart.h"
+#include "gui/document/document.h"
+#include "gui/files/file_controller.h"
+#include "gui/models/breakdown_model.h"
+#include "gui/panels/batch_panel.h"
+#include "gui/shell/main_window.h"
+#include "gui/shell/window_geometry.h"
+#include "gui_test_support.h"
+#include "layout_check.h"
+
+#include <QCategoryAxis>
+#include <QChart>
+#include <QDir>
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QHeaderView>
+#include <QImage>
+#include <QLabel>
+#include <QProcess>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+using namespace batchfit;
+
+namespace {
+
+const QSize kScreens[] = {{1280, 720}, {1366, 768}, {1920, 1080}};
+
+QString sizeName(const QSize& s) {
+    return QStringLiteral("%1x%2").arg(s.width()).arg(s.height());
+}
+
+/// Everything a first start would show at `screen`, checked; returns the problems found.
+QStringList firstStartProblems(const QSize& screen, std::int64_t batch) {
+    test::TempSettings temp;
+    temp.settings().setWelcomeDismissed(false);
+    MainWindow w(&temp.settings());
+    w.restoreSettings();
+    w.document()->setGpu(customGpu(24.0));
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    w.setGeometry(WindowGeometry::firstStart(QRect(QPoint(0, 0), screen)));
+    w.show();
+    REQUIRE(w.waitForIdle(30000, true));
+    w.setBatch(batch);
+    REQUIRE(w.waitForIdle(30000, true));
+
+    QStringList problems = test::layoutProblems(&w);
+    const QString at = QStringLiteral(" at %1").arg(sizeName(screen));
+
+    // The welcome note is one line.
+    auto* welcome = w.findChild<QLabel*>(QStringLiteral("welcomeText"));
+    REQUIRE(welcome);
+    if (welcome->height() > welcome->fontMetrics().lineSpacing() * 3 / 2)
+        problems << QStringLiteral("welcome takes %1 px (more than a line)").arg(welcome->height()) + at;
+
+    // The verdict: one line, the whole number readable.
+    QLabel* verdict = w.batchPanel()->verdictLabel();
+    if (verdict->height() >= 2 * verdict->fontMetrics().lineSpacing())
+        problems << QStringLiteral("verdict '%1' takes %2 px").arg(verdict->text()).arg(verdict->height()) +
+                        at;
+    if (verdict->sizeHint().width() > verdict->width() + 1)
+        problems << QStringLiteral("verdict '%1' is cut").arg(verdict->text()) + at;
+
+    // Every breakdown row is on screen without scrolling.
+    auto* table = qobject_cast<QTableView*>(w.tabs()->widget(0));
+    REQUIRE(table);
+    const int rows = table->model()->rowCount();
+    const int lastBottom = table->rowViewportPosition(rows - 1) + table->rowHeight(rows - 1);
+    if (rows < 8 || lastBottom > table->viewport()->height())
+        problems << QStringLiteral("breakdown shows %1 of %2 px of rows")
+                            .arg(table->viewport()->height())
+                            .arg(lastBottom) +
+                        at;
+
+    // The batch labels under the chart fit side by side.
+    const auto axes = w.memoryChart()->chart()->axes(Qt::Horizontal);
+    REQUIRE(axes.size() == 1);
+    auto* x = qobject_cast<QCategoryAxis*>(axes.first());
+    REQUIRE(x);
+    const QFontMetrics fm(x->labelsFont());
+    int labelsWidth = 0;
+    for (const QString& l : x->categoriesLabels())
+        labelsWidth += fm.horizontalAdvance(l) + fm.averageCharWidth();
+    const double plotWidth = w.memoryChart()->chart()->plotArea().width();
+    if (x->categoriesLabels().size() < 3 || labelsWidth > plotWidth)
+        problems << QStringLiteral("%1 batch labels need %2 px, the plot is %3 px wide")
+                            .arg(x->categoriesLabels().size())
+                            .arg(labelsWidth)
+                            .arg(plotWidth) +
+                        at;
+    if (w.memoryChart()->chart()->plotArea().height() < 150)
+        problems << QStringLiteral("the chart's plot is %1 px high")
+                            .arg(w.memoryChart()->chart()->plotArea().height()) +
+                        at;
+
+    // Docks keep a usable width, and the chart keeps at least 40% of the window.
+    for (auto* d : w.findChildren<QDockWidget*>())
+        if (d->isVisible() && d->width() < std::max(280, d->widget()->minimumSizeHint().width()))
+            problems << QStringLiteral("dock '%1' is %2 px wide").arg(d->windowTitle()).arg(d->width()) + at;
+    if (w.centralWidget()->width() < w.width() * 2 / 5)
+        problems << QStringLiteral("the chart's column is %1 of %2 px")
+                            .arg(w.centralWidget()->width())
+                            .arg(w.width()) +
+                        at;
+    return problems;
+}
+
+} // namespace
+
+TEST_CASE("a first start takes most of the screen, centred; a small screen whole", "[window][geometry]") {
+    const QRect fullHd(0, 0, 1920, 1050); // a 1080p screen less a 30 px panel
+    const QRect r = WindowGeometry::firstStart(fullHd);
+    CHECK(r.size() == QSize(1728, 945));
+    CHECK(r.center() == fullHd.center());
+    CHECK_FALSE(WindowGeometry::startMaximized(fullHd));
+
+    const QRect laptop(0, 27, 1366, 741);
+    CHECK(WindowGeometry::startMaximized(laptop));
+    CHECK(WindowGeometry::firstStart(laptop) == laptop);
+    CHECK(WindowGeometry::firstStart(QRect(0, 0, 1280, 720)) == QRect(0, 0, 1280, 720));
+
+    const QRect uhd(1920, 0, 3840, 2160); // a 4K screen right of another one
+    const QRect big = WindowGeometry::firstStart(uhd);
+    CHECK(big.size() == QSize(WindowGeometry::kMaxWidth, WindowGeometry::kMaxHeight));
+    CHECK(big.center() == uhd.center());
+    CHECK(uhd.contains(big));
+}
+
+TEST_CASE("a saved geometry is kept on the screen it opens on", "[window][geometry]") {
+    const QRect screen(0, 0, 1366, 768);
+    // Saved on a larger screen, or on one that is gone: moved in and shrunk as little as needed.
+    CHECK(WindowGeometry::clamped(QRect(2500, 1400, 1800, 1000), screen) == screen);
+    CHECK(WindowGeometry::clamped(QRect(1000, 500, 800, 600), screen) == QRect(566, 168, 800, 600));
+    CHECK(WindowGeometry::clamped(QRect(-300, -50, 800, 600), screen) == QRect(0, 0, 800, 600));
+    // A window that fits stays where the user left it.
+    CHECK(WindowGeometry::clamped(QRect(100, 80, 900, 600), screen) == QRect(100, 80, 900, 600));
+
+    test::app();
+    test::TempSettings temp;
+    const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+    {
+        MainWindow w(&temp.settings());
+        w.restoreSettings();
+        w.show();
+        w.setGeometry(QRect(available.right() + 400, available.bottom() + 300, available.width() + 900,
+                            available.height() + 500));
+        w.saveSettings();
+    }
+    MainWindow again(&temp.settings());
+    again.restoreSettings();
+    INFO("restored " << again.frameGeometry().x() << "," << again.frameGeometry().y() << " "
+                     << again.frameGeometry().width() << "x" << again.frameGeometry().height());
+    CHECK(available.contains(again.frameGeometry()));
+}
+
+TEST_CASE("at 1280x720, 1366x768 and 1920x1080 nothing overlaps or is cut", "[window][layout]") {
+    test::app();
+    for (const QSize& screen : kScreens) {
+        // Fits (batch 64) and far out of memory (a long verdict).
+        for (std::int64_t batch : {std::int64_t{64}, std::int64_t{120000}}) {
+            const QStringList problems = firstStartProblems(screen, batch);
+            INFO(sizeName(screen).toStdString() << ", batch " << batch << ":\n"
+                                                << problems.join(QLatin1Char('\n')).toStdString());
+            CHECK(problems.isEmpty());
+        }
+    }
+}
+
+#ifdef BATCHFIT_GUI_EXE
+TEST_CASE("the app's first start on offscreen screens of three sizes, English and Chinese",
+          "[window][process]") {
+    test::app();
+    QTemporaryDir dir;
+    REQUIRE(dir.isValid());
+    const QString shots = qEnvironmentVariable("BATCHFIT_SHOTS", QStringLiteral(BATCHFIT_SHOTS_DIR));
+    QDir().mkpath(shots);
+    for (const QSize& screen : kScreens) {
+        const QString config = dir.filePath(sizeName(screen) + QStringLiteral(".json"));
+        QFile f(config);
+        REQUIRE(f.open(QIODevice::WriteOnly));
+        f.write(
+            QStringLiteral("{\"screens\":[{\"name\":\"screen\",\"x\":0,\"y\":0,\"width\":%1,\"height\":%2,"
+                           "\"logicalDpi\":96,\"logicalBaseDpi\":96,\"dpr\":1}]}")
+                .arg(screen.width())
+                .arg(screen.height())
+                .toUtf8());
+        f.close();
+        for (const QString& lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+            const QString png =
+                QDir(shots).filePath(QStringLiteral("first-start-%1-%2.png").arg(sizeName(screen), lang));
+            QFile::remove(png);
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + config);
+            QProcess app;
+            app.setProcessEnvironment(env);
+            app.setProcessChannelMode(QProcess::MergedChannels);
+            app.start(QStringLiteral(BATCHFIT_GUI_EXE),
+                      {QStringLiteral("--preset"), QStringLiteral("resnet50"), QStringLiteral("--gpu"),
+                       QStringLiteral("24GiB"), QStringLiteral("--lang"), lang,
+                       QStringLiteral("--screenshot"), png});
+            REQUIRE(app.waitForFinished(60000));
+            const QString out = QString::fromUtf8(app.readAll());
+            INFO(out.toStdString());
+            REQUIRE(app.exitCode() == 0);
+            const auto m =
+                QRegularExpression(
+                    QStringLiteral(R"(window (\d+)x(\d+) at (-?\d+),(-?\d+) on a (\d+)x(\d+) screen)"))
+                    .match(out);
+            REQUIRE(m.hasMatch());
+            const QRect window(m.captured(3).toInt(), m.captured(4).toInt(), m.captured(1).toInt(),
+                               m.captured(2).toInt());
+            CHECK(QSize(m.captured(5).toInt(), m.captured(6).toInt()) == screen);
+            const QRect available(QPoint(0, 0), screen);
+            // The first start's own rule, and the window really on the screen.
+            CHECK(available.contains(window));
+            if (WindowGeometry::startMaximized(available)) {
+                CHECK(window.width() >= screen.width() * 98 / 100);
+                CHECK(window.height() >= screen.height() * 98 / 100);
+            } else {
+                CHECK(window == WindowGeometry::firstStart(available));
+            }
+            const QImage image(png);
+            REQUIRE_FALSE(image.isNull());
+            CHECK(image.size() == window.size());
+        }
+    }
+}
+#endif
+
+TEST_CASE("the layout check sees cut text, squeezed widgets and overlaps", "[window][layout]") {
+    test::app();
+    QWidget box;
+    auto* layout = new QVBoxLayout(&box);
+    auto* wrapped =
+        new QLabel(QStringLiteral("a long sentence that needs several lines at this width"), &box);
+    wrapped->setWordWrap(true);
+    auto* oneLine = new QLabel(QStringLiteral("out of memory by 2837.6 GiB"), &box);
+    auto* button = new QPushButton(QStringLiteral("Largest batch that fits"), &box);
+    layout->addWidget(wrapped);
+    layout->addWidget(oneLine);
+    layout->addWidget(button);
+    box.show();
+    box.setFixedSize(200, 200);
+    QCoreApplication::processEvents();
+    CHECK(test::layoutProblems(&box).isEmpty());
+
+    box.setFixedSize(60, 40); // below the layout's minimum: Qt squeezes and overlaps
+    QCoreApplication::processEvents();
+    const QString problems = test::layoutProblems(&box).join(QLatin1Char('\n'));
+    INFO(problems.toStdString());
+    CHECK(problems.contains(QStringLiteral("cut")));
+    CHECK(problems.contains(QStringLiteral("squeezed")));
+    CHECK(problems.contains(QStringLiteral("QPushButton")));
+}
