@@ -25,6 +25,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -262,4 +263,35 @@ TEST_CASE("the layout check sees cut text, squeezed widgets and overlaps", "[win
     CHECK(problems.contains(QStringLiteral("cut")));
     CHECK(problems.contains(QStringLiteral("squeezed")));
     CHECK(problems.contains(QStringLiteral("QPushButton")));
+}
+
+TEST_CASE("splitter positions are remembered between starts", "[window][settings]") {
+    test::app();
+    test::TempSettings temp;
+    QList<int> chartTables, treeEditor;
+    {
+        MainWindow w(&temp.settings());
+        w.restoreSettings();
+        w.setGeometry(WindowGeometry::firstStart(QRect(0, 0, 1920, 1080)));
+        w.show();
+        QCoreApplication::processEvents();
+        auto* split = w.findChild<QSplitter*>(QStringLiteral("chartTablesSplitter"));
+        auto* layers = w.findChild<QSplitter*>(QStringLiteral("layerTreeEditorSplitter"));
+        REQUIRE(split);
+        REQUIRE(layers);
+        const int total = split->sizes().value(0) + split->sizes().value(1);
+        split->setSizes({total - 300, 300});
+        const int layerTotal = layers->sizes().value(0) + layers->sizes().value(1);
+        layers->setSizes({layerTotal - 150, 150});
+        chartTables = split->sizes();
+        treeEditor = layers->sizes();
+        CHECK(chartTables.value(1) == 300);
+        w.saveSettings();
+    }
+    MainWindow again(&temp.settings());
+    again.restoreSettings();
+    again.show();
+    QCoreApplication::processEvents();
+    CHECK(again.findChild<QSplitter*>(QStringLiteral("chartTablesSplitter"))->sizes() == chartTables);
+    CHECK(again.findChild<QSplitter*>(QStringLiteral("layerTreeEditorSplitter"))->sizes() == treeEditor);
 }

@@ -85,6 +85,7 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
         b->setPopupMode(QToolButton::MenuButtonPopup);
 
     auto* split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("layerTreeEditorSplitter")); // remembered by MainWindow
     split->addWidget(m_view);
     split->addWidget(m_editor);
     split->setStretchFactor(0, 3);

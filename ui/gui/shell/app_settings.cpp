@@ -8,7 +8,7 @@ namespace {
 
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
-const QString kSplitter = QStringLiteral("window/splitter");
+const QString kSplitters = QStringLiteral("window/splitters/");
 const QString kLastModel = QStringLiteral("model/lastPath");
 const QString kLastPreset = QStringLiteral("model/lastPreset");
 const QString kRecent = QStringLiteral("model/recentFiles");
@@ -47,11 +47,11 @@ QByteArray AppSettings::windowState() const {
 void AppSettings::setWindowState(const QByteArray& s) {
     m_settings->setValue(kState, s);
 }
-QByteArray AppSettings::splitterState() const {
-    return m_settings->value(kSplitter).toByteArray();
+QByteArray AppSettings::splitterState(const QString& name) const {
+    return m_settings->value(kSplitters + name).toByteArray();
 }
-void AppSettings::setSplitterState(const QByteArray& s) {
-    m_settings->setValue(kSplitter, s);
+void AppSettings::setSplitterState(const QString& name, const QByteArray& s) {
+    m_settings->setValue(kSplitters + name, s);
 }
 
 QString AppSettings::lastModelPath() const {

@@ -25,9 +25,9 @@ public:
     void setWindowGeometry(const QByteArray& g);
     QByteArray windowState() const;
     void setWindowState(const QByteArray& s);
-    /// The main window's chart/tables splitter (QSplitter::saveState), empty before the first exit.
-    QByteArray splitterState() const;
-    void setSplitterState(const QByteArray& s);
+    /// A splitter's positions (QSplitter::saveState) by its object name, empty before the first exit.
+    QByteArray splitterState(const QString& name) const;
+    void setSplitterState(const QString& name, const QByteArray& s);
 
     /// The model file open at exit (empty when a preset or an unsaved model was open).
     QString lastModelPath() const;

@@ -255,7 +255,9 @@ void MainWindow::restoreSettings() {
     m_batchPanel->setBatch(m_batch);
     placeOnScreen();
     if (!m_settings->windowState().isEmpty()) m_stateRestored = restoreState(m_settings->windowState());
-    if (!m_settings->splitterState().isEmpty()) m_split->restoreState(m_settings->splitterState());
+    for (QSplitter* split : findChildren<QSplitter*>())
+        if (!split->objectName().isEmpty())
+            split->restoreState(m_settings->splitterState(split->objectName()));
 }
 
 void MainWindow::placeOnScreen() {
@@ -281,7 +283,9 @@ void MainWindow::placeOnScreen() {
 void MainWindow::saveSettings() {
     m_settings->setWindowGeometry(saveGeometry());
     m_settings->setWindowState(saveState());
-    m_settings->setSplitterState(m_split->saveState());
+    for (QSplitter* split : findChildren<QSplitter*>())
+        if (!split->objectName().isEmpty())
+            m_settings->setSplitterState(split->objectName(), split->saveState());
     m_settings->setTrainingConfig(m_doc->config());
     m_settings->setGpuId(QString::fromStdString(m_doc->gpu().id));
     if (m_doc->gpu().id == "custom") m_settings->setCustomGpuGib(ByteFormat::toGib(m_doc->gpu().memoryBytes));
@@ -462,7 +466,7 @@ void MainWindow::showEvent(QShowEvent* event) {
         widths << std::max({want, 300, d->widget()->minimumSizeHint().width()});
     }
     resizeDocks(docks, widths, Qt::Horizontal);
-    if (m_settings->splitterState().isEmpty()) {
+    if (m_settings->splitterState(m_split->objectName()).isEmpty()) {
         // The tables get the height that shows every breakdown row (up to half), the chart the rest.
         const int rows =
             m_breakdown->rowCount() > 0 ? m_breakdown->rowCount() : BreakdownModel::maxRowCount();
