@@ -24,9 +24,14 @@ if [ "$kind" = test ]; then
          python3-onnx)
 fi
 if [ $list_only = 1 ]; then echo "${pkgs[*]}"; exit 0; fi
+# A name can be virtual: on Debian 13, qt6-base-dev provides libqt6opengl6-dev. Provided names count as installed.
+provided=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Provides}\n' 2>/dev/null | awk '/^ii/ {$1=""; print}' |
+             tr ',' '\n' | sed 's/(.*)//; s/ //g' | tr '\n' ' ') "
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+  [[ "$provided" == *" $p "* ]] && continue
+  missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 line="apt-get install -y --no-install-recommends ${missing[*]}"
