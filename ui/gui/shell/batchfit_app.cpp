@@ -27,9 +27,13 @@ namespace batchfit {
 
 namespace {
 
+/// --screenshot renders offscreen; --help and --version print and exit, so they must work without a display.
 bool wantsOffscreen(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0)
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0 ||
+            std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+            std::strcmp(argv[i], "--help-all") == 0 || std::strcmp(argv[i], "--version") == 0 ||
+            std::strcmp(argv[i], "-v") == 0)
             return true;
     return false;
 }
