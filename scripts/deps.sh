@@ -23,22 +23,35 @@ if [ "$kind" = test ]; then
   pkgs+=(catch2 libbenchmark-dev poppler-utils xvfb xauth python3-torch python3-torchvision python3-jsonschema
          python3-onnx)
 fi
-if [ $list_only = 1 ]; then echo "${pkgs[*]}"; exit 0; fi
+# Needed where the release has them: Debian 13 moved Qt's SVG icon engine out of libqt6svg6 into qt6-svg-plugins
+# (without it every icon is blank); Debian 12 has no such package.
+optional=(qt6-svg-plugins)
+available() { apt-cache show "$1" >/dev/null 2>&1; }
+if [ $list_only = 1 ]; then
+  for p in "${optional[@]}"; do available "$p" && pkgs+=("$p"); done
+  echo "${pkgs[*]}"
+  exit 0
+fi
 # A name can be virtual: on Debian 13, qt6-base-dev provides libqt6opengl6-dev. Provided names count as installed.
 provided=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Provides}\n' 2>/dev/null | awk '/^ii/ {$1=""; print}' |
              tr ',' '\n' | sed 's/(.*)//; s/ //g' | tr '\n' ' ') "
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
-  [[ "$provided" == *" $p "* ]] && continue
-  missing+=("$p")
+  installed "$p" || [[ "$provided" == *" $p "* ]] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq # before asking which optional packages exist
+fi
+for p in "${optional[@]}"; do
+  installed "$p" || ! available "$p" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 line="apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$(id -u)" = 0 ]; then
   echo "Installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
   echo "Installing with sudo: ${missing[*]}"
   sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq

@@ -148,6 +148,8 @@ else
         ok "./run.sh opened the window: $(sed 's/^ *//' <<<"$window")"
         chroot "$root" sh -c "DISPLAY=$display xwd -root -silent | xwdtopnm 2>/dev/null | pnmtopng" >"$out/run-window.png"
         [ -s "$out/run-window.png" ] && ok "screenshot: $out/run-window.png" || bad "no screenshot"
+        if grep -q 'cannot draw SVG icons' "$out/run.log"; then bad "the app's icons are blank: $(grep 'SVG icons' "$out/run.log")"
+        else ok "the app draws its SVG icons"; fi
     else
         tail -30 "$out/run.log"; bad "./run.sh opened no window"
     fi

@@ -15,6 +15,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QImage>
+#include <QLineEdit>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -93,9 +94,12 @@ TEST_CASE("Export Report starts in the folder of the last export", "[report][set
     {
         QStringList chosen;
         FileDialogDriver driver([&](QFileDialog* d) {
-            // Folder first, then the name: Qt 6.8 resolves a full path against the folder still loading.
-            d->setDirectory(folder);
-            d->selectFile(QFileInfo(report).fileName());
+            // Typed into the name field, as a user would: Qt 6.8 applies the dialog's initial selection
+            // once the folder has loaded, which can replace a selectFile() made before that.
+            if (auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit")))
+                name->setText(report);
+            else
+                d->selectFile(report);
             chosen = d->selectedFiles();
             static_cast<QDialog*>(d)->accept(); // QFileDialog::accept is protected
         });

@@ -19,6 +19,7 @@
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QHeaderView>
+#include <QIcon>
 #include <QImage>
 #include <QLabel>
 #include <QProcess>
@@ -294,4 +295,21 @@ TEST_CASE("splitter positions are remembered between starts", "[window][settings
     QCoreApplication::processEvents();
     CHECK(again.findChild<QSplitter*>(QStringLiteral("chartTablesSplitter"))->sizes() == chartTables);
     CHECK(again.findChild<QSplitter*>(QStringLiteral("layerTreeEditorSplitter"))->sizes() == treeEditor);
+}
+
+TEST_CASE("the app's SVG icons are drawn (Qt's SVG plugins are installed)", "[window][icons]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings()); // registers the icon resources
+    // Debian 13 ships the engine in qt6-svg-plugins, which scripts/deps.sh installs; without it this is
+    // blank.
+    for (const char* name : {":/icons/batchfit.svg", ":/icons/max-batch.svg"}) {
+        const QImage image = QIcon(QString::fromLatin1(name)).pixmap(24, 24).toImage();
+        INFO(name);
+        REQUIRE_FALSE(image.isNull());
+        int painted = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) painted += qAlpha(image.pixel(x, y)) > 0 ? 1 : 0;
+        CHECK(painted > 24);
+    }
 }

@@ -157,6 +157,9 @@ int BatchFitApp::run(int argc, char** argv) {
 
     MainWindow window(settings.get());
     QApplication::setWindowIcon(window.windowIcon());
+    if (window.windowIcon().pixmap(16, 16).isNull()) // every toolbar button would show text or nothing
+        std::fprintf(stderr, "batchfit: Qt cannot draw SVG icons: its SVG plugins are missing (package "
+                             "qt6-svg-plugins on Debian 13, libqt6svg6 on Debian 12)\n");
     window.restoreSettings();
     openInitialModel(window, *settings, o);
     window.show();
