@@ -1139,6 +1139,14 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>BatchFit 下次启动时将使用%1。</translation>
     </message>
     <message>
+        <source>Restart Now</source>
+        <translation>立即重启</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>稍后</translation>
+    </message>
+    <message>
         <source>About BatchFit</source>
         <translation>关于 BatchFit</translation>
     </message>

@@ -225,3 +225,29 @@ TEST_CASE("the set-up, GPU, batch and window state survive a restart", "[window]
     CHECK(second.batch() == 48);
     CHECK(second.memoryChart()->logScale());
 }
+
+TEST_CASE("on the log batch axis each arrow press moves to a new batch, about 9% at a time",
+          "[window][slider]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    w.setLogScale(true);
+    w.setBatch(1);
+    QSlider* slider = w.batchPanel()->slider();
+    std::vector<std::int64_t> seen{w.batchPanel()->batch()};
+    for (int i = 0; i < 20; ++i) {
+        slider->triggerAction(QAbstractSlider::SliderSingleStepAdd);
+        seen.push_back(w.batchPanel()->batch());
+    }
+    CHECK(seen[1] == 2); // one press from 1 is 2, not 20 presses
+    for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i] > seen[i - 1]);
+    CHECK(seen.back() >= 20);
+    // Far from 1 the steps follow the axis: a ratio, not +1.
+    w.setBatch(100);
+    slider->triggerAction(QAbstractSlider::SliderSingleStepAdd);
+    const double ratio = static_cast<double>(w.batchPanel()->batch()) / 100.0;
+    CHECK(ratio > 1.05);
+    CHECK(ratio < 1.15);
+    slider->triggerAction(QAbstractSlider::SliderSingleStepSub);
+    CHECK(w.batchPanel()->batch() == 100);
+    w.setLogScale(false);
+}

@@ -4,10 +4,14 @@
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
+#include <QAbstractButton>
+#include <QAction>
 #include <QApplication>
 #include <QFile>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QRegularExpression>
+#include <QTimer>
 
 using namespace batchfit;
 
@@ -40,4 +44,44 @@ TEST_CASE("the zh_CN translation is complete", "[i18n]") {
     CHECK(text.count(QStringLiteral("type=\"unfinished\"")) == 0);
     CHECK(text.count(QStringLiteral("type=\"vanished\"")) == 0);
     CHECK(text.count(QRegularExpression(QStringLiteral("<translation>\\s*</translation>"))) == 0);
+}
+
+TEST_CASE("in Chinese, Qt's own dialogs and buttons are Chinese too", "[i18n]") {
+    test::app();
+    REQUIRE(Language::install(QStringLiteral("zh_CN")));
+    // qtbase_zh_CN.qm comes from qt6-translations-l10n (scripts/deps.sh installs it; the .deb recommends it).
+    const QString ok = QCoreApplication::translate("QPlatformTheme", "OK");
+    const QString lookIn = QCoreApplication::translate("QFileDialog", "Look in:");
+    REQUIRE(Language::install(QStringLiteral("en")));
+    CHECK(ok != QStringLiteral("OK"));
+    CHECK(lookIn != QStringLiteral("Look in:"));
+    CHECK(QCoreApplication::translate("QPlatformTheme", "OK") == QStringLiteral("OK"));
+}
+
+TEST_CASE("choosing a language offers to restart now", "[i18n][settings]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    w.show();
+    QAction* chinese = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == Language::nativeName(QStringLiteral("zh_CN"))) chinese = a;
+    REQUIRE(chinese);
+    QStringList buttons;
+    QTimer answer;
+    answer.setInterval(10);
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box || box->objectName() != QLatin1String("languageRestartBox")) return;
+        for (QAbstractButton* b : box->buttons()) buttons << b->text();
+        for (QAbstractButton* b : box->buttons())
+            if (b->text() == QStringLiteral("Later")) b->click();
+    });
+    answer.start();
+    chinese->trigger();
+    answer.stop();
+    CHECK(buttons.contains(QStringLiteral("Restart Now")));
+    CHECK(buttons.contains(QStringLiteral("Later")));
+    CHECK(temp.settings().language() == QStringLiteral("zh_CN"));
+    CHECK(w.isVisible()); // "Later" keeps the window open
 }

@@ -93,7 +93,8 @@ void BatchPanel::setSliderRange(std::int64_t maxBatch, bool log) {
     else
         m_slider->setRange(
             1, static_cast<int>(std::min<std::int64_t>(m_rangeMax, std::numeric_limits<int>::max())));
-    m_slider->setSingleStep(1);
+    // An arrow press on the log axis moves about 9% (8 presses an octave), and always by one batch at least.
+    m_slider->setSingleStep(m_log ? kLogStepsPerOctave / 8 : 1);
     m_slider->setPageStep(m_log ? kLogStepsPerOctave / 2 : std::max(1, static_cast<int>(m_rangeMax / 32)));
     m_slider->setValue(sliderPosition(m_batch));
     m_updating = false;
@@ -109,11 +110,17 @@ void BatchPanel::setBatch(std::int64_t batch) {
 
 void BatchPanel::onSlider(int position) {
     if (m_updating) return;
-    const std::int64_t b = batchAtPosition(position);
+    std::int64_t b = batchAtPosition(position);
+    const int here = sliderPosition(m_batch);
+    // Small batches are far apart on the log axis: a step that rounds back to the same batch goes one
+    // further.
+    if (m_log && b == m_batch && position != here)
+        b = std::clamp<std::int64_t>(m_batch + (position > here ? 1 : -1), 1, m_rangeMax);
     if (b == m_batch) return;
     m_batch = b;
     m_updating = true;
     m_spin->setValue(static_cast<int>(b));
+    if (m_log) m_slider->setValue(sliderPosition(b)); // the handle sits on the batch shown
     m_updating = false;
     emit batchChanged(b);
 }

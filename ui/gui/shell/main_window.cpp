@@ -37,6 +37,8 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProcess>
+#include <QPushButton>
 #include <QScreen>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -49,6 +51,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cstdio>
 
 // Icons live in resources/batchfit.qrc, compiled into the static library: it must be registered explicitly.
 static void initIconResources() {
@@ -500,9 +503,30 @@ void MainWindow::exportReport() {
 
 void MainWindow::chooseLanguage(const QString& language) {
     m_settings->setLanguage(language);
-    QMessageBox::information(
-        this, tr("Language"),
-        tr("BatchFit will use %1 the next time it starts.").arg(Language::nativeName(language)));
+    QMessageBox box(QMessageBox::Question, tr("Language"),
+                    tr("BatchFit will use %1 the next time it starts.").arg(Language::nativeName(language)),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("languageRestartBox"));
+    QPushButton* restart = box.addButton(tr("Restart Now"), QMessageBox::AcceptRole);
+    box.addButton(tr("Later"), QMessageBox::RejectRole);
+    box.setDefaultButton(restart);
+    box.exec();
+    if (box.clickedButton() != restart) return;
+    // Closing asks about unsaved changes first; the next start reopens the model (saveSettings in
+    // closeEvent).
+    if (!close()) return;
+    QStringList args = QCoreApplication::arguments().mid(1);
+    for (int i = 0; i < args.size();) { // the new language comes from the settings, not from an old --lang
+        if (args[i] == QLatin1String("--lang") && i + 1 < args.size())
+            args.remove(i, 2);
+        else if (args[i].startsWith(QLatin1String("--lang=")))
+            args.remove(i);
+        else
+            ++i;
+    }
+    if (!QProcess::startDetached(QCoreApplication::applicationFilePath(), args))
+        std::fprintf(stderr, "batchfit: could not restart %s\n",
+                     qPrintable(QCoreApplication::applicationFilePath()));
 }
 
 void MainWindow::about() {
