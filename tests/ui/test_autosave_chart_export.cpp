@@ -4,6 +4,7 @@
 #include "gui/document/document.h"
 #include "gui/files/file_controller.h"
 #include "gui/files/report_exporter.h"
+#include "gui/panels/batch_panel.h"
 #include "gui/shell/app_settings.h"
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
@@ -17,7 +18,9 @@
 #include <QImage>
 #include <QLineEdit>
 #include <QSet>
+#include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
 #include <functional>
 
@@ -117,4 +120,34 @@ TEST_CASE("Export Report starts in the folder of the last export", "[report][set
     // Remembered across runs: a fresh settings object over the same file.
     temp.settings().sync();
     CHECK(AppSettings(temp.dir() + QStringLiteral("/test.ini")).lastReportDir() == folder);
+}
+
+// Hidden: run under X11 by its own ctest entry (xvfb-run, QT_QPA_PLATFORM=xcb). Only X11's key scheme makes
+// Ctrl+E "end of line" in a QLineEdit; the offscreen platform's does not, so there the bug cannot show.
+TEST_CASE("Ctrl+E exports from every widget, the batch box too", "[.x11][report][shortcuts]") {
+    test::app();
+    REQUIRE(QKeySequence::keyBindings(QKeySequence::MoveToEndOfLine).contains(QKeySequence(Qt::CTRL | Qt::Key_E)));
+    if (!ReportExporter::available()) {
+        WARN("this build has no report support");
+        return;
+    }
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    w.show();
+    w.activateWindow();
+    REQUIRE(w.waitForIdle(30000));
+    auto* spin = w.batchPanel()->findChild<QSpinBox*>();
+    REQUIRE(spin);
+    spin->setFocus();
+    QCoreApplication::processEvents();
+    FileDialogDriver driver([](QFileDialog* d) { d->reject(); });
+    // The spin box's line edit has the focus; QLineEdit would take Ctrl+E (end of line) for itself.
+    QWidget* target = QApplication::focusWidget();
+    REQUIRE(target);
+    QTest::keyClick(target, Qt::Key_E, Qt::ControlModifier);
+    CHECK(driver.folders().size() == 1);
+    // Copy in a text field stays the field's.
+    QTest::keyClick(target, Qt::Key_C, Qt::ControlModifier);
+    CHECK(driver.folders().size() == 1);
 }

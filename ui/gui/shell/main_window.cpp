@@ -22,6 +22,7 @@
 #include "gui/panels/what_if_panel.h"
 #include "gui/shell/app_settings.h"
 #include "gui/shell/language.h"
+#include "gui/shell/shortcut_keeper.h"
 #include "gui/shell/window_geometry.h"
 
 #include <QCloseEvent>
@@ -74,6 +75,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     buildCentral();
     buildDocks();
     buildMenus();
+    new ShortcutKeeper(this); // Ctrl+E and the other window shortcuts work from the batch box too
 
     m_modelInfo = new QLabel(this);
     m_busy = new QLabel(tr("estimating…"), this);
