@@ -1,4 +1,5 @@
 #include "catch_compat.h"
+#include "gui/charts/component_style.h"
 #include "gui/charts/memory_chart.h"
 #include "gui/charts/timeline_chart.h"
 #include "gui/document/document.h"
@@ -15,10 +16,14 @@
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
+#include <QAreaSeries>
+#include <QChart>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
 #include <QTabWidget>
+#include <QToolTip>
 #include <QUndoStack>
 
 using namespace batchfit;
@@ -250,4 +255,30 @@ TEST_CASE("on the log batch axis each arrow press moves to a new batch, about 9%
     slider->triggerAction(QAbstractSlider::SliderSingleStepSub);
     CHECK(w.batchPanel()->batch() == 100);
     w.setLogScale(false);
+}
+
+TEST_CASE("hover details on the chart are not replaced by the chart's general tooltip",
+          "[window][tooltips]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    MemoryChart* chart = w.memoryChart();
+    QAreaSeries* area = nullptr;
+    for (QAbstractSeries* s : chart->chart()->series())
+        if (auto* a = qobject_cast<QAreaSeries*>(s);
+            a && a->name() == ComponentStyle::name(Component::Activations))
+            area = a;
+    REQUIRE(area);
+    emit area->hovered(QPointF(64, 1.0), true); // what Qt Charts emits when the pointer enters the area
+    const QString detail = QToolTip::text();
+    CHECK(detail.contains(QStringLiteral("batch 64")));
+    // About a second later Qt asks the widget for its tooltip: the detail must stay.
+    const QPoint inside = chart->rect().center();
+    QHelpEvent help(QEvent::ToolTip, inside, chart->mapToGlobal(inside));
+    QCoreApplication::sendEvent(chart->viewport(), &help);
+    QCoreApplication::sendEvent(chart, &help);
+    CHECK(QToolTip::text() == detail);
+    emit area->hovered(QPointF(64, 1.0), false);
+    QHelpEvent later(QEvent::ToolTip, inside, chart->mapToGlobal(inside));
+    QCoreApplication::sendEvent(chart, &later);
+    CHECK(QToolTip::text() == chart->toolTip()); // away from the areas the general tooltip is back
 }

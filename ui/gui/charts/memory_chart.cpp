@@ -140,6 +140,11 @@ void MemoryChart::applyPalette() {
     m_chart->legend()->setLabelColor(text);
 }
 
+bool MemoryChart::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip && m_hoverTip) return true; // keep the hovered values on screen
+    return QChartView::event(event);
+}
+
 void MemoryChart::changeEvent(QEvent* event) {
     QChartView::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) applyPalette();
@@ -276,7 +281,8 @@ double MemoryChart::markerBatch() const {
 }
 
 void MemoryChart::onHover(const QPointF& point, bool state) {
-    if (!state || m_points.empty()) {
+    m_hoverTip = state && !m_points.empty();
+    if (!m_hoverTip) {
         QToolTip::hideText();
         return;
     }

@@ -70,6 +70,8 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void changeEvent(QEvent* event) override;
+    /// While a hover detail is shown, the chart's general tooltip does not replace it.
+    bool event(QEvent* event) override;
 
 private:
     double xOf(std::int64_t batch) const;
@@ -115,6 +117,7 @@ private:
     bool m_capped = false;
     std::int64_t m_range = 16;
     int m_xLabelBudget = 13;
+    bool m_hoverTip = false; ///< a hover detail (an area's values, a measured point) is on screen
     std::int64_t m_batch = 1;
     bool m_log = false;
 };

@@ -80,7 +80,8 @@ double MemoryChart::measuredTopGib() const {
 }
 
 void MemoryChart::onMeasuredHover(const QPointF& point, bool state) {
-    if (!state || !m_measurement) {
+    m_hoverTip = state && m_measurement;
+    if (!m_hoverTip) {
         QToolTip::hideText();
         return;
     }

@@ -151,9 +151,15 @@ void TimelineChart::setEstimate(const Estimate& e) {
     }
 }
 
+bool TimelineChart::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip && m_hoverTip) return true; // keep the op's detail
+    return QChartView::event(event);
+}
+
 void TimelineChart::onHover(const QPointF& point, bool state) {
     const int i = static_cast<int>(std::lround(point.x()));
-    if (!state || i < 0 || i >= static_cast<int>(m_points.size())) {
+    m_hoverTip = state && i >= 0 && i < static_cast<int>(m_points.size());
+    if (!m_hoverTip) {
         QToolTip::hideText();
         return;
     }

@@ -29,6 +29,8 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    /// While an op's detail is shown, the chart's general tooltip does not replace it.
+    bool event(QEvent* event) override;
 
 private:
     void applyPalette();
@@ -42,6 +44,7 @@ private:
     QValueAxis* m_y = nullptr;
     std::vector<TimelinePoint> m_points;
     int m_peakIndex = -1;
+    bool m_hoverTip = false; ///< an op's detail is on screen
 };
 
 } // namespace batchfit
