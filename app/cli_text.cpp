@@ -1,5 +1,7 @@
 #include "cli_text.h"
 
+#include "batchfit/verdict_text.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -54,17 +56,7 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
        << e.savedActivationBytes << " B)\n";
     if (e.hostBytes) os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes) << "\n";
     if (gpu && v) {
-        char buf[256];
-        const double req = static_cast<double>(e.requiredBytes) / (1ull << 30);
-        const double usable = static_cast<double>(v->usableBytes) / (1ull << 30);
-        if (v->fits)
-            std::snprintf(buf, sizeof buf, "\nVerdict on %s: fits: %.1f of %.1f GiB usable (%.0f%%)\n",
-                          gpu->name.c_str(), req, usable, 100.0 * req / usable);
-        else
-            std::snprintf(
-                buf, sizeof buf, "\nVerdict on %s: out of memory by %.2f GiB (needs %.1f, %.1f GiB usable)\n",
-                gpu->name.c_str(), -static_cast<double>(v->headroomBytes) / (1ull << 30), req, usable);
-        os << buf;
+        os << "\nVerdict on " << gpu->name << ": " << verdictSentence(*v, e.requiredBytes) << "\n";
     }
     if (m) {
         os << "Largest batch that fits: " << m->largest << (m->capped ? "+" : "")

@@ -92,8 +92,8 @@
         <translation>批大小 %1 放不进 %2</translation>
     </message>
     <message>
-        <source>Needs %1 of %2 usable (%3 of capacity); %4 to spare.</source>
-        <translation>需要 %1，可用 %2（占容量的 %3）；还剩 %4。</translation>
+        <source>Needs %1 of %2 usable (%3); %4 to spare.</source>
+        <translation>需要 %1，可用 %2（占可用的 %3）；还剩 %4。</translation>
     </message>
     <message>
         <source>Needs %1 but only %2 is usable: short by %3.</source>

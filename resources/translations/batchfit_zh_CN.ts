@@ -253,16 +253,12 @@
         <translation>%1 B</translation>
     </message>
     <message>
-        <source>fits: %1 of %2 GiB — %3%</source>
-        <translation>放得下：占用 %1 / %2 GiB — %3%</translation>
+        <source>fits: %1 of %2 GiB usable (%3%)</source>
+        <translation>放得下：占用 %1 / 可用 %2 GiB（%3%）</translation>
     </message>
     <message>
         <source>out of memory by %1 GiB</source>
         <translation>显存不足，还差 %1 GiB</translation>
-    </message>
-    <message>
-        <source>out of memory by %1</source>
-        <translation>显存不足，还差 %1</translation>
     </message>
     <message>
         <source>%1%</source>

@@ -1,5 +1,8 @@
+#include "batchfit/verdict_text.h"
 #include "batchfit/what_if.h"
 #include "test_util.h"
+
+#include <limits>
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -202,4 +205,27 @@ TEST_CASE("per-layer parameters add up to the model's, tied weights once; output
     const auto& first = e->layers.at(1); // row 0 is the input batch
     CHECK(first.outputBatched);
     CHECK_FALSE(first.outputShape.empty());
+}
+
+TEST_CASE("the verdict's words: one denominator (usable), two decimals", "[verdict]") {
+    constexpr std::uint64_t GiB = 1ull << 30;
+    Verdict v;
+    v.capacityBytes = 24 * GiB;
+    v.usableBytes = v.capacityBytes - v.capacityBytes / 20; // 5% margin: 22.80 GiB
+    const std::uint64_t needs = 6 * GiB + GiB / 4;
+    v.fits = true;
+    v.headroomBytes = static_cast<std::int64_t>(v.usableBytes - needs);
+    CHECK(verdictSentence(v, needs) == "fits: 6.25 of 22.80 GiB usable (27%)");
+    CHECK(verdictHeadline(v, needs) == verdictSentence(v, needs));
+    const VerdictFigures f = verdictFigures(v, needs);
+    CHECK(f.percentOfUsable == 27);
+    CHECK(f.shortGib == 0.0);
+
+    const std::uint64_t big = 266 * GiB;
+    v.fits = false;
+    v.headroomBytes = static_cast<std::int64_t>(v.usableBytes) - static_cast<std::int64_t>(big);
+    CHECK(verdictHeadline(v, big) == "out of memory by 243.20 GiB");
+    CHECK(verdictSentence(v, big) == "out of memory by 243.20 GiB: needs 266.00 of 22.80 GiB usable");
+    v.headroomBytes = std::numeric_limits<std::int64_t>::min(); // absurd, but no overflow
+    CHECK(verdictFigures(v, big).shortGib > 1e9);
 }

@@ -84,9 +84,10 @@ QString ReportSections::verdictDetail() const {
     const Verdict& v = m_data.verdict;
     const QString required = ReportText::bytes(m_data.estimate.requiredBytes);
     if (v.fits)
-        return ReportText::tr("Needs %1 of %2 usable (%3 of capacity); %4 to spare.")
+        // One denominator everywhere: the usable memory, as in the GUI's and the CLI's verdict.
+        return ReportText::tr("Needs %1 of %2 usable (%3); %4 to spare.")
             .arg(required, ReportText::bytes(v.usableBytes),
-                 ReportText::percentOf(m_data.estimate.requiredBytes, v.capacityBytes),
+                 ReportText::percentOf(m_data.estimate.requiredBytes, v.usableBytes),
                  ReportText::bytes(static_cast<std::uint64_t>(v.headroomBytes)));
     return ReportText::tr("Needs %1 but only %2 is usable: short by %3.")
         .arg(required, ReportText::bytes(v.usableBytes),

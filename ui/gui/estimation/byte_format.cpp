@@ -1,5 +1,7 @@
 #include "gui/estimation/byte_format.h"
 
+#include "batchfit/verdict_text.h"
+
 #include <QLocale>
 
 namespace batchfit {
@@ -27,16 +29,14 @@ double ByteFormat::toGib(std::uint64_t bytes) {
 }
 
 QString ByteFormat::verdict(const Verdict& v, std::uint64_t requiredBytes) {
-    if (v.fits) {
-        const double share =
-            v.capacityBytes ? static_cast<double>(requiredBytes) / static_cast<double>(v.capacityBytes) : 0.0;
-        return tr("fits: %1 of %2 GiB — %3%")
-            .arg(gibNumber(requiredBytes), gibNumber(v.capacityBytes))
-            .arg(static_cast<int>(share * 100.0 + 0.5));
-    }
-    const auto shortBy = static_cast<std::uint64_t>(-v.headroomBytes);
-    if (toGib(shortBy) >= 0.1) return tr("out of memory by %1 GiB").arg(gibNumber(shortBy));
-    return tr("out of memory by %1").arg(bytes(shortBy));
+    // The same words and figures as the CLI and the report (batchfit::verdictHeadline), translatable.
+    const VerdictFigures f = verdictFigures(v, requiredBytes);
+    const auto gib = [](double x) { return QString::number(x, 'f', 2); };
+    if (v.fits)
+        return tr("fits: %1 of %2 GiB usable (%3%)")
+            .arg(gib(f.requiredGib), gib(f.usableGib))
+            .arg(f.percentOfUsable);
+    return tr("out of memory by %1 GiB").arg(gib(f.shortGib)); // the budget bar below shows needs and usable
 }
 
 QString ByteFormat::count(std::uint64_t n) {

@@ -5,7 +5,6 @@
 #include "gui/panels/budget_bar.h"
 
 #include <QGridLayout>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
@@ -39,7 +38,7 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_maxButton->setToolTip(tr("Jump to the largest batch size that fits the usable memory (Ctrl+M)."));
     m_maxLabel = new QLabel(this);
     m_maxLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_maxLabel->setWordWrap(true); // the verdict keeps its line; this wraps first when the panel is narrow
+    m_maxLabel->setWordWrap(true);
     m_maxLabel->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_verdict = new QLabel(this);
     m_bigFont = m_verdict->font();
@@ -57,11 +56,10 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     grid->addWidget(m_slider, 0, 1);
     grid->addWidget(m_spin, 0, 2);
     grid->addWidget(m_maxButton, 0, 3);
-    auto* verdictRow = new QHBoxLayout;
-    verdictRow->addWidget(m_verdict, 0);
-    verdictRow->addWidget(m_maxLabel, 1);
-    grid->addLayout(verdictRow, 1, 0, 1, 4);
+    // The verdict has the panel's whole width, on one line; the largest batch sits under the budget bar.
+    grid->addWidget(m_verdict, 1, 0, 1, 4);
     grid->addWidget(m_bar, 2, 0, 1, 4);
+    grid->addWidget(m_maxLabel, 3, 0, 1, 4);
     grid->setColumnStretch(1, 1);
 
     setTabOrder(m_slider, m_spin);
@@ -148,7 +146,7 @@ void BatchPanel::setMaxBatch(const MaxBatch& m) {
 
 void BatchPanel::showVerdict(const Estimate& estimate, const Verdict& verdict) {
     m_verdict->setFont(m_bigFont);
-    m_verdict->setWordWrap(false); // a verdict is short: one line, never wrapped word by word
+    m_verdict->setWordWrap(false); // one line: the budget bar under it shows what is needed and usable
     m_verdict->setText(ByteFormat::verdict(verdict, estimate.requiredBytes));
     QPalette p = m_verdict->palette();
     const QColor c = verdict.fits ? ComponentStyle::fitsColor() : ComponentStyle::oomColor();

@@ -480,7 +480,9 @@ void MainWindow::showEvent(QShowEvent* event) {
                                  rows * m_breakdownView->verticalHeader()->defaultSectionSize() +
                                  2 * m_breakdownView->frameWidth() + 12;
         const int total = m_split->height();
-        const int tables = std::min(tablesHeight, total / 2);
+        // On a short screen the chart keeps what its layout needs and the table scrolls.
+        const int chartMinimum = m_split->widget(0)->minimumSizeHint().height();
+        const int tables = std::max(0, std::min({tablesHeight, total / 2, total - chartMinimum}));
         m_split->setSizes({total - tables, tables});
     }
 }

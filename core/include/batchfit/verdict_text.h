@@ -1,0 +1,31 @@
+#pragma once
+// The verdict in words: one wording and one denominator (the usable memory) for the GUI, the CLI and reports.
+#include "batchfit/estimate.h"
+
+#include <cstdint>
+#include <string>
+
+namespace batchfit {
+
+/// The figures every front end puts in its verdict, already rounded the way they are shown.
+struct VerdictFigures {
+    double requiredGib = 0; ///< what the GPU shows at the peak
+    double usableGib = 0;   ///< capacity minus the safety margin: the denominator of the verdict
+    double capacityGib = 0;
+    double shortGib = 0;     ///< how much is missing (0 when it fits)
+    int percentOfUsable = 0; ///< required / usable, rounded half up
+};
+
+/// Figures of `v` for a step that needs `requiredBytes`.
+VerdictFigures verdictFigures(const Verdict& v, std::uint64_t requiredBytes);
+
+/// "fits: 6.25 of 22.79 GiB usable (27%)" or "out of memory by 243.21 GiB": GiB with two decimals, as every
+/// byte figure is shown. The GUI's verdict line is this (translatable, same pattern); its budget bar shows
+/// the rest.
+std::string verdictHeadline(const Verdict& v, std::uint64_t requiredBytes);
+
+/// The headline, and when it does not fit what it needs: "out of memory by 243.21 GiB: needs 266.02 of 22.79
+/// GiB usable" (the CLI's verdict).
+std::string verdictSentence(const Verdict& v, std::uint64_t requiredBytes);
+
+} // namespace batchfit

@@ -1,0 +1,45 @@
+#include "batchfit/verdict_text.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace batchfit {
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+double gib(std::uint64_t bytes) {
+    return static_cast<double>(bytes) / kGiB;
+}
+} // namespace
+
+VerdictFigures verdictFigures(const Verdict& v, std::uint64_t requiredBytes) {
+    VerdictFigures f;
+    f.requiredGib = gib(requiredBytes);
+    f.usableGib = gib(v.usableBytes);
+    f.capacityGib = gib(v.capacityBytes);
+    f.shortGib = v.headroomBytes < 0 ? gib(static_cast<std::uint64_t>(-(v.headroomBytes + 1)) + 1) : 0.0;
+    f.percentOfUsable =
+        v.usableBytes ? static_cast<int>(std::floor(100.0 * f.requiredGib / f.usableGib + 0.5)) : 0;
+    return f;
+}
+
+std::string verdictHeadline(const Verdict& v, std::uint64_t requiredBytes) {
+    const VerdictFigures f = verdictFigures(v, requiredBytes);
+    char buf[160];
+    if (v.fits)
+        std::snprintf(buf, sizeof buf, "fits: %.2f of %.2f GiB usable (%d%%)", f.requiredGib, f.usableGib,
+                      f.percentOfUsable);
+    else
+        std::snprintf(buf, sizeof buf, "out of memory by %.2f GiB", f.shortGib);
+    return buf;
+}
+
+std::string verdictSentence(const Verdict& v, std::uint64_t requiredBytes) {
+    if (v.fits) return verdictHeadline(v, requiredBytes);
+    const VerdictFigures f = verdictFigures(v, requiredBytes);
+    char buf[120];
+    std::snprintf(buf, sizeof buf, ": needs %.2f of %.2f GiB usable", f.requiredGib, f.usableGib);
+    return verdictHeadline(v, requiredBytes) + buf;
+}
+
+} // namespace batchfit
