@@ -25,6 +25,7 @@
 #include <QTabWidget>
 #include <QToolTip>
 #include <QUndoStack>
+#include <QValueAxis>
 
 using namespace batchfit;
 
@@ -281,4 +282,39 @@ TEST_CASE("hover details on the chart are not replaced by the chart's general to
     QHelpEvent later(QEvent::ToolTip, inside, chart->mapToGlobal(inside));
     QCoreApplication::sendEvent(chart, &later);
     CHECK(QToolTip::text() == chart->toolTip()); // away from the areas the general tooltip is back
+}
+
+TEST_CASE("a new model starts at a batch that fits, and the chart's range follows its data",
+          "[window][chart]") {
+    Fixture f; // ResNet-50 on 24 GiB at batch 64
+    MainWindow& w = f.window;
+    w.setBatch(300); // does not fit ResNet-50 (largest 259)
+    REQUIRE(w.waitForIdle());
+    CHECK(w.verdictText().startsWith(QStringLiteral("out of memory")));
+
+    // MobileNetV2 at 300 does not fit either: the batch moves to its largest multiple of 8.
+    REQUIRE(w.files()->loadPreset(QStringLiteral("mobilenet_v2"), false));
+    REQUIRE(w.waitForIdle());
+    const MaxBatch m = w.result()->maxBatch;
+    REQUIRE(m.largestMultipleOf8 > 0);
+    CHECK(w.batch() == m.largestMultipleOf8);
+    CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
+
+    // A batch that fits the next model stays.
+    w.setBatch(8);
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    REQUIRE(w.waitForIdle());
+    CHECK(w.batch() == 8);
+
+    // Llama-2-7B fits no batch on 24 GiB: batch 1, and the y axis reaches the data, not 1.15x the capacity.
+    REQUIRE(w.files()->loadPreset(QStringLiteral("llama-2-7b"), false));
+    REQUIRE(w.waitForIdle(60000));
+    CHECK(w.batch() == 1);
+    std::uint64_t dataTop = 0;
+    for (const auto& p : w.result()->sweep) dataTop = std::max(dataTop, p.requiredBytes);
+    const auto axes = w.memoryChart()->chart()->axes(Qt::Vertical);
+    REQUIRE(axes.size() == 1);
+    const double yMax = qobject_cast<QValueAxis*>(axes.first())->max();
+    CHECK(yMax >= static_cast<double>(dataTop) / (1ull << 30));
+    CHECK(yMax >= 24.0); // the capacity line stays on the chart
 }

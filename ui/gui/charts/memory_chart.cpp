@@ -183,10 +183,15 @@ void MemoryChart::rebuildSeries() {
 
 void MemoryChart::updateAxes() {
     const double capGib = ByteFormat::toGib(m_capacityBytes);
-    m_y->setRange(0, std::max(1.0, std::ceil(std::max(capGib, measuredTopGib()) * 1.15)));
+    // The range follows the data (a 7B model on a 24 GiB card is a curve, not a solid block) and always shows
+    // the capacity line.
+    std::uint64_t dataTop = 0;
+    for (const auto& p : m_points) dataTop = std::max(dataTop, p.requiredBytes);
+    const double top = std::max({capGib * 1.15, measuredTopGib() * 1.15, ByteFormat::toGib(dataTop) * 1.05});
+    m_y->setRange(0, std::max(1.0, std::ceil(top)));
     m_y->setTickCount(6);
     m_y->applyNiceNumbers();
-    const double top = m_y->max();
+    const double yTop = m_y->max();
 
     for (const QString& label : m_x->categoriesLabels()) m_x->remove(label);
     const double left = 0.0; // log mode: log2(1) = 0
@@ -221,7 +226,7 @@ void MemoryChart::updateAxes() {
         m_oomLower->clear();
     } else {
         const double from = xOf(m_maxBatch + 1);
-        m_oomUpper->replace(QList<QPointF>{{from, top}, {right, top}});
+        m_oomUpper->replace(QList<QPointF>{{from, yTop}, {right, yTop}});
         m_oomLower->replace(QList<QPointF>{{from, 0.0}, {right, 0.0}});
     }
 }

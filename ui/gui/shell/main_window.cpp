@@ -98,6 +98,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(&m_layerTimer, &QTimer::timeout, this, &MainWindow::updateLayerFigures);
 
     connect(m_doc, &Document::modelChanged, this, &MainWindow::requestEstimate);
+    connect(m_doc, &Document::modelReplaced, this, [this] { m_resetBatchPending = true; });
     connect(m_doc, &Document::configChanged, this, [this] {
         m_training->setConfig(m_doc->config());
         requestEstimate();
@@ -325,6 +326,15 @@ void MainWindow::onResult() {
                      : QString::fromStdString(m_result->gpu.name))
             .arg(m_result->lowerSeconds * 1000.0, 0, 'f', 1));
     m_timelineDirty = true;
+    if (m_resetBatchPending) { // a new model: keep the batch if it fits, else the largest that does (or 1)
+        m_resetBatchPending = false;
+        const auto v = m_result->estimator->verdict(m_batch, m_result->gpu.memoryBytes);
+        if (v && !v->fits) {
+            const MaxBatch& m = m_result->maxBatch;
+            m_batch = m.largestMultipleOf8 > 0 ? m.largestMultipleOf8 : std::max<std::int64_t>(m.largest, 1);
+            m_batchPanel->setBatch(m_batch);
+        }
+    }
     showBatch(m_batch);
 }
 
@@ -345,6 +355,7 @@ void MainWindow::onFailure(const QString& message) {
 }
 
 void MainWindow::setBatch(std::int64_t batch) {
+    m_resetBatchPending = false; // a batch asked for after a load stays
     m_batchPanel->setBatch(batch);
     showBatch(m_batchPanel->batch());
 }

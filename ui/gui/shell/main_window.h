@@ -128,6 +128,7 @@ private:
     bool m_timelineDirty = true;
     bool m_stateRestored = false;
     bool m_stale = false; ///< the newest request failed: the shown estimator is for an older model
+    bool m_resetBatchPending = false; ///< a new model was loaded: its first estimate may choose the batch
 };
 
 } // namespace batchfit
