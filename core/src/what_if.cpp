@@ -62,4 +62,11 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
     return levers;
 }
 
+bool leverHelps(const Lever& l) {
+    if (l.baselineMaxBatch <= 0) return l.maxBatch > 0;
+    // gain >= 1%, in integers: (max - base) * 100 >= base
+    return l.maxBatch > l.baselineMaxBatch &&
+           (l.maxBatch - l.baselineMaxBatch) >= (l.baselineMaxBatch + 99) / 100;
+}
+
 } // namespace batchfit

@@ -1971,6 +1971,24 @@ The measured points shown before, if any, are unchanged.</source>
         <source>Every lever BatchFit knows is already pulled.</source>
         <translation>BatchFit 知道的调整都已经用上了。</translation>
     </message>
+    <message numerus="yes">
+        <source>No single change makes batch 1 fit (%n tried). A smaller model, fine-tuning fewer parameters or a larger GPU is needed.</source>
+        <translation>
+            <numerusform>单独任何一项调整都放不下批大小 1（已尝试 %n 项）。需要更小的模型、只微调更少的参数，或更大的 GPU。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Largest batch now: %1. None of the %n changes BatchFit knows gains 1% or more.</source>
+        <translation>
+            <numerusform>当前最大批：%1。BatchFit 知道的 %n 项调整都提升不到 1%。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s) that gain less than 1% are not shown.</source>
+        <translation>
+            <numerusform>提升不到 1% 的 %n 项调整未列出。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Largest batch now: %1. Each change below is evaluated by the estimator on its own.</source>
         <translation>当前最大批：%1。下面每项调整都由估算器单独评估。</translation>

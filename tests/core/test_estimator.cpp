@@ -229,3 +229,22 @@ TEST_CASE("the verdict's words: one denominator (usable), two decimals", "[verdi
     v.headroomBytes = std::numeric_limits<std::int64_t>::min(); // absurd, but no overflow
     CHECK(verdictFigures(v, big).shortGib > 1e9);
 }
+
+TEST_CASE("a lever is shown when it gains 1% or makes batch 1 fit", "[what-if]") {
+    Lever l;
+    l.baselineMaxBatch = 259;
+    l.maxBatch = 260; // x1.004: reads as x1.00
+    CHECK_FALSE(leverHelps(l));
+    l.maxBatch = 262; // +1.2%
+    CHECK(leverHelps(l));
+    l.maxBatch = 259;
+    CHECK_FALSE(leverHelps(l));
+    l.baselineMaxBatch = 0;
+    l.maxBatch = 0; // still does not fit
+    CHECK_FALSE(leverHelps(l));
+    l.maxBatch = 1;
+    CHECK(leverHelps(l));
+    l.baselineMaxBatch = 7;
+    l.maxBatch = 8; // small batches: one more is a real gain
+    CHECK(leverHelps(l));
+}

@@ -1,3 +1,4 @@
+#include "batchfit/what_if.h"
 #include "catch_compat.h"
 #include "gui/charts/component_style.h"
 #include "gui/charts/memory_chart.h"
@@ -317,4 +318,22 @@ TEST_CASE("a new model starts at a batch that fits, and the chart's range follow
     const double yMax = qobject_cast<QValueAxis*>(axes.first())->max();
     CHECK(yMax >= static_cast<double>(dataTop) / (1ull << 30));
     CHECK(yMax >= 24.0); // the capacity line stays on the chart
+}
+
+TEST_CASE("the what-if panel hides levers that gain nothing and says so", "[window][whatif]") {
+    Fixture f; // ResNet-50, 24 GiB: 8-bit Adam and SGD gain about 0.4% (x1.00)
+    MainWindow& w = f.window;
+    REQUIRE(w.waitForIdle(60000, true));
+    LeverModel* levers = w.whatIfPanel()->model();
+    REQUIRE(levers->rowCount() > 0);
+    for (int r = 0; r < levers->rowCount(); ++r) {
+        INFO(levers->lever(r)->id);
+        CHECK(leverHelps(*levers->lever(r)));
+    }
+    CHECK(w.whatIfPanel()->statusText().contains(QStringLiteral("not shown")));
+
+    REQUIRE(w.files()->loadPreset(QStringLiteral("llama-2-7b"), false));
+    REQUIRE(w.waitForIdle(120000, true));
+    CHECK(levers->rowCount() == 0); // each alone still does not fit
+    CHECK(w.whatIfPanel()->statusText().startsWith(QStringLiteral("No single change makes batch 1 fit")));
 }

@@ -18,6 +18,10 @@ struct Lever {
     std::int64_t baselineMaxBatch = 0;
 };
 
+/// True when `l` is worth showing: it makes batch 1 fit where nothing did, or raises the largest batch by at
+/// least 1% (a gain that reads as "×1.00" is noise to a user).
+bool leverHelps(const Lever& l);
+
 /// Levers not already pulled, best first. Each is evaluated by a full estimator.
 std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, std::uint64_t capacityBytes,
                               std::uint64_t cudaContextBytes);

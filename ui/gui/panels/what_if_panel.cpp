@@ -1,5 +1,6 @@
 #include "gui/panels/what_if_panel.h"
 
+#include "batchfit/what_if.h"
 #include "gui/models/lever_model.h"
 
 #include <QHeaderView>
@@ -50,17 +51,37 @@ void WhatIfPanel::setUnavailable(const QString& reason) {
 }
 
 void WhatIfPanel::setLevers(std::vector<Lever> levers, std::int64_t currentMaxBatch) {
-    if (levers.empty())
-        m_status->setText(tr("Every lever BatchFit knows is already pulled."));
-    else
-        m_status->setText(
-            tr("Largest batch now: %1. Each change below is evaluated by the estimator on its own.")
-                .arg(currentMaxBatch));
+    const std::size_t all = levers.size();
+    std::erase_if(levers, [](const Lever& l) { return !leverHelps(l); }); // ×1.00 and "still does not fit"
+    const auto hidden = static_cast<int>(all - levers.size());
+    QString status;
+    if (all == 0)
+        status = tr("Every lever BatchFit knows is already pulled.");
+    else if (levers.empty() && currentMaxBatch <= 0)
+        status = tr("No single change makes batch 1 fit (%n tried). A smaller model, fine-tuning fewer "
+                    "parameters or a larger GPU is needed.",
+                    nullptr, hidden);
+    else if (levers.empty())
+        status = tr("Largest batch now: %1. None of the %n changes BatchFit knows gains 1% or more.", nullptr,
+                    hidden)
+                     .arg(currentMaxBatch);
+    else {
+        status = tr("Largest batch now: %1. Each change below is evaluated by the estimator on its own.")
+                     .arg(currentMaxBatch);
+        if (hidden > 0)
+            status +=
+                QLatin1Char(' ') + tr("%n change(s) that gain less than 1% are not shown.", nullptr, hidden);
+    }
+    m_status->setText(status);
     m_model->setLevers(std::move(levers));
     m_view->resizeColumnToContents(LeverModel::BatchColumn);
     m_view->resizeColumnToContents(LeverModel::GainColumn);
     m_view->resizeRowsToContents();
     if (m_model->rowCount() > 0) m_view->setCurrentIndex(m_model->index(0, 0));
+}
+
+QString WhatIfPanel::statusText() const {
+    return m_status->text();
 }
 
 void WhatIfPanel::applyCurrent() {

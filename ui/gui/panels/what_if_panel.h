@@ -26,6 +26,8 @@ public:
     /// Empties the table and says why (e.g. the model has a problem).
     void setUnavailable(const QString& reason);
     LeverModel* model() const { return m_model; }
+    /// The line above the table (what is shown, what was left out).
+    QString statusText() const;
     QTableView* view() const { return m_view; }
 
 signals:
