@@ -12,7 +12,8 @@ Commands:
   max-batch    the largest batch (and multiple of 8) that fits --gpu
   sweep        peak memory over a range of batch sizes
   presets      list the built-in models
-  gpus         list the GPU catalogue
+  gpus         list the GPU catalogue; with --fit and a model: the largest batch on each GPU (least
+               memory first) and the smallest GPU that fits --batch (default 1)
   check        validate a model file (structure, ops, shapes) and summarise it
   report       write a PNG or PDF report (--out FILE.pdf|FILE.png; needs the Qt build)
 

@@ -1,5 +1,6 @@
 // batchfit-cli: the estimation core for scripts and CI.
 #include "batchfit/estimator.h"
+#include "batchfit/fit_plan.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/json_report.h"
 #include "batchfit/measurement.h"
@@ -83,6 +84,33 @@ int listGpus(const CliOptions& o) {
     return kOk;
 }
 
+// `gpus --fit`: which catalogue GPUs fit the model at the set-up given, and the largest batch on each.
+int listGpuFits(const CliOptions& o, const Model& model) {
+    const std::vector<GpuFit> fits = fitAcrossCatalogue(model, o.config);
+    if (o.json) std::cout << "[\n";
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+        const GpuFit& f = fits[i];
+        if (o.json)
+            std::cout << "  {\"id\": \"" << f.gpu.id << "\", \"memory_bytes\": " << f.gpu.memoryBytes
+                      << ", \"max_batch\": " << f.maxBatch << "}" << (i + 1 < fits.size() ? ",\n" : "\n");
+        else
+            std::printf("%-18s %-36s %10s   %s\n", f.gpu.id.c_str(), f.gpu.name.c_str(),
+                        formatBytes(f.gpu.memoryBytes).c_str(),
+                        f.maxBatch > 0 ? ("largest batch " + std::to_string(f.maxBatch)).c_str()
+                                       : "does not fit");
+    }
+    if (o.json) std::cout << "]\n";
+    const auto smallest = smallestGpuThatFits(fits, std::max<std::int64_t>(o.batchGiven ? o.batch : 1, 1));
+    if (!o.json) {
+        if (smallest)
+            std::cout << "Smallest GPU that fits batch " << (o.batchGiven ? o.batch : 1) << ": "
+                      << smallest->gpu.name << "\n";
+        else
+            std::cout << "No catalogue GPU fits batch " << (o.batchGiven ? o.batch : 1) << "\n";
+    }
+    return smallest ? kOk : kNoFit;
+}
+
 #ifdef BATCHFIT_HAVE_REPORT
 // `report`: renders with batchfit_report on a headless QGuiApplication (works with no display, e.g. in CI).
 int writeReportFile(const CliOptions& o, const Model& model, const std::optional<Measurement>& measured) {
@@ -140,9 +168,9 @@ int main(int argc, char** argv) {
         return o.help ? kOk : kUsage;
     }
     if (o.command == "presets") return listPresets(o);
-    if (o.command == "gpus") return listGpus(o);
+    if (o.command == "gpus" && !o.fit) return listGpus(o);
     if (o.command != "estimate" && o.command != "max-batch" && o.command != "sweep" && o.command != "check" &&
-        o.command != "report")
+        o.command != "report" && o.command != "gpus")
         return fail(kUsage, "unknown command '" + o.command + "' (see --help)");
 #ifndef BATCHFIT_HAVE_REPORT
     if (o.command == "report")
@@ -172,6 +200,7 @@ int main(int argc, char** argv) {
 #ifdef BATCHFIT_HAVE_REPORT
     if (o.command == "report") return writeReportFile(o, *model, measured);
 #endif
+    if (o.command == "gpus") return listGpuFits(o, *model);
     auto est =
         o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
     if (!est) return fail(kBadInput, (o.modelFile.empty() ? "" : o.modelFile + ": ") + est.error().message);

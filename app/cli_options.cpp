@@ -64,6 +64,8 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
             o.version = true;
         else if (a == "--json")
             o.json = true;
+        else if (a == "--fit")
+            o.fit = true;
         else if (a == "--timeline")
             o.timeline = true;
         else if (a == "--amsgrad")

@@ -25,6 +25,7 @@ struct CliOptions {
     std::optional<GpuSpec> gpu;
     TrainingConfig config;
     bool json = false;
+    bool fit = false; ///< gpus --fit: the largest batch on every catalogue GPU for the model
     bool timeline = false;
     int top = 10;
     std::int64_t from = 1, to = 1024, step = 2;

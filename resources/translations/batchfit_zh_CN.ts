@@ -1971,6 +1971,34 @@ The measured points shown before, if any, are unchanged.</source>
         <source>Every lever BatchFit knows is already pulled.</source>
         <translation>BatchFit 知道的调整都已经用上了。</translation>
     </message>
+    <message>
+        <source>Apply &amp;Together</source>
+        <translation>一起应用(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Make every change of the plan in one step (Ctrl+Z undoes it).</source>
+        <translation>一步做完方案里的所有调整（Ctrl+Z 可撤销）。</translation>
+    </message>
+    <message>
+        <source>Together, %1 make batch %2 fit (largest %3).</source>
+        <translation>%1 一起用上，批大小 %2 就放得下（最大 %3）。</translation>
+    </message>
+    <message>
+        <source>Even together, %1 do not make batch %2 fit (largest %3).</source>
+        <translation>即使 %1 一起用上，批大小 %2 仍然放不下（最大 %3）。</translation>
+    </message>
+    <message>
+        <source>No change BatchFit knows makes batch %1 fit.</source>
+        <translation>BatchFit 知道的调整都不能让批大小 %1 放得下。</translation>
+    </message>
+    <message>
+        <source>The smallest GPU in the catalogue that fits batch %1 as set up now: %2 (%3).</source>
+        <translation>按当前配置，能放下批大小 %1 的显存最小的 GPU：%2（%3）。</translation>
+    </message>
+    <message>
+        <source>No GPU in the catalogue fits batch %1 as set up now.</source>
+        <translation>按当前配置，GPU 列表里没有能放下批大小 %1 的。</translation>
+    </message>
     <message numerus="yes">
         <source>No single change makes batch 1 fit (%n tried). A smaller model, fine-tuning fewer parameters or a larger GPU is needed.</source>
         <translation>

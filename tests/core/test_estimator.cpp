@@ -1,7 +1,10 @@
+#include "batchfit/fit_plan.h"
+#include "batchfit/presets.h"
 #include "batchfit/verdict_text.h"
 #include "batchfit/what_if.h"
 #include "test_util.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace batchfit;
@@ -247,4 +250,76 @@ TEST_CASE("a lever is shown when it gains 1% or makes batch 1 fit", "[what-if]")
     l.baselineMaxBatch = 7;
     l.maxBatch = 8; // small batches: one more is a real gain
     CHECK(leverHelps(l));
+}
+
+TEST_CASE("levers combined: each step raises the largest batch, and the plan stops at the target",
+          "[what-if][plan]") {
+    auto model = loadPreset("resnet50");
+    REQUIRE(model);
+    TrainingConfig config;
+    const std::uint64_t cap = 24ull << 30;
+    const auto single = rankLevers(*model, config, cap, 512ull << 20);
+    REQUIRE_FALSE(single.empty());
+    const FitPlan plan = planToFit(*model, config, cap, 512ull << 20, 100000);
+    REQUIRE(plan.steps.size() >= 2);
+    CHECK(plan.maxBatch > single.front().maxBatch); // more than the best lever alone
+    for (std::size_t i = 1; i < plan.steps.size(); ++i) {
+        CHECK(plan.steps[i].maxBatch > plan.steps[i - 1].maxBatch);
+        CHECK(plan.steps[i].baselineMaxBatch == plan.steps[i - 1].maxBatch);
+    }
+    CHECK(plan.config == plan.steps.back().config);
+    CHECK_FALSE(plan.reachesTarget);
+    // Re-estimating the final set-up gives the plan's figure.
+    auto e = Estimator::create(*model, plan.config, 512ull << 20);
+    REQUIRE(e);
+    CHECK(e->maxBatch(cap).largest * plan.config.accumulationSteps == plan.maxBatch);
+
+    const FitPlan small =
+        planToFit(*model, config, cap, 512ull << 20, 300); // one lever (bf16: ~500) is enough
+    CHECK(small.reachesTarget);
+    CHECK(small.steps.size() == 1);
+    const FitPlan none = planToFit(*model, config, cap, 512ull << 20, 16); // already fits
+    CHECK(none.steps.empty());
+    CHECK(none.reachesTarget);
+}
+
+TEST_CASE("every catalogue GPU's largest batch, and the smallest that fits", "[gpus]") {
+    auto model = loadPreset("resnet50");
+    REQUIRE(model);
+    const auto fits = fitAcrossCatalogue(*model, TrainingConfig{});
+    REQUIRE(fits.size() == gpuCatalogue().size());
+    for (std::size_t i = 1; i < fits.size(); ++i)
+        CHECK(fits[i - 1].gpu.memoryBytes <= fits[i].gpu.memoryBytes);
+    // The figure for one GPU is the estimator's own for that GPU.
+    const auto rtx =
+        std::find_if(fits.begin(), fits.end(), [](const GpuFit& f) { return f.gpu.id == "rtx-4090"; });
+    REQUIRE(rtx != fits.end());
+    auto e = Estimator::create(*model, TrainingConfig{}, rtx->gpu);
+    REQUIRE(e);
+    CHECK(rtx->maxBatch == e->maxBatch(rtx->gpu.memoryBytes).largest);
+    const auto smallest = smallestGpuThatFits(fits, rtx->maxBatch);
+    REQUIRE(smallest);
+    CHECK(smallest->gpu.memoryBytes <= rtx->gpu.memoryBytes);
+    CHECK(smallest->maxBatch >= rtx->maxBatch);
+    for (const GpuFit& f : fits)
+        if (f.gpu.memoryBytes < smallest->gpu.memoryBytes) CHECK(f.maxBatch < rtx->maxBatch);
+    CHECK_FALSE(smallestGpuThatFits(fits, 10000000).has_value());
+}
+
+TEST_CASE("when nothing fits, the plan takes the levers that save the most at batch 1", "[what-if][plan]") {
+    auto model = loadPreset("gpt2-small");
+    REQUIRE(model);
+    TrainingConfig config;
+    auto e = Estimator::create(*model, config, 512ull << 20);
+    REQUIRE(e);
+    const std::uint64_t needsAtOne = e->estimate(1)->requiredBytes;
+    // A GPU a little too small for batch 1: no lever alone may be enough, together they are.
+    const std::uint64_t cap = needsAtOne * 3 / 5;
+    REQUIRE(e->maxBatch(cap).largest == 0);
+    const FitPlan plan = planToFit(*model, config, cap, 512ull << 20, 1);
+    REQUIRE_FALSE(plan.steps.empty());
+    auto last = Estimator::create(*model, plan.config, 512ull << 20);
+    REQUIRE(last);
+    CHECK(last->estimate(1)->requiredBytes < needsAtOne); // each step saved memory at batch 1
+    CHECK(plan.reachesTarget == (plan.maxBatch >= 1));
 }

@@ -1,9 +1,11 @@
+#include "batchfit/fit_plan.h"
 #include "batchfit/what_if.h"
 #include "catch_compat.h"
 #include "gui/charts/component_style.h"
 #include "gui/charts/memory_chart.h"
 #include "gui/charts/timeline_chart.h"
 #include "gui/document/document.h"
+#include "gui/estimation/estimation_service.h"
 #include "gui/files/file_controller.h"
 #include "gui/models/attribute_table_model.h"
 #include "gui/models/breakdown_model.h"
@@ -336,4 +338,40 @@ TEST_CASE("the what-if panel hides levers that gain nothing and says so", "[wind
     REQUIRE(w.waitForIdle(120000, true));
     CHECK(levers->rowCount() == 0); // each alone still does not fit
     CHECK(w.whatIfPanel()->statusText().startsWith(QStringLiteral("No single change makes batch 1 fit")));
+}
+
+TEST_CASE("levers combined, applied together, and the smallest GPU that fits", "[window][whatif][plan]") {
+    Fixture f; // ResNet-50, 24 GiB
+    MainWindow& w = f.window;
+    w.setBatch(2000);                      // far past the largest (259): no single lever gets there
+    w.document()->setGpu(customGpu(20.0)); // a new request, aimed at the batch shown
+    REQUIRE(w.waitForIdle(60000, true));
+    const FitPlan& plan = w.service()->plan();
+    REQUIRE(plan.steps.size() >= 2);
+    CHECK(w.service()->planTarget() == 2000);
+    const QString text = w.whatIfPanel()->planText();
+    INFO(text.toStdString());
+    CHECK(text.contains(QStringLiteral("together"), Qt::CaseInsensitive));
+    CHECK(text.contains(LeverModel::title(plan.steps.front())));
+    // The smallest catalogue GPU named is the core's answer for this set-up.
+    const auto smallest =
+        smallestGpuThatFits(fitAcrossCatalogue(w.document()->model(), w.document()->config()), 2000);
+    if (smallest) CHECK(text.contains(QString::fromStdString(smallest->gpu.name)));
+
+    const TrainingConfig before = w.document()->config();
+    const TrainingConfig planned = plan.config;
+    auto* together = w.whatIfPanel()->findChild<QPushButton*>();
+    QPushButton* applyTogether = nullptr;
+    for (auto* b : w.whatIfPanel()->findChildren<QPushButton*>())
+        if (b->text().contains(QStringLiteral("Together"))) applyTogether = b;
+    REQUIRE(together);
+    REQUIRE(applyTogether);
+    REQUIRE(applyTogether->isVisibleTo(w.whatIfPanel()));
+    applyTogether->click();
+    REQUIRE(w.waitForIdle(60000, true));
+    CHECK(w.document()->config() == planned);
+    CHECK(w.result()->maxBatch.largest * planned.accumulationSteps == plan.maxBatch);
+    w.document()->undoStack()->undo(); // one step undoes the whole plan
+    REQUIRE(w.waitForIdle(60000, true));
+    CHECK(w.document()->config() == before);
 }

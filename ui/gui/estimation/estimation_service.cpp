@@ -4,6 +4,7 @@
 
 #include <QElapsedTimer>
 #include <QMetaObject>
+#include <algorithm>
 
 namespace batchfit {
 
@@ -70,13 +71,22 @@ void EstimationService::workerLoop() {
         // configs without that override so applying a lever does not pin it.
         TrainingConfig evaluated = req.config;
         if (!evaluated.cublasWorkspaceBytes) evaluated.cublasWorkspaceBytes = req.gpu.cublasWorkspaceBytes;
-        auto levers = rankLevers(req.model, evaluated, req.gpu.memoryBytes, req.gpu.contextBytes);
-        for (auto& l : levers) l.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
+        WhatIf answer;
+        answer.levers = rankLevers(req.model, evaluated, req.gpu.memoryBytes, req.gpu.contextBytes);
+        for (auto& l : answer.levers) l.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
+        if (superseded(req.generation)) continue;
+        answer.target = std::max<std::int64_t>(req.batchHint, 1);
+        answer.plan =
+            planToFit(req.model, evaluated, req.gpu.memoryBytes, req.gpu.contextBytes, answer.target);
+        answer.plan.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
+        for (auto& l : answer.plan.steps) l.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
+        if (superseded(req.generation)) continue;
+        answer.smallestGpu = smallestGpuThatFits(fitAcrossCatalogue(req.model, req.config), answer.target);
         if (superseded(req.generation)) continue;
         QMetaObject::invokeMethod(
             this,
-            [this, gen = req.generation, l = std::move(levers)]() mutable {
-                deliverLevers(gen, std::move(l));
+            [this, gen = req.generation, a = std::move(answer)]() mutable {
+                deliverLevers(gen, std::move(a));
             },
             Qt::QueuedConnection);
     }
@@ -88,6 +98,8 @@ void EstimationService::deliver(std::shared_ptr<const EstimationResult> result) 
     if (result->estimator) {
         m_current = std::move(result);
         m_levers.clear();
+        m_plan = {};
+        m_smallestGpu.reset();
         emit resultReady();
     } else {
         emit resultFailed(result->error);
@@ -95,9 +107,12 @@ void EstimationService::deliver(std::shared_ptr<const EstimationResult> result) 
     if (!isBusy()) emit busyChanged(false);
 }
 
-void EstimationService::deliverLevers(std::uint64_t generation, std::vector<Lever> levers) {
+void EstimationService::deliverLevers(std::uint64_t generation, WhatIf answer) {
     if (!m_current || m_current->generation != generation) return;
-    m_levers = std::move(levers);
+    m_levers = std::move(answer.levers);
+    m_plan = std::move(answer.plan);
+    m_planTarget = answer.target;
+    m_smallestGpu = std::move(answer.smallestGpu);
     m_leversGeneration = generation;
     emit leversChanged();
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the slow part of estimation (lowering the model, the solver, the sweep, the what-if levers) on a
 // worker thread. The latest request wins: older pending requests are dropped and stale results are ignored.
+#include "batchfit/fit_plan.h"
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
 #include "batchfit/what_if.h"
@@ -32,6 +33,13 @@ public:
     std::shared_ptr<const EstimationResult> current() const { return m_current; }
     /// The levers for the current result (empty until computed).
     const std::vector<Lever>& levers() const { return m_levers; }
+    /// Levers combined to make the request's batch hint fit (no steps when it fits already), computed with
+    /// the levers.
+    const FitPlan& plan() const { return m_plan; }
+    /// The batch the plan and smallestGpu() aim at: the request's batch hint.
+    std::int64_t planTarget() const { return m_planTarget; }
+    /// The catalogue GPU with the least memory on which planTarget() fits at the current set-up, if any.
+    const std::optional<GpuFit>& smallestGpu() const { return m_smallestGpu; }
     bool leversReady() const { return m_leversGeneration == (m_current ? m_current->generation : 0); }
     /// True while a request newer than current() is queued or running.
     bool isBusy() const { return m_delivered < m_requested; }
@@ -58,10 +66,19 @@ private:
     void workerLoop();
     bool superseded(std::uint64_t generation);
     void deliver(std::shared_ptr<const EstimationResult> result);
-    void deliverLevers(std::uint64_t generation, std::vector<Lever> levers);
+    struct WhatIf {
+        std::vector<Lever> levers;
+        FitPlan plan;
+        std::int64_t target = 1;
+        std::optional<GpuFit> smallestGpu;
+    };
+    void deliverLevers(std::uint64_t generation, WhatIf answer);
 
     std::shared_ptr<const EstimationResult> m_current;
     std::vector<Lever> m_levers;
+    FitPlan m_plan;
+    std::int64_t m_planTarget = 1;
+    std::optional<GpuFit> m_smallestGpu;
     std::uint64_t m_leversGeneration = 0;
     std::uint64_t m_requested = 0;
     std::uint64_t m_delivered = 0;

@@ -1,6 +1,7 @@
 #include "gui/panels/what_if_panel.h"
 
 #include "batchfit/what_if.h"
+#include "gui/estimation/byte_format.h"
 #include "gui/models/lever_model.h"
 
 #include <QHeaderView>
@@ -30,9 +31,21 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
     m_apply = new QPushButton(tr("&Apply"), this);
     m_apply->setEnabled(false);
     m_apply->setToolTip(tr("Apply the selected change to the training set-up (undoable)."));
+    m_planText = new QLabel(this);
+    m_planText->setWordWrap(true);
+    m_planText->setObjectName(QStringLiteral("planText"));
+    m_planText->hide();
+    m_applyPlan = new QPushButton(tr("Apply &Together"), this);
+    m_applyPlan->setToolTip(tr("Make every change of the plan in one step (Ctrl+Z undoes it)."));
+    m_applyPlan->hide();
     layout->addWidget(m_status);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_apply, 0, Qt::AlignRight);
+    layout->addWidget(m_planText);
+    layout->addWidget(m_applyPlan, 0, Qt::AlignRight);
+    connect(m_applyPlan, &QPushButton::clicked, this, [this] {
+        if (m_planLever) emit applyRequested(*m_planLever);
+    });
 
     connect(m_apply, &QPushButton::clicked, this, &WhatIfPanel::applyCurrent);
     connect(m_view, &QTableView::activated, this, &WhatIfPanel::applyCurrent);
@@ -48,6 +61,7 @@ void WhatIfPanel::setPending() {
 void WhatIfPanel::setUnavailable(const QString& reason) {
     m_status->setText(reason);
     m_model->setLevers({});
+    setPlan(FitPlan{{}, {}, 0, true}, 1, std::nullopt);
 }
 
 void WhatIfPanel::setLevers(std::vector<Lever> levers, std::int64_t currentMaxBatch) {
@@ -78,6 +92,49 @@ void WhatIfPanel::setLevers(std::vector<Lever> levers, std::int64_t currentMaxBa
     m_view->resizeColumnToContents(LeverModel::GainColumn);
     m_view->resizeRowsToContents();
     if (m_model->rowCount() > 0) m_view->setCurrentIndex(m_model->index(0, 0));
+}
+
+void WhatIfPanel::setPlan(const FitPlan& plan, std::int64_t target,
+                          const std::optional<GpuFit>& smallestGpu) {
+    m_planLever.reset();
+    QString text;
+    if (plan.steps.size() >= 2 || (!plan.steps.empty() && !plan.reachesTarget)) {
+        QStringList titles;
+        for (const Lever& l : plan.steps) titles << LeverModel::title(l);
+        if (plan.reachesTarget)
+            text = tr("Together, %1 make batch %2 fit (largest %3).")
+                       .arg(titles.join(QStringLiteral(" + ")))
+                       .arg(target)
+                       .arg(plan.maxBatch);
+        else
+            text = tr("Even together, %1 do not make batch %2 fit (largest %3).")
+                       .arg(titles.join(QStringLiteral(" + ")))
+                       .arg(target)
+                       .arg(plan.maxBatch);
+        Lever combined = plan.steps.back();
+        combined.id = "plan";
+        combined.title = titles.join(QStringLiteral(" + ")).toStdString();
+        combined.baselineMaxBatch = plan.steps.front().baselineMaxBatch;
+        if (plan.maxBatch > combined.baselineMaxBatch) m_planLever = std::move(combined);
+    } else if (plan.steps.empty() && !plan.reachesTarget) {
+        text = tr("No change BatchFit knows makes batch %1 fit.").arg(target);
+    }
+    if (!plan.reachesTarget) {
+        const QString gpu =
+            smallestGpu ? tr("The smallest GPU in the catalogue that fits batch %1 as set up now: %2 (%3).")
+                              .arg(target)
+                              .arg(QString::fromStdString(smallestGpu->gpu.name),
+                                   ByteFormat::bytes(smallestGpu->gpu.memoryBytes))
+                        : tr("No GPU in the catalogue fits batch %1 as set up now.").arg(target);
+        text = text.isEmpty() ? gpu : text + QLatin1Char(' ') + gpu;
+    }
+    m_planText->setText(text);
+    m_planText->setVisible(!text.isEmpty());
+    m_applyPlan->setVisible(m_planLever.has_value());
+}
+
+QString WhatIfPanel::planText() const {
+    return m_planText->isVisible() ? m_planText->text() : QString();
 }
 
 QString WhatIfPanel::statusText() const {

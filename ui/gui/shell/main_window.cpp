@@ -115,8 +115,10 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_service, &EstimationService::resultReady, this, &MainWindow::onResult);
     connect(m_service, &EstimationService::resultFailed, this, &MainWindow::onFailure);
     connect(m_service, &EstimationService::busyChanged, m_busy, &QWidget::setVisible);
-    connect(m_service, &EstimationService::leversChanged, this,
-            [this] { m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0); });
+    connect(m_service, &EstimationService::leversChanged, this, [this] {
+        m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0);
+        m_whatIf->setPlan(m_service->plan(), m_service->planTarget(), m_service->smallestGpu());
+    });
     connect(m_whatIf, &WhatIfPanel::applyRequested, this, [this](const Lever& l) {
         m_doc->editConfig(l.config, tr("Apply: %1").arg(LeverModel::title(l)));
     });
@@ -333,6 +335,7 @@ void MainWindow::onResult() {
             const MaxBatch& m = m_result->maxBatch;
             m_batch = m.largestMultipleOf8 > 0 ? m.largestMultipleOf8 : std::max<std::int64_t>(m.largest, 1);
             m_batchPanel->setBatch(m_batch);
+            requestEstimate(); // the what-if plan aims at the batch shown
         }
     }
     showBatch(m_batch);
