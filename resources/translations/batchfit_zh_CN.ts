@@ -1295,6 +1295,30 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>图表已复制到剪贴板。</translation>
     </message>
     <message>
+        <source>Copy as CLI C&amp;ommand</source>
+        <translation>复制为命令行(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Copy the batchfit-cli command line that estimates this model with this set-up.</source>
+        <translation>复制用当前模型和配置做估算的 batchfit-cli 命令行。</translation>
+    </message>
+    <message>
+        <source>Save the model first: the command line names its file.</source>
+        <translation>请先保存模型：命令行要写明模型文件。</translation>
+    </message>
+    <message>
+        <source>Copied: %1</source>
+        <translation>已复制：%1</translation>
+    </message>
+    <message>
+        <source>(no CLI option for: %1)</source>
+        <translation>（命令行没有对应选项：%1）</translation>
+    </message>
+    <message>
+        <source>(unsaved edits are not in the file)</source>
+        <translation>（未保存的修改不在文件中）</translation>
+    </message>
+    <message>
         <source>Welcome: %1 is loaded. Drag the batch slider to see what fits your GPU; other models are under Model → Presets and File → Open; edit layers on the left; ask “What would help?” on the right.</source>
         <translation>欢迎使用：已加载 %1。拖动批大小滑块，看看你的 GPU 放得下多大的批；在“模型 → 预设模型”或“文件 → 打开”中换一个模型；在左侧编辑网络层；在右侧查看“优化建议”。</translation>
     </message>

@@ -1,3 +1,4 @@
+#include "batchfit/cli_command.h"
 #include "batchfit/fit_plan.h"
 #include "batchfit/presets.h"
 #include "batchfit/verdict_text.h"
@@ -322,4 +323,36 @@ TEST_CASE("when nothing fits, the plan takes the levers that save the most at ba
     REQUIRE(last);
     CHECK(last->estimate(1)->requiredBytes < needsAtOne); // each step saved memory at batch 1
     CHECK(plan.reachesTarget == (plan.maxBatch >= 1));
+}
+
+TEST_CASE("the CLI command line of a set-up names only what differs from the defaults", "[cli-command]") {
+    const auto rtx = findGpu("rtx-4090");
+    REQUIRE(rtx);
+    const CliCommand plain = cliCommand("--preset", "resnet50", TrainingConfig{}, *rtx, 64);
+    CHECK(plain.line == "batchfit-cli estimate --preset resnet50 --batch 64 --gpu rtx-4090");
+    CHECK(plain.unsaid.empty());
+
+    TrainingConfig c;
+    c.optimizer = OptimizerKind::AdamW;
+    c.impl = OptimizerImpl::Fused;
+    c.precision = Precision::AmpBf16;
+    c.checkpointing = Checkpointing::EveryKthBlock;
+    c.checkpointEvery = 3;
+    c.accumulationSteps = 4;
+    c.marginFraction = 0.1;
+    c.cudaContextBytes = 300ull << 20;
+    c.zeroGradSetToNone = false;
+    c.optimizerOffload = true;
+    c.rmspropCentered = true;
+    const CliCommand full = cliCommand("--model", "my model's file.json", c, customGpu(20.0), 8);
+    CHECK(full.line ==
+          "batchfit-cli estimate --model 'my model'\\''s file.json' --batch 8 --gpu 20GiB "
+          "--optimizer adamw --impl fused --precision amp-bf16 --checkpointing every-k "
+          "--checkpoint-every 3 --accumulation 4 --margin 0.1 --context-mib 300 --no-set-to-none "
+          "--offload");
+    REQUIRE(full.unsaid.size() == 1);
+    CHECK(full.unsaid[0] == "RMSprop centered");
+    CHECK(full.arguments[2] == "my model's file.json"); // unquoted for a process call
+    CHECK(shellQuote("plain-name_1.json") == "plain-name_1.json");
+    CHECK(shellQuote("") == "''");
 }

@@ -13,8 +13,10 @@
 #include "gui_test_support.h"
 #include "layout_check.h"
 
+#include <QAction>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QClipboard>
 #include <QDir>
 #include <QDockWidget>
 #include <QGuiApplication>
@@ -350,5 +352,48 @@ TEST_CASE("the GUI's verdict is the CLI's, word for word", "[window][verdict]") 
         CHECK(w.verdictText() == said.section(QStringLiteral(": needs "), 0, 0));
         if (!said.startsWith(QStringLiteral("fits"))) CHECK(said.contains(QStringLiteral(": needs ")));
     }
+}
+#endif
+
+#if defined(BATCHFIT_CLI_EXE)
+TEST_CASE("Copy as CLI Command gives a command whose verdict is the window's",
+          "[window][verdict][cli-command]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    w.restoreSettings();
+    const auto gpu = findGpu("a100-40gb");
+    REQUIRE(gpu);
+    w.document()->setGpu(*gpu);
+    REQUIRE(w.files()->loadPreset(QStringLiteral("gpt2-small"), false));
+    TrainingConfig c = w.document()->config();
+    c.precision = Precision::AmpBf16;
+    c.checkpointing = Checkpointing::EveryBlock;
+    c.optimizer = OptimizerKind::AdamW;
+    c.marginFraction = 0.08;
+    w.document()->editConfig(c, QStringLiteral("set-up for the test"));
+    w.show();
+    REQUIRE(w.waitForIdle(30000));
+    w.setBatch(24);
+    REQUIRE(w.waitForIdle(30000));
+    auto* action = w.findChild<QAction*>(QStringLiteral("copyCliAction"));
+    REQUIRE(action);
+    QGuiApplication::clipboard()->clear();
+    action->trigger();
+    const QString line = QGuiApplication::clipboard()->text();
+    INFO(line.toStdString());
+    REQUIRE(line.startsWith(
+        QStringLiteral("batchfit-cli estimate --preset gpt2-small --batch 24 --gpu a100-40gb")));
+    CHECK(line.contains(QStringLiteral("--precision amp-bf16")));
+    QStringList args = QProcess::splitCommand(line);
+    args.removeFirst();
+    QProcess cli;
+    cli.start(QStringLiteral(BATCHFIT_CLI_EXE), args);
+    REQUIRE(cli.waitForFinished(60000));
+    const QString out = QString::fromUtf8(cli.readAllStandardOutput());
+    const auto m = QRegularExpression(QStringLiteral("Verdict on [^:]+: (.*)")).match(out);
+    INFO(out.toStdString());
+    REQUIRE(m.hasMatch());
+    CHECK(w.verdictText() == m.captured(1).trimmed().section(QStringLiteral(": needs "), 0, 0));
 }
 #endif

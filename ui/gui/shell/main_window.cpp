@@ -1,5 +1,6 @@
 #include "gui/shell/main_window.h"
 
+#include "batchfit/cli_command.h"
 #include "batchfit/presets.h"
 #include "gui/charts/chart_data.h"
 #include "gui/charts/component_style.h"
@@ -25,6 +26,7 @@
 #include "gui/shell/shortcut_keeper.h"
 #include "gui/shell/window_geometry.h"
 
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDir>
@@ -517,6 +519,29 @@ void MainWindow::exportReport() {
         QMessageBox::critical(this, tr("Cannot Export Report"), error);
     else
         statusBar()->showMessage(tr("Report written to %1").arg(path), 5000);
+}
+
+void MainWindow::copyCliCommand() {
+    // A preset by its id; a file by its path (edits not yet saved are not in it: say so).
+    const bool preset = !m_doc->presetId().isEmpty() && !m_doc->isModified();
+    if (!preset && m_doc->filePath().isEmpty()) {
+        statusBar()->showMessage(tr("Save the model first: the command line names its file."), 5000);
+        return;
+    }
+    const CliCommand c =
+        preset
+            ? cliCommand("--preset", m_doc->presetId().toStdString(), m_doc->config(), m_doc->gpu(), m_batch)
+            : cliCommand("--model", m_doc->filePath().toStdString(), m_doc->config(), m_doc->gpu(), m_batch);
+    QGuiApplication::clipboard()->setText(QString::fromStdString(c.line));
+    QString message = tr("Copied: %1").arg(QString::fromStdString(c.line));
+    if (!c.unsaid.empty()) {
+        QStringList unsaid;
+        for (const auto& u : c.unsaid) unsaid << QString::fromStdString(u);
+        message += QLatin1Char(' ') + tr("(no CLI option for: %1)").arg(unsaid.join(QStringLiteral(", ")));
+    }
+    if (m_doc->isModified() && !preset)
+        message += QLatin1Char(' ') + tr("(unsaved edits are not in the file)");
+    statusBar()->showMessage(message, 8000);
 }
 
 void MainWindow::chooseLanguage(const QString& language) {

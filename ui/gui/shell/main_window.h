@@ -91,6 +91,8 @@ private:
     void updateLayerFigures();
     void updateTitle();
     void exportReport();
+    /// Edit > Copy as CLI Command: the command line of the current model, set-up, GPU and batch.
+    void copyCliCommand();
     void chooseLanguage(const QString& language);
     void about();
 

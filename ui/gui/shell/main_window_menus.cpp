@@ -84,6 +84,9 @@ void MainWindow::buildMenus() {
         statusBar()->showMessage(tr("Chart copied to the clipboard."), 3000);
     });
     copyChart->setObjectName(QStringLiteral("copyChartAction"));
+    QAction* copyCli = edit->addAction(tr("Copy as CLI C&ommand"), this, &MainWindow::copyCliCommand);
+    copyCli->setObjectName(QStringLiteral("copyCliAction"));
+    copyCli->setToolTip(tr("Copy the batchfit-cli command line that estimates this model with this set-up."));
 
     QMenu* model = menuBar()->addMenu(tr("&Model"));
     QMenu* presets = model->addMenu(tr("&Presets"));

@@ -1,0 +1,63 @@
+#include "batchfit/cli_command.h"
+
+#include <cstdio>
+
+namespace batchfit {
+
+std::string shellQuote(const std::string& s) {
+    if (!s.empty() &&
+        s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=%+,@") ==
+            std::string::npos)
+        return s;
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+namespace {
+std::string number(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+} // namespace
+
+CliCommand cliCommand(const std::string& modelOption, const std::string& modelValue,
+                      const TrainingConfig& config, const GpuSpec& gpu, std::int64_t batch) {
+    const TrainingConfig d; // the CLI's defaults are TrainingConfig's
+    CliCommand c;
+    auto& a = c.arguments;
+    a = {"estimate", modelOption, modelValue, "--batch", std::to_string(batch), "--gpu"};
+    a.push_back(gpu.id == "custom" ? number(static_cast<double>(gpu.memoryBytes) / (1ull << 30)) + "GiB"
+                                   : gpu.id);
+    auto option = [&a](const char* name, std::string_view value) {
+        a.emplace_back(name);
+        a.emplace_back(value);
+    };
+    if (config.optimizer != d.optimizer) option("--optimizer", optimizerName(config.optimizer));
+    if (config.impl != d.impl) option("--impl", optimizerImplName(config.impl));
+    if (config.amsgrad) a.emplace_back("--amsgrad");
+    if (config.precision != d.precision) option("--precision", precisionName(config.precision));
+    if (config.checkpointing != d.checkpointing)
+        option("--checkpointing", checkpointingName(config.checkpointing));
+    if (config.checkpointing == Checkpointing::EveryKthBlock && config.checkpointEvery != d.checkpointEvery)
+        option("--checkpoint-every", std::to_string(config.checkpointEvery));
+    if (config.accumulationSteps != d.accumulationSteps)
+        option("--accumulation", std::to_string(config.accumulationSteps));
+    if (config.marginFraction != d.marginFraction) option("--margin", number(config.marginFraction));
+    if (config.cudaContextBytes)
+        option("--context-mib", number(static_cast<double>(*config.cudaContextBytes) / (1ull << 20)));
+    if (!config.zeroGradSetToNone) a.emplace_back("--no-set-to-none");
+    if (config.optimizerOffload) a.emplace_back("--offload");
+    if (config.firstStep) a.emplace_back("--first-step");
+    if (config.rmspropMomentum) c.unsaid.emplace_back("RMSprop momentum");
+    if (config.rmspropCentered) c.unsaid.emplace_back("RMSprop centered");
+    if (config.cublasWorkspaceBytes) c.unsaid.emplace_back("cuBLAS workspace override");
+    if (config.fragmentationFraction != d.fragmentationFraction)
+        c.unsaid.emplace_back("fragmentation reserve");
+    c.line = "batchfit-cli";
+    for (const std::string& s : a) c.line += " " + shellQuote(s);
+    return c;
+}
+
+} // namespace batchfit
