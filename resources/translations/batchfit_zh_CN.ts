@@ -397,8 +397,12 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation> 个词元</translation>
     </message>
     <message>
-        <source>Tokens per sample. At most the config&apos;s maximum positions (%L1), which is also the default.</source>
-        <translation>每个样本的词元数。最多为配置中的最大位置数（%L1），这也是默认值。</translation>
+        <source>Tokens per sample: %L1 by default (or the maximum, if smaller); at most the config&apos;s maximum positions, %L2.</source>
+        <translation>每个样本的词元数：默认 %L1（若最大值更小则取最大值）；最多为配置中的最大位置数 %L2。</translation>
+    </message>
+    <message>
+        <source>of at most %L1</source>
+        <translation>最多 %L1</translation>
     </message>
     <message>
         <source>eager (keeps the attention scores: memory grows with the square of the sequence)</source>

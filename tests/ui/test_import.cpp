@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSpinBox>
@@ -117,7 +118,7 @@ TEST_CASE("the Hugging Face dialog starts at the config's defaults and sets only
     test::app();
     const Model preview = *importHfConfigFile(data(QStringLiteral("hf/gpt2.json")).toStdString());
     HfImportDialog dialog(data(QStringLiteral("hf/gpt2.json")), preview);
-    CHECK(dialog.sequenceBox()->value() == 1024); // gpt2's n_positions
+    CHECK(dialog.sequenceBox()->value() == 1024); // gpt2's n_positions, smaller than 2048
     CHECK(dialog.sequenceBox()->maximum() == 1024);
     CHECK(dialog.attentionBox()->currentData().toString() == QStringLiteral("eager"));
     CHECK_FALSE(dialog.options().sequenceLength);
@@ -126,6 +127,21 @@ TEST_CASE("the Hugging Face dialog starts at the config's defaults and sets only
     dialog.attentionBox()->setCurrentIndex(dialog.attentionBox()->findData(QStringLiteral("flash")));
     CHECK(dialog.options().sequenceLength == 512);
     CHECK(dialog.options().attention == std::optional<std::string>("flash"));
+}
+
+TEST_CASE("the Hugging Face dialog starts at a training length, not at Mistral's 32,768", "[import]") {
+    test::app();
+    const QString path = data(QStringLiteral("hf/mistral-7b.json"));
+    const Model preview = *importHfConfigFile(path.toStdString());
+    HfImportDialog dialog(path, preview);
+    CHECK(dialog.sequenceBox()->value() == HfImportDialog::kTrainingSequence);
+    CHECK(dialog.sequenceBox()->maximum() == 32768);
+    auto* maximum = dialog.findChild<QLabel*>(QStringLiteral("sequenceMaximum"));
+    REQUIRE(maximum);
+    CHECK(maximum->text().contains(QStringLiteral("32,768")));
+    CHECK(dialog.options().sequenceLength == 2048); // the core's default is the maximum: the dialog says 2048
+    const Model imported = *importHfConfigFile(path.toStdString(), dialog.options());
+    CHECK(imported.inputShape == Shape{2048});
 }
 
 TEST_CASE("a malformed or refused config keeps the old model and names the file", "[import][errors]") {

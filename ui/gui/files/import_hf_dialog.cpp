@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QSpinBox>
 #include <algorithm>
@@ -36,13 +37,19 @@ HfImportDialog::HfImportDialog(const QString& path, const Model& preview, QWidge
     const int maxSequence =
         static_cast<int>(std::min<std::int64_t>(m_defaultSequence, std::numeric_limits<int>::max()));
     m_sequence->setRange(1, std::max(1, maxSequence));
-    m_sequence->setValue(maxSequence);
+    // People train at a common length, not at the model's maximum (32,768 for Mistral).
+    m_sequence->setValue(std::min(maxSequence, kTrainingSequence));
     m_sequence->setSuffix(tr(" tokens"));
     m_sequence->setGroupSeparatorShown(true);
-    m_sequence->setToolTip(
-        tr("Tokens per sample. At most the config's maximum positions (%L1), which is also the "
-           "default.")
-            .arg(m_defaultSequence));
+    m_sequence->setToolTip(tr("Tokens per sample: %L1 by default (or the maximum, if smaller); at most the "
+                              "config's maximum positions, %L2.")
+                               .arg(kTrainingSequence)
+                               .arg(m_defaultSequence));
+    auto* maximum = new QLabel(tr("of at most %L1").arg(m_defaultSequence));
+    maximum->setObjectName(QStringLiteral("sequenceMaximum"));
+    auto* sequenceRow = new QHBoxLayout;
+    sequenceRow->addWidget(m_sequence, 1);
+    sequenceRow->addWidget(maximum);
 
     m_attention = new QComboBox;
     const std::pair<const char*, QString> impls[] = {
@@ -58,7 +65,8 @@ HfImportDialog::HfImportDialog(const QString& path, const Model& preview, QWidge
     m_attention->setCurrentIndex(std::max(0, m_attention->findData(m_defaultAttention)));
 
     form()->addRow(tr("Model:"), model);
-    form()->addRow(tr("&Sequence length:"), m_sequence);
+    form()->addRow(tr("&Sequence length:"), sequenceRow);
+    if (auto* label = qobject_cast<QLabel*>(form()->labelForField(sequenceRow))) label->setBuddy(m_sequence);
     form()->addRow(tr("&Attention:"), m_attention);
     finish();
 }

@@ -17,6 +17,9 @@ class HfImportDialog : public ImportDialog {
     Q_OBJECT
 
 public:
+    /// The sequence length the dialog starts at, unless the config's maximum is smaller.
+    static constexpr int kTrainingSequence = 2048;
+
     HfImportDialog(const QString& path, const Model& preview, QWidget* parent = nullptr);
 
     /// Only what differs from the defaults is set, so the core's own choices stay in charge.
