@@ -20,7 +20,9 @@ Commands:
 Model:
   --preset NAME          a built-in model (see `presets`)
   --model FILE           a BatchFit model file (JSON, docs/model-format.md)
-  --hf-config FILE       a Hugging Face config.json (gpt2, bert, roberta, llama, mistral, qwen2, gemma,
+  --hf-config FILE|ID    a Hugging Face config.json, or a model id (ORG/NAME) found in the local Hugging Face
+                         cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded)
+                         (gpt2, bert, roberta, llama, mistral, qwen2, gemma,
                          phi3, gpt_neox); with --seq N (default: the config's maximum) and
                          --attention eager|mem_efficient|flash
   --onnx FILE            an ONNX model (needs a build with libonnx-dev); the batch is dim 0 of its input;

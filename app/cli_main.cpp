@@ -1,6 +1,7 @@
 // batchfit-cli: the estimation core for scripts and CI.
 #include "batchfit/estimator.h"
 #include "batchfit/fit_plan.h"
+#include "batchfit/hf_cache.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/json_report.h"
 #include "batchfit/measurement.h"
@@ -12,6 +13,7 @@
 #include "cli_text.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #ifdef BATCHFIT_HAVE_REPORT
@@ -32,7 +34,16 @@ int fail(int code, const std::string& msg) {
 }
 
 Result<Model> loadModel(const CliOptions& o) {
-    if (!o.hfConfig.empty()) return importHfConfigFile(o.hfConfig, HfImportOptions{o.sequence, o.attention});
+    if (!o.hfConfig.empty()) {
+        // A model id (ORG/NAME) that is not a file: its config.json from the local Hugging Face cache.
+        std::string path = o.hfConfig;
+        if (!std::filesystem::exists(path) && isHfModelId(path)) {
+            auto cached = findCachedHfConfig(path);
+            if (!cached) return cached.error();
+            path = *cached;
+        }
+        return importHfConfigFile(path, HfImportOptions{o.sequence, o.attention});
+    }
     if (!o.onnxFile.empty()) {
         OnnxImportOptions onnx;
         if (o.onnxLoss) {

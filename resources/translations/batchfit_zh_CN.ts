@@ -1267,6 +1267,18 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>Hugging Face 配置(&amp;H)…</translation>
     </message>
     <message>
+        <source>Hugging Face Model from the &amp;Cache…</source>
+        <translation>从本地 Hugging Face 缓存导入模型(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Import from the Hugging Face Cache</source>
+        <translation>从 Hugging Face 缓存导入</translation>
+    </message>
+    <message>
+        <source>Model id (ORG/NAME), looked up offline in %1:</source>
+        <translation>模型 ID（组织/名称），离线在 %1 中查找：</translation>
+    </message>
+    <message>
         <source>&amp;ONNX Model…</source>
         <translation>ONNX 模型(&amp;O)…</translation>
     </message>

@@ -129,3 +129,25 @@ run(2 sweep --model ${R18} --measured ${DATA}/measurements/resnet18-cpu.json)
 expect("--measured applies to estimate and report" ERR)
 run(2 estimate --model ${R18} --measured)
 expect("--measured needs a value" ERR)
+
+# --hf-config ORG/NAME: the config.json from a local Hugging Face cache (HF_HUB_CACHE), never downloaded.
+set(cache "${CMAKE_CURRENT_BINARY_DIR}/hf-cache-test")
+file(REMOVE_RECURSE "${cache}")
+file(MAKE_DIRECTORY "${cache}/models--test-org--tiny-gpt2/refs" "${cache}/models--test-org--tiny-gpt2/snapshots/abc")
+file(WRITE "${cache}/models--test-org--tiny-gpt2/refs/main" "abc")
+file(COPY_FILE "${DATA}/hf/gpt2.json" "${cache}/models--test-org--tiny-gpt2/snapshots/abc/config.json")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env HF_HUB_CACHE=${cache}
+                        ${CLI} check --hf-config test-org/tiny-gpt2 --seq 128
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "check --hf-config test-org/tiny-gpt2 with HF_HUB_CACHE: exit ${rc}\n${out}\n${err}")
+endif()
+expect("OK (" out)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env HF_HUB_CACHE=${cache}
+                        ${CLI} check --hf-config test-org/not-cached
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 3)
+  message(FATAL_ERROR "check --hf-config test-org/not-cached: exit ${rc}, expected 3\n${err}")
+endif()
+expect("no config.json for 'test-org/not-cached' in the Hugging Face cache" err)
+file(REMOVE_RECURSE "${cache}")

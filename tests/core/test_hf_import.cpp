@@ -1,5 +1,11 @@
+#include "batchfit/hf_cache.h"
 #include "batchfit/hf_import.h"
 #include "test_util.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string_view>
+#include <unistd.h>
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -121,4 +127,58 @@ TEST_CASE("a cancelled Hugging Face import returns 'import cancelled'", "[hf][ca
         REQUIRE_FALSE(m);
         CHECK(m.error().message.find("gpt2.json: import cancelled") != std::string::npos);
     }
+}
+
+TEST_CASE("a model id finds its config.json in the local Hugging Face cache, offline", "[hf][cache]") {
+    namespace fs = std::filesystem;
+    const fs::path root = fs::temp_directory_path() / ("batchfit-hf-cache-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    const fs::path repo = root / "hub" / "models--test-org--tiny-gpt2";
+    fs::create_directories(repo / "refs");
+    fs::create_directories(repo / "snapshots" / "aaa111");
+    fs::create_directories(repo / "snapshots" / "bbb222");
+    std::ofstream(repo / "refs" / "main") << "aaa111";
+    fs::copy_file(std::string(BATCHFIT_TEST_DATA) + "/hf/gpt2.json",
+                  repo / "snapshots" / "aaa111" / "config.json");
+    fs::copy_file(std::string(BATCHFIT_TEST_DATA) + "/hf/gpt2.json",
+                  repo / "snapshots" / "bbb222" / "config.json");
+    const std::string home = root.string();
+    const EnvLookup env = [&home](const char* name) -> const char* {
+        return std::string_view(name) == "HF_HOME" ? home.c_str() : nullptr;
+    };
+    CHECK(hfHubCacheDir(env) == (root / "hub").string());
+    auto found = findCachedHfConfig("test-org/tiny-gpt2", env);
+    REQUIRE(found);
+    CHECK(*found == (repo / "snapshots" / "aaa111" / "config.json").string()); // the snapshot refs/main names
+    REQUIRE(importHfConfigFile(*found));
+
+    fs::remove(repo / "refs" / "main"); // without refs/main: a snapshot that has a config.json
+    found = findCachedHfConfig("test-org/tiny-gpt2", env);
+    REQUIRE(found);
+    CHECK(fs::path(*found).filename() == "config.json");
+
+    auto missing = findCachedHfConfig("test-org/not-there", env);
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message.find("models--test-org--not-there") != std::string::npos);
+    CHECK(missing.error().message.find("never downloads") != std::string::npos);
+    for (const char* bad : {"../etc", "a/b/c", "/abs", "name with space", ""}) {
+        INFO(bad);
+        CHECK_FALSE(isHfModelId(bad));
+        CHECK_FALSE(findCachedHfConfig(bad, env));
+    }
+    CHECK(isHfModelId("mistralai/Mistral-7B-v0.1"));
+    CHECK(isHfModelId("gpt2"));
+    // huggingface_hub's order: HF_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub,
+    // ~/.cache/huggingface/hub
+    const EnvLookup xdg = [](const char* name) -> const char* {
+        return std::string_view(name) == "XDG_CACHE_HOME" ? "/x"
+               : std::string_view(name) == "HOME"         ? "/h"
+                                                          : nullptr;
+    };
+    CHECK(hfHubCacheDir(xdg) == "/x/huggingface/hub");
+    const EnvLookup onlyHome = [](const char* name) -> const char* {
+        return std::string_view(name) == "HOME" ? "/h" : nullptr;
+    };
+    CHECK(hfHubCacheDir(onlyHome) == "/h/.cache/huggingface/hub");
+    fs::remove_all(root);
 }

@@ -292,3 +292,23 @@ TEST_CASE("render the import dialog for review", "[.screens]") {
     }
     REQUIRE(Language::install(QStringLiteral("en")));
 }
+
+TEST_CASE("a model id that is not in the Hugging Face cache says where it looked, and keeps the model",
+          "[import][cache]") {
+    Fixture f;
+    QTemporaryDir cache;
+    const QByteArray old = qgetenv("HF_HUB_CACHE");
+    qputenv("HF_HUB_CACHE", cache.path().toLocal8Bit());
+    const Model before = f.window.document()->model();
+    test::ModalWatcher watcher;
+    CHECK_FALSE(f.imports()->importHfModelId(QStringLiteral("test-org/absent")));
+    const QString said = watcher.texts().join(QLatin1Char('\n'));
+    INFO(said.toStdString());
+    CHECK(said.contains(QStringLiteral("no config.json for 'test-org/absent'")));
+    CHECK(said.contains(cache.path()));
+    CHECK(f.window.document()->model() == before);
+    if (old.isEmpty())
+        qunsetenv("HF_HUB_CACHE");
+    else
+        qputenv("HF_HUB_CACHE", old);
+}

@@ -1,5 +1,6 @@
 #include "gui/files/import_controller.h"
 
+#include "batchfit/hf_cache.h"
 #include "gui/document/document.h"
 #include "gui/files/file_controller.h"
 #include "gui/files/import_hf_dialog.h"
@@ -11,6 +12,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QTimer>
@@ -57,6 +60,31 @@ bool ImportController::importHf() {
         QFileDialog::getOpenFileName(m_parent, tr("Import Hugging Face Config"), QDir::homePath(),
                                      tr("Hugging Face configs (config.json *.json);;All files (*)"));
     if (path.isEmpty()) return false;
+    return importHfWithDialog(path);
+}
+
+bool ImportController::importHfModelId() {
+    if (m_running || !m_files->maybeSave()) return false;
+    bool ok = false;
+    const QString id =
+        QInputDialog::getText(m_parent, tr("Import from the Hugging Face Cache"),
+                              tr("Model id (ORG/NAME), looked up offline in %1:")
+                                  .arg(QDir::toNativeSeparators(QString::fromStdString(hfHubCacheDir()))),
+                              QLineEdit::Normal, QString(), &ok);
+    if (!ok || id.trimmed().isEmpty()) return false;
+    return importHfModelId(id.trimmed());
+}
+
+bool ImportController::importHfModelId(const QString& id) {
+    auto path = findCachedHfConfig(id.toStdString());
+    if (!path) {
+        showError(QString::fromStdString(path.error().message));
+        return false;
+    }
+    return importHfWithDialog(QFile::decodeName(QByteArray::fromStdString(*path)));
+}
+
+bool ImportController::importHfWithDialog(const QString& path) {
     // The core's defaults for this config (its maximum positions, the family's attention) seed the dialog;
     // a config it cannot read goes straight to the import, which explains the problem.
     auto preview = importHfConfigFile(localPath(path));

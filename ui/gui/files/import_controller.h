@@ -32,6 +32,11 @@ public:
 
     /// Asks for a config.json, then for the sequence length and attention, then importHfPath().
     bool importHf();
+    /// Asks for a model id and imports its config.json from the local Hugging Face cache (offline).
+    bool importHfModelId();
+    /// The same for `id` ("mistralai/Mistral-7B-v0.1"): the import dialog, then importHfPath(); an id not in
+    /// the cache is an error message saying where it looked.
+    bool importHfModelId(const QString& id);
     /// Asks for an .onnx file and the loss, then importOnnxPath(). Without ONNX support says why.
     bool importOnnx();
     bool importHfPath(const QString& path, const HfImportOptions& options, bool prompt = true);
@@ -39,6 +44,8 @@ public:
     /// The common part: the unsaved-changes prompt, `job` in a worker thread, then the model replaced or the
     /// error shown. `path` names the file in the progress dialog.
     bool runImport(const QString& path, Job job, bool prompt = true);
+    /// The import dialog for the config at `path`, then importHfPath().
+    bool importHfWithDialog(const QString& path);
 
     /// Abandons the running import (the progress dialog's Cancel): the current model stays.
     void cancel();

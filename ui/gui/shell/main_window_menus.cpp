@@ -35,6 +35,8 @@ void MainWindow::buildMenus() {
     imports->setToolTipsVisible(true);
     imports->addAction(tr("&Hugging Face Config…"), m_files->imports(), &ImportController::importHf)
         ->setObjectName(QStringLiteral("importHfAction"));
+    imports->addAction(tr("Hugging Face Model from the &Cache…"), m_files->imports(),
+                       qOverload<>(&ImportController::importHfModelId));
     QAction* importOnnx =
         imports->addAction(tr("&ONNX Model…"), m_files->imports(), &ImportController::importOnnx);
     importOnnx->setObjectName(QStringLiteral("importOnnxAction"));
