@@ -288,8 +288,8 @@
         <translation>临时缓冲</translation>
     </message>
     <message>
-        <source>Overhead</source>
-        <translation>额外开销</translation>
+        <source>Allocator reserve + CUDA context</source>
+        <translation>分配器预留 + CUDA 上下文</translation>
     </message>
     <message>
         <source>The weights and buffers of the model on the GPU (including half-precision copies).</source>

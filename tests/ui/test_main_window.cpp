@@ -24,6 +24,7 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QPushButton>
+#include <QSet>
 #include <QSlider>
 #include <QTabWidget>
 #include <QToolTip>
@@ -374,4 +375,25 @@ TEST_CASE("levers combined, applied together, and the smallest GPU that fits", "
     w.document()->undoStack()->undo(); // one step undoes the whole plan
     REQUIRE(w.waitForIdle(60000, true));
     CHECK(w.document()->config() == before);
+}
+
+TEST_CASE("the memory axis never repeats a label, with or without an estimate", "[window][chart]") {
+    test::app();
+    auto labels = [](MemoryChart& chart) {
+        auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).first());
+        QStringList out;
+        const int n = y->tickCount();
+        for (int i = 0; i < n; ++i) {
+            const double v = y->min() + (y->max() - y->min()) * i / (n - 1);
+            out << QString::asprintf(y->labelFormat().toLatin1().constData(), v);
+        }
+        return out;
+    };
+    MemoryChart empty; // before the first estimate
+    const QStringList none = labels(empty);
+    CHECK(QSet<QString>(none.begin(), none.end()).size() == none.size());
+    Fixture f; // a real estimate on 24 GiB: whole GiB
+    const QStringList real = labels(*f.window.memoryChart());
+    CHECK(QSet<QString>(real.begin(), real.end()).size() == real.size());
+    CHECK_FALSE(real.join(QString()).contains(QLatin1Char('.')));
 }

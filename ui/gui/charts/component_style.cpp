@@ -66,8 +66,8 @@ QString ComponentStyle::name(int slot) {
         return tr("Activations");
     case 4:
         return tr("Temporaries");
-    default:
-        return tr("Overhead");
+    default: // the same words as the breakdown table's two rows and the report's legend
+        return tr("Allocator reserve + CUDA context");
     }
 }
 

@@ -192,6 +192,8 @@ void MemoryChart::updateAxes() {
     m_y->setTickCount(6);
     m_y->applyNiceNumbers();
     const double yTop = m_y->max();
+    // Whole GiB unless the range is small (no estimate yet, a tiny GPU): "0 0 0 1 1 1" says nothing.
+    m_y->setLabelFormat(yTop <= 5.0 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
 
     for (const QString& label : m_x->categoriesLabels()) m_x->remove(label);
     const double left = 0.0; // log mode: log2(1) = 0
