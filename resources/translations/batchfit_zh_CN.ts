@@ -1327,6 +1327,10 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>已复制：%1</translation>
     </message>
     <message>
+        <source>GPU: %1</source>
+        <translation>GPU：%1</translation>
+    </message>
+    <message>
         <source>(no CLI option for: %1)</source>
         <translation>（命令行没有对应选项：%1）</translation>
     </message>

@@ -15,6 +15,7 @@
 #include "gui/panels/eliding_label.h"
 #include "gui/panels/layer_editor.h"
 #include "gui/panels/layer_stack_panel.h"
+#include "gui/panels/training_panel.h"
 #include "gui/panels/what_if_panel.h"
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
@@ -396,4 +397,30 @@ TEST_CASE("the memory axis never repeats a label, with or without an estimate", 
     const QStringList real = labels(*f.window.memoryChart());
     CHECK(QSet<QString>(real.begin(), real.end()).size() == real.size());
     CHECK_FALSE(real.join(QString()).contains(QLatin1Char('.')));
+}
+
+TEST_CASE("changing the GPU is undoable, and typing a custom capacity is one step", "[window][undo]") {
+    Fixture f; // custom 24 GiB
+    MainWindow& w = f.window;
+    QUndoStack* undo = w.document()->undoStack();
+    const int steps = undo->count();
+    const auto a100 = findGpu("a100-80gb");
+    REQUIRE(a100);
+    emit w.trainingPanel()->gpuEdited(*a100); // what picking it in the GPU list does
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->gpu().id == "a100-80gb");
+    CHECK(w.result()->gpu.id == "a100-80gb");
+    CHECK(undo->count() == steps + 1);
+    for (double gib : {3.0, 32.0, 32.5}) emit w.trainingPanel()->gpuEdited(customGpu(gib));
+    REQUIRE(w.waitForIdle());
+    CHECK(undo->count() == steps + 2); // the three capacities merged
+    CHECK(w.document()->gpu().memoryBytes == customGpu(32.5).memoryBytes);
+    undo->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->gpu().id == "a100-80gb");
+    undo->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->gpu().id == "custom");
+    CHECK(w.document()->gpu().memoryBytes == customGpu(24.0).memoryBytes);
+    CHECK(w.result()->gpu.memoryBytes == customGpu(24.0).memoryBytes);
 }

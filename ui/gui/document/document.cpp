@@ -1,6 +1,7 @@
 #include "gui/document/document.h"
 
 #include "gui/document/config_edit_command.h"
+#include "gui/document/gpu_edit_command.h"
 #include "gui/document/model_edit_command.h"
 
 #include <QFileInfo>
@@ -53,6 +54,13 @@ void Document::editConfig(const TrainingConfig& after, const QString& text, int 
 
 void Document::resetConfig(const TrainingConfig& config) {
     applyConfigState(config);
+}
+
+void Document::editGpu(const GpuSpec& after, const QString& text) {
+    if (after.id == m_gpu.id && after.memoryBytes == m_gpu.memoryBytes &&
+        after.contextBytes == m_gpu.contextBytes)
+        return;
+    m_undo.push(new GpuEditCommand(this, m_gpu, after, text));
 }
 
 void Document::setGpu(const GpuSpec& gpu) {

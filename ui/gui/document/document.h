@@ -46,7 +46,10 @@ public:
     void editConfig(const TrainingConfig& after, const QString& text, int mergeId = -1);
     /// Sets the training set-up without undo (start-up, restoring settings).
     void resetConfig(const TrainingConfig& config);
+    /// Sets the GPU without undo (start-up, restoring settings, the undo commands).
     void setGpu(const GpuSpec& gpu);
+    /// Pushes an undoable change of GPU.
+    void editGpu(const GpuSpec& after, const QString& text);
 
     // Used by the undo commands.
     void applyModelState(const Model& model, const LayerAddress& focus);

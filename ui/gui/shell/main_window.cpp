@@ -113,7 +113,9 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_doc, &Document::fileChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &Document::modelChanged, this, &MainWindow::updateTitle); // the welcome names the model
     connect(m_training, &TrainingPanel::configEdited, m_doc, &Document::editConfig);
-    connect(m_training, &TrainingPanel::gpuEdited, m_doc, &Document::setGpu);
+    connect(m_training, &TrainingPanel::gpuEdited, this, [this](const GpuSpec& gpu) {
+        m_doc->editGpu(gpu, tr("GPU: %1").arg(QString::fromStdString(gpu.name)));
+    });
     connect(m_service, &EstimationService::resultReady, this, &MainWindow::onResult);
     connect(m_service, &EstimationService::resultFailed, this, &MainWindow::onFailure);
     connect(m_service, &EstimationService::busyChanged, m_busy, &QWidget::setVisible);
