@@ -875,6 +875,14 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>（未命名）</translation>
     </message>
     <message>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
         <source>%1 (after merge)</source>
         <translation>%1（合并后）</translation>
     </message>

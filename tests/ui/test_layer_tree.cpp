@@ -6,6 +6,8 @@
 #include "gui_test_support.h"
 
 #include <QAbstractItemModelTester>
+#include <functional>
+#include <string_view>
 
 using namespace batchfit;
 
@@ -123,5 +125,30 @@ TEST_CASE("layer paths match the core's per-layer rows for every preset", "[tree
             if (!addresses[i].isEmpty()) CHECK(addresses[i].resolve(m) != nullptr);
         }
         CHECK(unresolved == 0);
+    }
+}
+
+TEST_CASE("a language model's unnamed residual halves are shown as attention and MLP", "[tree]") {
+    test::app();
+    for (const char* preset : {"gpt2-small", "llama-2-7b", "transformer-12"}) {
+        INFO(preset);
+        auto model = loadPreset(preset);
+        REQUIRE(model);
+        LayerTreeModel tree;
+        tree.setModel(*model);
+        QStringList names;
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < tree.rowCount(parent); ++r) {
+                const QModelIndex i = tree.index(r, LayerTreeModel::NameColumn, parent);
+                names << i.data().toString();
+                walk(i);
+            }
+        };
+        walk({});
+        CHECK_FALSE(names.contains(QStringLiteral("(unnamed)")));
+        if (std::string_view(preset) != "transformer-12") { // its blocks have names
+            CHECK(names.contains(QStringLiteral("(attention)")));
+            CHECK(names.contains(QStringLiteral("(MLP)")));
+        }
     }
 }

@@ -6,6 +6,7 @@
 #include <QFont>
 #include <QLocale>
 #include <QStringList>
+#include <functional>
 
 namespace batchfit {
 
@@ -188,6 +189,29 @@ QModelIndex LayerTreeModel::indexOf(const LayerAddress& address, int column) con
     return createIndex(m_nodes[static_cast<std::size_t>(id)].row, column, quintptr(id));
 }
 
+QString LayerTreeModel::blockRole(const Layer& block) {
+    bool attention = false, linear = false, activation = false;
+    std::function<void(const std::vector<Layer>&)> visit = [&](const std::vector<Layer>& layers) {
+        for (const Layer& l : layers) {
+            if (l.isBlock()) {
+                visit(l.layers);
+                visit(l.shortcutLayers);
+                visit(l.after);
+                continue;
+            }
+            attention |= l.op.find("attention") != std::string::npos;
+            linear |= l.op == "linear";
+            activation |=
+                l.op == "gelu" || l.op == "relu" || l.op == "silu" || l.op == "swiglu" || l.op == "geglu";
+        }
+    };
+    visit(block.layers);
+    visit(block.after);
+    if (attention) return tr("attention");
+    if (linear && activation) return tr("MLP");
+    return {};
+}
+
 QVariant LayerTreeModel::data(const QModelIndex& index, int role) const {
     const Node* n = nodeOf(index);
     if (!index.isValid() || !n) return {};
@@ -255,7 +279,10 @@ QVariant LayerTreeModel::displayData(const Node& n, int column) const {
         // An unnamed block appears in layer paths only by its index: show that.
         const std::int64_t first = l->firstIndex >= 0 ? l->firstIndex : 0;
         if (l->repeat > 1) return QStringLiteral("[%1–%2]").arg(first).arg(first + l->repeat - 1);
-        return l->firstIndex >= 0 ? QStringLiteral("[%1]").arg(first) : tr("(unnamed)");
+        if (l->firstIndex >= 0) return QStringLiteral("[%1]").arg(first);
+        // Not in any path: say what it is (a transformer layer's two residual halves, mostly).
+        const QString role = blockRole(*l);
+        return role.isEmpty() ? tr("(unnamed)") : QStringLiteral("(%1)").arg(role);
     }
     case TypeColumn: {
         if (!l->isBlock()) {

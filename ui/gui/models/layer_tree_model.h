@@ -52,6 +52,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
+    /// "attention" or "MLP" for an unnamed block by what it holds (empty when neither).
+    static QString blockRole(const Layer& block);
+
 private:
     enum class Kind { Root, Input, Layer, ShortcutGroup };
     struct Node {
