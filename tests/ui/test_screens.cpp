@@ -5,6 +5,7 @@
 #include "gui/document/document.h"
 #include "gui/files/file_controller.h"
 #include "gui/panels/layer_stack_panel.h"
+#include "gui/shell/language.h"
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
@@ -84,4 +85,23 @@ TEST_CASE("render the other views for review", "[.screens]") {
     w.layerPanel()->select(LayerAddress::top(0));
     REQUIRE(w.waitForIdle());
     CHECK(w.grab().save(shot(QStringLiteral("bf-invalid.png"))));
+}
+
+TEST_CASE("render the step timeline in Chinese at 1366x768 for review", "[.screens]") {
+    test::app();
+    REQUIRE(Language::install(QStringLiteral("zh_CN")));
+    {
+        test::TempSettings temp;
+        temp.settings().setWelcomeDismissed(true);
+        MainWindow w(&temp.settings());
+        w.restoreSettings();
+        w.setGeometry(QRect(0, 0, 1362, 764));
+        w.show();
+        REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+        REQUIRE(w.waitForIdle(30000, true));
+        w.tabs()->setCurrentWidget(w.timelineChart());
+        REQUIRE(w.waitForIdle());
+        CHECK(w.grab().save(shot(QStringLiteral("bf-timeline-zh.png"))));
+    }
+    REQUIRE(Language::install(QStringLiteral("en")));
 }
