@@ -132,8 +132,8 @@
         <translation>微批次大小：拖动滑块，查看每个批大小下的显存占用。</translation>
     </message>
     <message>
-        <source>&amp;Largest batch that fits</source>
-        <translation>能放下的最大批(&amp;L)</translation>
+        <source>Largest batch that fits</source>
+        <translation>能放下的最大批</translation>
     </message>
     <message>
         <source>Jump to the largest batch size that fits the usable memory (Ctrl+M).</source>
@@ -605,8 +605,8 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>算子(&amp;O)：</translation>
     </message>
     <message>
-        <source>&amp;Inputs:</source>
-        <translation>输入(&amp;I)：</translation>
+        <source>Input&amp;s:</source>
+        <translation>输入(&amp;S)：</translation>
     </message>
     <message>
         <source>Change op to %1</source>
@@ -685,16 +685,16 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>重复次数(&amp;R)：</translation>
     </message>
     <message>
-        <source>&amp;First index:</source>
-        <translation>起始序号(&amp;F)：</translation>
+        <source>First index:</source>
+        <translation>起始序号：</translation>
     </message>
     <message>
         <source>&amp;Shortcut:</source>
         <translation>捷径分支(&amp;S)：</translation>
     </message>
     <message>
-        <source>&amp;Merge:</source>
-        <translation>合并方式(&amp;M)：</translation>
+        <source>Merge:</source>
+        <translation>合并方式：</translation>
     </message>
     <message>
         <source>Merge &amp;dim:</source>
@@ -1087,8 +1087,8 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>隐藏此提示</translation>
     </message>
     <message>
-        <source>&amp;Breakdown</source>
-        <translation>显存构成(&amp;B)</translation>
+        <source>Brea&amp;kdown</source>
+        <translation>显存构成(&amp;K)</translation>
     </message>
     <message>
         <source>Step &amp;timeline</source>
@@ -1825,8 +1825,8 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>优化器决定每个参数要保存多少状态：SGD 不需要，动量需要一份，Adam 需要两份。</translation>
     </message>
     <message>
-        <source>&amp;Optimizer:</source>
-        <translation>优化器(&amp;O)：</translation>
+        <source>Optimi&amp;zer:</source>
+        <translation>优化器(&amp;Z)：</translation>
     </message>
     <message>
         <source>for-loop</source>
@@ -1893,8 +1893,8 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>为安全起见预留的显存（其他进程、分配器的瞬时高峰）：只有在虚线以下才算放得下。</translation>
     </message>
     <message>
-        <source>Safety &amp;margin:</source>
-        <translation>安全余量(&amp;M)：</translation>
+        <source>Safety margin:</source>
+        <translation>安全余量：</translation>
     </message>
     <message>
         <source>Override</source>
@@ -2008,8 +2008,8 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>尚未采用的调整，效果最好的排在前面。双击或点击“应用”即可采用（Ctrl+Z 撤销）。</translation>
     </message>
     <message>
-        <source>&amp;Apply</source>
-        <translation>应用(&amp;A)</translation>
+        <source>Appl&amp;y</source>
+        <translation>应用(&amp;Y)</translation>
     </message>
     <message>
         <source>Apply the selected change to the training set-up (undoable).</source>

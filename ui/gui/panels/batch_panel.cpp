@@ -34,7 +34,7 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_spin->setMinimumWidth(m_spin->fontMetrics().horizontalAdvance(QStringLiteral("0000000")) + 30);
     label->setBuddy(m_spin);
     m_maxButton =
-        new QPushButton(QIcon(QStringLiteral(":/icons/max-batch.svg")), tr("&Largest batch that fits"), this);
+        new QPushButton(QIcon(QStringLiteral(":/icons/max-batch.svg")), tr("Largest batch that fits"), this);
     m_maxButton->setToolTip(tr("Jump to the largest batch size that fits the usable memory (Ctrl+M)."));
     m_maxLabel = new QLabel(this);
     m_maxLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);

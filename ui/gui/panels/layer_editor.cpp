@@ -125,7 +125,7 @@ QWidget* LayerEditor::buildOpPage() {
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Op:"), m_op);
     form->addRow(QString(), m_opHelp);
-    form->addRow(tr("&Inputs:"), m_inputs);
+    form->addRow(tr("Input&s:"), m_inputs);
     form->addRow(m_attrView);
     form->addRow(attrButtons);
 
@@ -210,9 +210,9 @@ QWidget* LayerEditor::buildBlockPage() {
            "runs once."));
     form->addRow(tr("&Name:"), m_blockName);
     form->addRow(tr("&Repeat:"), m_repeat);
-    form->addRow(tr("&First index:"), m_firstIndex);
+    form->addRow(tr("First index:"), m_firstIndex);
     form->addRow(tr("&Shortcut:"), m_shortcut);
-    form->addRow(tr("&Merge:"), m_merge);
+    form->addRow(tr("Merge:"), m_merge);
     form->addRow(tr("Merge &dim:"), m_mergeDim);
     form->addRow(m_checkpoint);
 

@@ -120,7 +120,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_optimizer->setToolTip(
         tr("The optimizer decides how much state is kept per parameter: none for SGD, one "
            "buffer for momentum, two for Adam."));
-    form->addRow(buddyLabel(tr("&Optimizer:"), m_optimizer), m_optimizer);
+    form->addRow(buddyLabel(tr("Optimi&zer:"), m_optimizer), m_optimizer);
 
     m_impl = new QComboBox(this);
     m_impl->addItem(tr("for-loop"), static_cast<int>(OptimizerImpl::ForLoop));
@@ -171,7 +171,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_margin->setSuffix(QStringLiteral(" %"));
     m_margin->setToolTip(tr("Capacity kept free for safety (other processes, allocator spikes): a batch fits "
                             "only below the dashed line."));
-    form->addRow(buddyLabel(tr("Safety &margin:"), m_margin), m_margin);
+    form->addRow(buddyLabel(tr("Safety margin:"), m_margin), m_margin);
 
     m_contextOverride = new QCheckBox(tr("Override"), this);
     m_contextOverride->setToolTip(

@@ -28,7 +28,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
     m_view->setToolTip(
         tr("Changes you have not made yet, best first. Double-click or press Apply to make one "
            "(Ctrl+Z undoes it)."));
-    m_apply = new QPushButton(tr("&Apply"), this);
+    m_apply = new QPushButton(tr("Appl&y"), this);
     m_apply->setEnabled(false);
     m_apply->setToolTip(tr("Apply the selected change to the training set-up (undoable)."));
     m_planText = new QLabel(this);

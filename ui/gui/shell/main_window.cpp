@@ -26,6 +26,7 @@
 #include "gui/shell/shortcut_keeper.h"
 #include "gui/shell/window_geometry.h"
 
+#include <QAbstractItemView>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QCoreApplication>
@@ -78,6 +79,9 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     buildDocks();
     buildMenus();
     new ShortcutKeeper(this); // Ctrl+E and the other window shortcuts work from the batch box too
+    // Each table and tree is one Tab stop: arrow keys move inside it, Tab moves on (it used to walk the
+    // cells, so the what-if Apply button was never reached).
+    for (QAbstractItemView* view : findChildren<QAbstractItemView*>()) view->setTabKeyNavigation(false);
 
     m_modelInfo = new QLabel(this);
     m_busy = new QLabel(tr("estimating…"), this);
@@ -204,7 +208,7 @@ void MainWindow::buildCentral() {
     });
     m_layerTableView->verticalHeader()->setDefaultSectionSize(m_layerTableView->fontMetrics().height() + 6);
     m_layerTableView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_tabs->addTab(breakdownView, tr("&Breakdown"));
+    m_tabs->addTab(breakdownView, tr("Brea&kdown"));
     m_tabs->addTab(m_timeline, tr("Step &timeline"));
     m_tabs->addTab(m_layerTableView, tr("Per-&layer activations"));
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
