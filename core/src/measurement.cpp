@@ -3,6 +3,8 @@
 #include "bounded_file.h"
 #include "json_text.h"
 
+#include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace batchfit {
@@ -176,6 +178,27 @@ std::string comparisonJson(const std::vector<MeasurementComparison>& comparisons
         a.push_back(std::move(o));
     }
     return a.dump(2);
+}
+
+std::optional<std::string> measurementMismatch(const Measurement& measurement,
+                                               const std::vector<MeasurementComparison>& comparisons,
+                                               const std::string& modelName) {
+    for (const MeasurementComparison& c : comparisons) {
+        const std::uint64_t measured = c.measured.parameterBytes;
+        const std::uint64_t estimated = c.estimatedParameterBytes;
+        if (measured == 0 && estimated == 0) continue;
+        if (std::abs(relativeError(estimated, measured)) <= 0.02) return std::nullopt;
+        char buf[400];
+        std::snprintf(
+            buf, sizeof buf,
+            "the file's parameters take %.1f MiB, %s's %.1f MiB (%+.1f%%): these points were measured on %s"
+            "another model, or at another precision",
+            static_cast<double>(measured) / (1 << 20), modelName.c_str(),
+            static_cast<double>(estimated) / (1 << 20), 100.0 * relativeError(estimated, measured),
+            measurement.model.empty() ? "" : ("'" + measurement.model + "', ").c_str());
+        return std::string(buf);
+    }
+    return std::nullopt;
 }
 
 } // namespace batchfit

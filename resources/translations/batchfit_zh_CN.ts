@@ -479,6 +479,14 @@ The previous file, if any, is unchanged. The model is still open with its change
 
 %1</translation>
     </message>
+    <message>
+        <source>Import from the Hugging Face Cache</source>
+        <translation>从 Hugging Face 缓存导入</translation>
+    </message>
+    <message>
+        <source>Model id (ORG/NAME), looked up offline in %1:</source>
+        <translation>模型 ID（组织/名称），离线在 %1 中查找：</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::ImportDialog</name>
@@ -1279,14 +1287,6 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>从本地 Hugging Face 缓存导入模型(&amp;C)…</translation>
     </message>
     <message>
-        <source>Import from the Hugging Face Cache</source>
-        <translation>从 Hugging Face 缓存导入</translation>
-    </message>
-    <message>
-        <source>Model id (ORG/NAME), looked up offline in %1:</source>
-        <translation>模型 ID（组织/名称），离线在 %1 中查找：</translation>
-    </message>
-    <message>
         <source>&amp;ONNX Model…</source>
         <translation>ONNX 模型(&amp;O)…</translation>
     </message>
@@ -1444,6 +1444,14 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>not available</source>
         <translation>无</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Measurements of Another Model?</source>
+        <translation>是别的模型的测量结果？</translation>
     </message>
 </context>
 <context>

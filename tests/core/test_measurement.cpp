@@ -213,3 +213,20 @@ TEST_CASE("resnet18 measured by PyTorch: parameters, gradients and Adam states e
         CHECK(std::fabs(c.error) <= 0.02);
     }
 }
+
+TEST_CASE("measurements of another model are named as such", "[measurement]") {
+    Measurement m;
+    m.model = "resnet18";
+    MeasurementComparison same;
+    same.measured.parameterBytes = 46'000'000;
+    same.estimatedParameterBytes = 46'100'000; // within 2%
+    CHECK_FALSE(measurementMismatch(m, {same}, "resnet18"));
+    MeasurementComparison other = same;
+    other.estimatedParameterBytes = 102'000'000;
+    const auto why = measurementMismatch(m, {other}, "ResNet-50");
+    REQUIRE(why);
+    CHECK(why->find("'resnet18'") != std::string::npos);
+    CHECK(why->find("ResNet-50") != std::string::npos);
+    CHECK(why->find("another model") != std::string::npos);
+    CHECK_FALSE(measurementMismatch(m, {}, "x")); // nothing to compare
+}

@@ -222,3 +222,26 @@ TEST_CASE("screenshot: chart with measured points", "[.screens]") {
     CHECK(f.window.memoryChart()->grab().save(QDir(dir).filePath(QStringLiteral("bf-measured-chart.png"))));
     CHECK(f.window.grab().save(QDir(dir).filePath(QStringLiteral("bf-measured.png"))));
 }
+
+TEST_CASE("measurements of another model load with a warning that says why", "[measurements]") {
+    Fixture f; // resnet18 and its own measurements: no warning
+    MemoryChart* chart = f.window.memoryChart();
+    {
+        test::ModalWatcher watcher;
+        REQUIRE(chart->loadMeasurements(data(QStringLiteral("resnet18-cpu.json"))));
+        CHECK(chart->measurementWarning().isEmpty());
+        CHECK(watcher.texts().isEmpty());
+    }
+    // The same points against ResNet-50: its parameters are twice the bytes.
+    REQUIRE(f.window.files()->loadPreset(QStringLiteral("resnet50"), false));
+    REQUIRE(f.window.waitForIdle());
+    chart->clearMeasurements();
+    test::ModalWatcher watcher(0x00000400 /* QMessageBox::Ok */);
+    REQUIRE(chart->loadMeasurements(data(QStringLiteral("resnet18-cpu.json"))));
+    const QString warning = chart->measurementWarning();
+    INFO(warning.toStdString());
+    CHECK(warning.contains(QStringLiteral("another model")));
+    CHECK(warning.contains(QStringLiteral("ResNet-50")));
+    CHECK(watcher.texts().join(QString()).contains(QStringLiteral("another model")));
+    CHECK(chart->measuredSeries()->count() == 3); // still shown: the user may know better
+}

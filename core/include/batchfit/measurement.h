@@ -74,6 +74,12 @@ struct MeasurementComparison {
 Result<std::vector<MeasurementComparison>> compareMeasurement(const Estimator& estimator,
                                                               const Measurement& measurement);
 
+/// Why the measured points look like another model's, or nothing: the parameters' bytes (the same at every
+/// batch) differ by more than 2% from the estimate's (the file's model name is quoted when it has one).
+std::optional<std::string> measurementMismatch(const Measurement& measurement,
+                                               const std::vector<MeasurementComparison>& comparisons,
+                                               const std::string& modelName);
+
 /// The comparisons as a JSON array text (the "measured" array of `estimate --json`, docs/estimate-fields.md).
 std::string comparisonJson(const std::vector<MeasurementComparison>& comparisons);
 

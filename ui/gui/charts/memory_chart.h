@@ -54,6 +54,10 @@ public:
     QScatterSeries* measuredSeries() const { return m_measured; }
     QScatterSeries* measuredEstimateSeries() const { return m_measuredEstimate; }
     QString lastMeasurementError() const { return m_measurementError; }
+    /// Set when the loaded points look like another model's (measurementMismatch), else empty.
+    QString measurementWarning() const { return m_measurementWarning; }
+    /// The model's name, for the mismatch warning.
+    void setModelName(const QString& name) { m_modelName = name; }
 
     /// For tests: points in each stacked area's upper line, and the batch under the marker.
     int stackPointCount() const;
@@ -109,6 +113,8 @@ private:
     std::shared_ptr<const Estimator> m_estimator;
     std::optional<Measurement> m_measurement;
     QString m_measurementFile;
+    QString m_measurementWarning;
+    QString m_modelName;
     QString m_measurementError;
     std::vector<MeasurementComparison> m_comparisons;
     std::uint64_t m_capacityBytes = 0;

@@ -29,6 +29,12 @@ bool MemoryChart::loadMeasurements(const QString& path) {
     m_measurementFile = QFileInfo(path).fileName();
     rebuildSeries();
     emit measurementsChanged();
+    // Points of another model load without complaint otherwise (and read as a -99% error).
+    m_measurementWarning.clear();
+    if (auto why = measurementMismatch(*m_measurement, m_comparisons, m_modelName.toStdString())) {
+        m_measurementWarning = tr("%1: %2").arg(m_measurementFile, QString::fromStdString(*why));
+        QMessageBox::warning(this, tr("Measurements of Another Model?"), m_measurementWarning);
+    }
     return true;
 }
 

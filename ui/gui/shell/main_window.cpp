@@ -323,6 +323,7 @@ void MainWindow::onResult() {
     m_layers->editor()->setModelProblem({});
     m_chart->setStale(false);
     m_chartRange = m_result->chartMax;
+    m_chart->setModelName(QString::fromStdString(m_doc->model().name));
     m_chart->setResult(*m_result);
     m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
     m_batchPanel->setMaxBatch(m_result->maxBatch);
