@@ -126,7 +126,8 @@ TEST_CASE("Export Report starts in the folder of the last export", "[report][set
 // Ctrl+E "end of line" in a QLineEdit; the offscreen platform's does not, so there the bug cannot show.
 TEST_CASE("Ctrl+E exports from every widget, the batch box too", "[.x11][report][shortcuts]") {
     test::app();
-    REQUIRE(QKeySequence::keyBindings(QKeySequence::MoveToEndOfLine).contains(QKeySequence(Qt::CTRL | Qt::Key_E)));
+    REQUIRE(QKeySequence::keyBindings(QKeySequence::MoveToEndOfLine)
+                .contains(QKeySequence(Qt::CTRL | Qt::Key_E)));
     if (!ReportExporter::available()) {
         WARN("this build has no report support");
         return;

@@ -79,7 +79,8 @@ TEST_CASE("no two visible controls or menus share an Alt+letter", "[keyboard]") 
     w.show();
     REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
     REQUIRE(w.waitForIdle(30000, true));
-    // The layer editor shows other fields for the input (selected at start), an op and a block: each on its own.
+    // The layer editor shows other fields for the input (selected at start), an op and a block: each on its
+    // own.
     {
         const QStringList c = clashes(w);
         INFO("input row: " << c.join(QLatin1Char('\n')).toStdString());

@@ -16,11 +16,12 @@ bool ShortcutKeeper::eventFilter(QObject* watched, QEvent* event) {
     auto* widget = qobject_cast<QWidget*>(watched);
     if (!widget || widget->window() != m_window) return false;
     auto* key = static_cast<QKeyEvent*>(event);
-    // The keys of editing itself stay the field's. Cursor moves do not: under X11, Ctrl+E is also "end of line".
+    // The keys of editing itself stay the field's. Cursor moves do not: under X11, Ctrl+E is also "end of
+    // line".
     for (QKeySequence::StandardKey editing :
          {QKeySequence::Copy, QKeySequence::Cut, QKeySequence::Paste, QKeySequence::Undo, QKeySequence::Redo,
-          QKeySequence::SelectAll, QKeySequence::Delete, QKeySequence::Backspace, QKeySequence::DeleteStartOfWord,
-          QKeySequence::DeleteEndOfWord})
+          QKeySequence::SelectAll, QKeySequence::Delete, QKeySequence::Backspace,
+          QKeySequence::DeleteStartOfWord, QKeySequence::DeleteEndOfWord})
         if (key->matches(editing)) return false;
     const QKeySequence pressed(key->keyCombination());
     for (const QAction* action : m_window->findChildren<QAction*>()) {
