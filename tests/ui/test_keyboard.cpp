@@ -62,6 +62,22 @@ QStringList clashes(MainWindow& w) {
     return out;
 }
 
+/// A window with ResNet-50 loaded and the levers shown, as after a first start.
+struct Fixture {
+    struct AppFirst {
+        AppFirst() { test::app(); }
+    } appFirst; // the QApplication must exist before the window member is built
+    test::TempSettings temp;
+    MainWindow w{&temp.settings()};
+    Fixture() {
+        w.restoreSettings();
+        w.resize(1600, 1000);
+        w.show();
+        REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+        REQUIRE(w.waitForIdle(30000, true));
+    }
+};
+
 } // namespace
 
 TEST_CASE("no two visible controls or menus share an Alt+letter", "[keyboard]") {
@@ -72,13 +88,8 @@ TEST_CASE("no two visible controls or menus share an Alt+letter", "[keyboard]") 
     struct Restore {
         ~Restore() { Language::install(QStringLiteral("en")); }
     } restore;
-    test::TempSettings temp;
-    MainWindow w(&temp.settings());
-    w.restoreSettings();
-    w.resize(1600, 1000);
-    w.show();
-    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
-    REQUIRE(w.waitForIdle(30000, true));
+    Fixture f;
+    MainWindow& w = f.w;
     // The layer editor shows other fields for the input (selected at start), an op and a block: each on its
     // own.
     {
@@ -97,14 +108,8 @@ TEST_CASE("no two visible controls or menus share an Alt+letter", "[keyboard]") 
 }
 
 TEST_CASE("Tab walks through every control, out of the tables, to the Apply button", "[keyboard]") {
-    test::app();
-    test::TempSettings temp;
-    MainWindow w(&temp.settings());
-    w.restoreSettings();
-    w.resize(1600, 1000);
-    w.show();
-    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
-    REQUIRE(w.waitForIdle(30000, true));
+    Fixture f;
+    MainWindow& w = f.w;
     // Tables are one Tab stop each (arrow keys move inside them): Tab in a table must not walk its cells.
     for (QAbstractItemView* v : w.findChildren<QAbstractItemView*>())
         if (v->isVisibleTo(&w) && qobject_cast<QAbstractItemView*>(v)) CHECK_FALSE(v->tabKeyNavigation());
