@@ -1,0 +1,179 @@
+// MainWindow: the central area (chart, batch panel, tables) and the docks.
+#include "batchfit/cli_command.h"
+#include "batchfit/presets.h"
+#include "gui/charts/chart_data.h"
+#include "gui/charts/component_style.h"
+#include "gui/charts/memory_chart.h"
+#include "gui/charts/timeline_chart.h"
+#include "gui/document/document.h"
+#include "gui/estimation/byte_format.h"
+#include "gui/estimation/estimation_service.h"
+#include "gui/files/file_controller.h"
+#include "gui/files/report_exporter.h"
+#include "gui/models/breakdown_model.h"
+#include "gui/models/layer_activation_model.h"
+#include "gui/models/layer_tree_model.h"
+#include "gui/models/lever_model.h"
+#include "gui/panels/batch_panel.h"
+#include "gui/panels/eliding_label.h"
+#include "gui/panels/layer_editor.h"
+#include "gui/panels/layer_stack_panel.h"
+#include "gui/panels/training_panel.h"
+#include "gui/panels/what_if_panel.h"
+#include "gui/shell/app_settings.h"
+#include "gui/shell/language.h"
+#include "gui/shell/main_window.h"
+#include "gui/shell/shortcut_keeper.h"
+#include "gui/shell/window_geometry.h"
+
+#include <QAbstractItemView>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProcess>
+#include <QPushButton>
+#include <QScreen>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QThread>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cstdio>
+
+namespace batchfit {
+
+void MainWindow::buildCentral() {
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    m_welcome = new QFrame(central);
+    m_welcome->setFrameShape(QFrame::StyledPanel);
+    m_welcome->setAutoFillBackground(true);
+    QPalette wp = m_welcome->palette();
+    wp.setColor(QPalette::Window, wp.color(QPalette::AlternateBase));
+    m_welcome->setPalette(wp);
+    auto* welcomeLayout = new QHBoxLayout(m_welcome);
+    m_welcomeText = new ElidingLabel(m_welcome); // one line, so it never takes the chart's height
+    m_welcomeText->setObjectName(QStringLiteral("welcomeText"));
+    welcomeLayout->setContentsMargins(6, 2, 2, 2);
+    auto* hint = m_welcomeText;
+    auto* close = new QToolButton(m_welcome);
+    close->setText(QStringLiteral("✕"));
+    close->setAutoRaise(true);
+    close->setToolTip(tr("Hide this hint"));
+    welcomeLayout->addWidget(hint, 1);
+    welcomeLayout->addWidget(close, 0, Qt::AlignVCenter);
+    connect(close, &QToolButton::clicked, this, [this] {
+        m_welcome->hide();
+        m_settings->setWelcomeDismissed(true);
+    });
+    m_welcome->setVisible(!m_settings->welcomeDismissed());
+
+    m_problem = new QLabel(central);
+    m_problem->setWordWrap(true);
+    m_problem->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_problem->setStyleSheet(
+        QStringLiteral("QLabel { background: #b3261e; color: white; padding: 6px; border-radius: 3px; }"));
+    m_problem->hide();
+
+    m_chart = new MemoryChart(central);
+    m_batchPanel = new BatchPanel(central);
+
+    m_tabs = new QTabWidget(central);
+    m_breakdown = new BreakdownModel(this);
+    auto* breakdownView = new QTableView(m_tabs);
+    breakdownView->setModel(m_breakdown);
+    breakdownView->verticalHeader()->hide();
+    breakdownView->horizontalHeader()->setSectionResizeMode(BreakdownModel::NameColumn, QHeaderView::Stretch);
+    breakdownView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    breakdownView->setWordWrap(false);
+    breakdownView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    breakdownView->verticalHeader()->setDefaultSectionSize(breakdownView->fontMetrics().height() + 6);
+    m_breakdownView = breakdownView;
+    m_timeline = new TimelineChart(m_tabs);
+    m_layerRows = new LayerActivationModel(this);
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(m_layerRows);
+    proxy->setSortRole(LayerActivationModel::kValueRole);
+    m_layerTableView = new QTableView(m_tabs);
+    m_layerTableView->setModel(proxy);
+    m_layerTableView->setSortingEnabled(true);
+    m_layerTableView->sortByColumn(LayerActivationModel::SavedColumn, Qt::DescendingOrder);
+    m_layerTableView->verticalHeader()->hide();
+    m_layerTableView->horizontalHeader()->setSectionResizeMode(LayerActivationModel::PathColumn,
+                                                               QHeaderView::Stretch);
+    m_layerTableView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    connect(m_layerRows, &QAbstractItemModel::modelReset, this, [this] {
+        // Once per new model, not per slider tick (measuring every row is slow).
+        for (int c = LayerActivationModel::OpColumn; c < LayerActivationModel::ColumnCount; ++c)
+            m_layerTableView->resizeColumnToContents(c);
+    });
+    m_layerTableView->verticalHeader()->setDefaultSectionSize(m_layerTableView->fontMetrics().height() + 6);
+    m_layerTableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tabs->addTab(breakdownView, tr("Brea&kdown"));
+    m_tabs->addTab(m_timeline, tr("Step &timeline"));
+    m_tabs->addTab(m_layerTableView, tr("Per-&layer activations"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_timelineDirty) updateTimeline();
+    });
+
+    auto* split = new QSplitter(Qt::Vertical, central);
+    split->setObjectName(QStringLiteral("chartTablesSplitter"));
+    m_split = split;
+    auto* top = new QWidget(split);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_chart, 1);
+    auto* legend = new QLabel(ComponentStyle::legendHtml(), top);
+    legend->setWordWrap(true);
+    legend->setAlignment(Qt::AlignHCenter);
+    legend->setToolTip(
+        tr("Bottom to top: what is live at the peak of one training step, then the overheads."));
+    topLayout->addWidget(legend);
+    topLayout->addWidget(m_batchPanel);
+    split->addWidget(top);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(m_welcome);
+    layout->addWidget(m_problem);
+    layout->addWidget(split, 1);
+    setCentralWidget(central);
+}
+
+void MainWindow::buildDocks() {
+    auto dock = [this](const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(content);
+        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                       QDockWidget::DockWidgetClosable);
+        addDockWidget(area, d);
+        return d;
+    };
+    m_layers = new LayerStackPanel(m_doc, this);
+    dock(tr("Layer Stack"), QStringLiteral("layerStackDock"), m_layers, Qt::LeftDockWidgetArea);
+    m_training = new TrainingPanel(this);
+    dock(tr("Training Set-up"), QStringLiteral("trainingDock"), m_training, Qt::RightDockWidgetArea);
+    m_whatIf = new WhatIfPanel(this);
+    dock(tr("What Would Help?"), QStringLiteral("whatIfDock"), m_whatIf, Qt::RightDockWidgetArea);
+}
+
+} // namespace batchfit
