@@ -111,13 +111,12 @@ int listGpuFits(const CliOptions& o, const Model& model) {
                                        : "does not fit");
     }
     if (o.json) std::cout << "]\n";
-    const auto smallest = smallestGpuThatFits(fits, std::max<std::int64_t>(o.batchGiven ? o.batch : 1, 1));
+    const auto smallest = smallestGpuThatFits(fits, o.batch);
     if (!o.json) {
         if (smallest)
-            std::cout << "Smallest GPU that fits batch " << (o.batchGiven ? o.batch : 1) << ": "
-                      << smallest->gpu.name << "\n";
+            std::cout << "Smallest GPU that fits batch " << o.batch << ": " << smallest->gpu.name << "\n";
         else
-            std::cout << "No catalogue GPU fits batch " << (o.batchGiven ? o.batch : 1) << "\n";
+            std::cout << "No catalogue GPU fits batch " << o.batch << "\n";
     }
     return smallest ? kOk : kNoFit;
 }

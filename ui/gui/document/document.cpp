@@ -56,16 +56,20 @@ void Document::resetConfig(const TrainingConfig& config) {
     applyConfigState(config);
 }
 
+namespace {
+/// What makes two GPUs the same for an estimate (GpuSpec has no operator==: its source text does not count).
+bool sameGpu(const GpuSpec& a, const GpuSpec& b) {
+    return a.id == b.id && a.memoryBytes == b.memoryBytes && a.contextBytes == b.contextBytes;
+}
+} // namespace
+
 void Document::editGpu(const GpuSpec& after, const QString& text) {
-    if (after.id == m_gpu.id && after.memoryBytes == m_gpu.memoryBytes &&
-        after.contextBytes == m_gpu.contextBytes)
-        return;
+    if (sameGpu(after, m_gpu)) return;
     m_undo.push(new GpuEditCommand(this, m_gpu, after, text));
 }
 
 void Document::setGpu(const GpuSpec& gpu) {
-    if (gpu.id == m_gpu.id && gpu.memoryBytes == m_gpu.memoryBytes && gpu.contextBytes == m_gpu.contextBytes)
-        return;
+    if (sameGpu(gpu, m_gpu)) return;
     m_gpu = gpu;
     emit gpuChanged();
 }

@@ -61,7 +61,7 @@ void WhatIfPanel::setPending() {
 void WhatIfPanel::setUnavailable(const QString& reason) {
     m_status->setText(reason);
     m_model->setLevers({});
-    setPlan(FitPlan{{}, {}, 0, true}, 1, std::nullopt);
+    clearPlan();
 }
 
 void WhatIfPanel::setLevers(std::vector<Lever> levers, std::int64_t currentMaxBatch) {
@@ -131,6 +131,13 @@ void WhatIfPanel::setPlan(const FitPlan& plan, std::int64_t target,
     m_planText->setText(text);
     m_planText->setVisible(!text.isEmpty());
     m_applyPlan->setVisible(m_planLever.has_value());
+}
+
+void WhatIfPanel::clearPlan() {
+    m_planLever.reset();
+    m_planText->clear();
+    m_planText->hide();
+    m_applyPlan->hide();
 }
 
 QString WhatIfPanel::planText() const {

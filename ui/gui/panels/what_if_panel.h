@@ -41,6 +41,7 @@ signals:
 
 private:
     void applyCurrent();
+    void clearPlan();
 
     LeverModel* m_model = nullptr;
     QTableView* m_view = nullptr;
