@@ -19,7 +19,8 @@ Commands:
 
 Model:
   --preset NAME          a built-in model (see `presets`)
-  --model FILE           a BatchFit model file (JSON, docs/model-format.md)
+  --model FILE           a BatchFit model file (JSON, docs/model-format.md); a file saved with its training
+                         set-up (GPU, batch, optimizer, ...) uses it, and the options given override it
   --hf-config FILE|ID    a Hugging Face config.json, or a model id (ORG/NAME) found in the local Hugging Face
                          cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded)
                          (gpt2, bert, roberta, llama, mistral, qwen2, gemma,

@@ -54,7 +54,7 @@ Result<Model> loadModel(const CliOptions& o) {
         onnx.allowOpaque = o.onnxAllowOpaque;
         return importOnnxFile(o.onnxFile, onnx);
     }
-    if (!o.modelFile.empty()) return loadModelFile(o.modelFile);
+    if (!o.modelFile.empty()) return loadModelFile(o.modelFile); // main() has read its training section
     return loadPreset(o.preset.empty() ? "resnet50" : o.preset);
 }
 
@@ -169,6 +169,22 @@ int main(int argc, char** argv) {
     auto parsed = parseCliOptions(args);
     if (!parsed) return fail(kUsage, parsed.error().message);
     CliOptions o = *parsed;
+    if (!o.modelFile.empty() && !o.help && !o.version) {
+        // A model saved with its training set-up (format version 2): the set-up is the default, options override.
+        auto doc = loadModelDocument(o.modelFile);
+        if (!doc) return fail(kBadInput, doc.error().message);
+        if (doc->setup) {
+            CliOptions base;
+            auto gpu = setupGpu(*doc->setup);
+            if (!gpu) return fail(kBadInput, o.modelFile + ": " + gpu.error().message);
+            base.gpu = *gpu;
+            base.batch = doc->setup->batch;
+            base.config = doc->setup->config;
+            auto again = parseCliOptions(args, base);
+            if (!again) return fail(kUsage, again.error().message);
+            o = *again;
+        }
+    }
     if (o.version) {
         std::cout << "batchfit-cli " << BATCHFIT_VERSION << "\n";
         return kOk;

@@ -46,8 +46,8 @@ Result<GpuSpec> parseGpu(const std::string& s) {
 
 } // namespace
 
-Result<CliOptions> parseCliOptions(const std::vector<std::string>& args) {
-    CliOptions o;
+Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const CliOptions& base) {
+    CliOptions o = base;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&]() -> Result<std::string> {

@@ -37,6 +37,8 @@ struct CliOptions {
     bool version = false;
 };
 
-Result<CliOptions> parseCliOptions(const std::vector<std::string>& args);
+/// Parses `args` over `base` (defaults, or the training section of the --model file: options given override
+/// it).
+Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const CliOptions& base = {});
 
 } // namespace batchfit

@@ -3,6 +3,7 @@
 #include "bounded_file.h"
 #include "graph/graph_builder.h"
 #include "json_text.h"
+#include "training_setup_json.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -39,10 +40,20 @@ public:
             return fail("$.format", "expected \"batchfit-model\"");
         if (!root.contains("version") || !root["version"].is_number_integer())
             return fail("$.version", "expected an integer format version");
-        if (root["version"].get<std::int64_t>() != kModelFormatVersion)
+        const auto version = root["version"].get<std::int64_t>();
+        if (version < 1 || version > kModelFormatVersion)
             return fail("$.version", "unsupported version " + root["version"].dump() +
-                                         " (this BatchFit reads " + std::to_string(kModelFormatVersion) +
+                                         " (this BatchFit reads 1 to " + std::to_string(kModelFormatVersion) +
                                          ")");
+        if (root.contains("training")) {
+            if (version < kModelSetupVersion)
+                return fail("$.training",
+                            "a training section needs \"version\": " + std::to_string(kModelSetupVersion) +
+                                " (the file says " + root["version"].dump() + ")");
+            auto setup = setupjson::read(root["training"], m_source, "$.training");
+            if (!setup) return setup.error();
+            m_setup = std::move(*setup);
+        }
         Model m;
         if (root.contains("name")) {
             if (!root["name"].is_string())
@@ -77,6 +88,9 @@ public:
         m.layers = std::move(*layers);
         return m;
     }
+
+    /// The training section of the last model() call, if it had one.
+    std::optional<TrainingSetup> m_setup;
 
 private:
     Result<std::vector<std::int64_t>> ints(const json& j, const std::string& path, bool required) {
@@ -260,26 +274,49 @@ ojson layerJson(const Layer& l) {
 
 } // namespace
 
+Result<ModelDocument> parseModelDocument(const std::string& jsonText, const std::string& source) {
+    return jsontext::parseFileText<ModelDocument>(
+        jsonText, source, kMaxModelFileBytes, "a model file", [&](const json& root) -> Result<ModelDocument> {
+            Parser parser(source);
+            auto model = parser.model(root);
+            if (!model) return model.error();
+            return ModelDocument{std::move(*model), std::move(parser.m_setup)};
+        });
+}
+
+Result<ModelDocument> loadModelDocument(const std::string& path) {
+    auto text = readBoundedFile(path, kMaxModelFileBytes, "a model file");
+    if (!text) return text.error();
+    return parseModelDocument(*text, path);
+}
+
 Result<Model> parseModel(const std::string& jsonText, const std::string& source) {
-    return jsontext::parseFileText<Model>(jsonText, source, kMaxModelFileBytes, "a model file",
-                                          [&](const json& root) { return Parser(source).model(root); });
+    auto doc = parseModelDocument(jsonText, source);
+    if (!doc) return doc.error();
+    return std::move(doc->model);
 }
 
 Result<Model> loadModelFile(const std::string& path) {
-    auto text = readBoundedFile(path, kMaxModelFileBytes, "a model file");
-    if (!text) return text.error();
-    return parseModel(*text, path);
+    auto doc = loadModelDocument(path);
+    if (!doc) return doc.error();
+    return std::move(doc->model);
 }
 
-std::string serializeModel(const Model& model) {
+std::string serializeModelDocument(const Model& model, const std::optional<TrainingSetup>& setup) {
     ojson root;
     root["format"] = "batchfit-model";
-    root["version"] = kModelFormatVersion;
+    // Version 1 where there is no set-up, so model-only files stay readable by older versions.
+    root["version"] = setup ? kModelSetupVersion : 1;
     root["name"] = model.name;
     if (!model.description.empty()) root["description"] = model.description;
     root["input"] = {{"shape", model.inputShape}, {"dtype", std::string(dtypeName(model.inputDtype))}};
+    if (setup) root["training"] = setupjson::write(*setup);
     root["layers"] = layerListJson(model.layers);
     return root.dump(2) + "\n";
+}
+
+std::string serializeModel(const Model& model) {
+    return serializeModelDocument(model, std::nullopt);
 }
 
 Status saveModelFile(const Model& model, const std::string& path) {

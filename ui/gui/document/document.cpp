@@ -16,14 +16,38 @@ QString Document::displayName() const {
     return tr("Untitled");
 }
 
-void Document::loadModel(Model model, const QString& filePath, const QString& presetId) {
+namespace {
+/// What makes two GPUs the same for an estimate (GpuSpec has no operator==: its source text does not count).
+bool sameGpu(const GpuSpec& a, const GpuSpec& b) {
+    return a.id == b.id && a.memoryBytes == b.memoryBytes && a.contextBytes == b.contextBytes;
+}
+/// Set-ups equal apart from the batch.
+bool sameSetup(const TrainingSetup& a, const TrainingSetup& b) {
+    return a.gpuId == b.gpuId && a.customGpuBytes == b.customGpuBytes && a.config == b.config;
+}
+} // namespace
+
+bool Document::isModified() const {
+    if (m_model != m_savedModel) return true;
+    return !m_filePath.isEmpty() && !sameSetup(setup(), m_savedSetup);
+}
+
+void Document::loadModel(Model model, const QString& filePath, const QString& presetId,
+                         const std::optional<TrainingSetup>& setup) {
     m_undo.clear();
     m_model = std::move(model);
     m_savedModel = m_model;
     m_filePath = filePath;
     m_presetId = filePath.isEmpty() ? presetId : QString();
+    if (setup) {
+        applyConfigState(setup->config);
+        if (auto gpu = setupGpu(*setup)) setGpu(*gpu); // the parser checked the id
+        m_batch = setup->batch;
+    }
+    m_savedSetup = this->setup();
     emit fileChanged();
     emit modelReplaced();
+    if (setup) emit batchRequested(setup->batch);
     emit modelChanged();
     updateModified();
 }
@@ -36,6 +60,7 @@ void Document::loadUnsavedModel(Model model) {
 
 void Document::markSaved(const QString& filePath) {
     m_savedModel = m_model;
+    m_savedSetup = setup();
     m_filePath = filePath;
     m_presetId.clear();
     emit fileChanged();
@@ -56,13 +81,6 @@ void Document::resetConfig(const TrainingConfig& config) {
     applyConfigState(config);
 }
 
-namespace {
-/// What makes two GPUs the same for an estimate (GpuSpec has no operator==: its source text does not count).
-bool sameGpu(const GpuSpec& a, const GpuSpec& b) {
-    return a.id == b.id && a.memoryBytes == b.memoryBytes && a.contextBytes == b.contextBytes;
-}
-} // namespace
-
 void Document::editGpu(const GpuSpec& after, const QString& text) {
     if (sameGpu(after, m_gpu)) return;
     m_undo.push(new GpuEditCommand(this, m_gpu, after, text));
@@ -72,6 +90,7 @@ void Document::setGpu(const GpuSpec& gpu) {
     if (sameGpu(gpu, m_gpu)) return;
     m_gpu = gpu;
     emit gpuChanged();
+    updateModified();
 }
 
 void Document::applyModelState(const Model& model, const LayerAddress& focus) {
@@ -85,6 +104,7 @@ void Document::applyConfigState(const TrainingConfig& config) {
     if (config == m_config) return;
     m_config = config;
     emit configChanged();
+    updateModified();
 }
 
 void Document::updateModified() {

@@ -3,11 +3,13 @@
 #include "batchfit/gpu.h"
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
+#include "batchfit/training_setup.h"
 #include "gui/document/layer_address.h"
 
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
+#include <optional>
 
 namespace batchfit {
 
@@ -27,13 +29,22 @@ public:
     QString filePath() const { return m_filePath; }
     /// The preset the model came from, while it has no file.
     QString presetId() const { return m_presetId; }
-    /// True when the model differs from what was last opened or saved.
-    bool isModified() const { return m_model != m_savedModel; }
+    /// The batch shown (saved with the set-up; moving it is not an edit).
+    std::int64_t batch() const { return m_batch; }
+    void setBatch(std::int64_t batch) { m_batch = batch; }
+    /// GPU, batch and training configuration, as a model file stores them.
+    TrainingSetup setup() const { return makeTrainingSetup(m_gpu, m_batch, m_config); }
+    /// True when the model differs from what was last opened or saved, or, for a document with a file, the
+    /// set-up does (GPU or configuration; the batch alone does not count). A preset or new model keeps no
+    /// set-up of its own: loading another one keeps the current set-up, so nothing is lost.
+    bool isModified() const;
     /// File name, or the model's name for presets and new models.
     QString displayName() const;
 
-    /// Replaces the model (open, preset, new): clears the undo history and counts as saved.
-    void loadModel(Model model, const QString& filePath, const QString& presetId);
+    /// Replaces the model (open, preset, new): clears the undo history and counts as saved. A set-up (from a
+    /// model file that stores one) replaces GPU, configuration and batch; without one they stay.
+    void loadModel(Model model, const QString& filePath, const QString& presetId,
+                   const std::optional<TrainingSetup>& setup = std::nullopt);
     /// Replaces the model with one that has no file yet (an import): clears the undo history and counts as
     /// modified, so Save asks for a name.
     void loadUnsavedModel(Model model);
@@ -64,6 +75,8 @@ signals:
     void gpuChanged();
     void modifiedChanged(bool modified);
     void fileChanged();
+    /// A loaded file asks for this batch (its saved set-up).
+    void batchRequested(std::int64_t batch);
     /// An edit, undo or redo asks to select this layer.
     void focusRequested(const batchfit::LayerAddress& address);
 
@@ -72,8 +85,10 @@ private:
 
     Model m_model;
     Model m_savedModel;
+    TrainingSetup m_savedSetup;
     TrainingConfig m_config;
     GpuSpec m_gpu;
+    std::int64_t m_batch = 1;
     QString m_filePath;
     QString m_presetId;
     QUndoStack m_undo;

@@ -96,22 +96,29 @@ bool AutosaveRestore::restoreInto(Document* doc, QString* error) const {
     // The restored model is an undoable edit over what is on disk (or the preset), so it shows as modified,
     // Save writes it back to the original file, and Undo shows the saved version.
     Model base;
+    std::optional<TrainingSetup>
+        baseSetup; // the original file's saved set-up: the sidecar's counts as an edit
     bool haveBase = false;
     if (!original.isEmpty()) {
-        if (auto m = loadModelFile(original.toStdString())) base = std::move(*m), haveBase = true;
+        if (auto d = loadModelDocument(original.toStdString()))
+            base = std::move(d->model), baseSetup = d->setup, haveBase = true;
     } else if (!preset.isEmpty()) {
         if (auto m = loadPreset(preset.toStdString())) base = std::move(*m), haveBase = true;
     }
     if (!haveBase) base.name = restored->name;
-    doc->loadModel(std::move(base), original, preset);
-    doc->editModel(std::move(*restored), tr("Restore Autosave"), {});
-    if (haveSidecar) {
+    const auto applySidecar = [&] {
         doc->resetConfig(sidecar.trainingConfig());
         GpuSpec gpu = customGpu(sidecar.customGpuGib());
         if (sidecar.gpuId() != QLatin1String("custom"))
             if (auto g = findGpu(sidecar.gpuId().toStdString())) gpu = *g;
         doc->setGpu(gpu);
-    }
+    };
+    // Against a file that stores a set-up, the session's set-up is an unsaved change; against a file without
+    // one (or a preset) there is nothing to differ from, so it is simply the set-up.
+    if (haveSidecar && !baseSetup) applySidecar();
+    doc->loadModel(std::move(base), original, preset, baseSetup);
+    doc->editModel(std::move(*restored), tr("Restore Autosave"), {});
+    if (haveSidecar && baseSetup) applySidecar();
     return true;
 }
 

@@ -83,14 +83,15 @@ bool FileController::openPath(const QString& path, bool prompt) {
         return false;
     }
     const QByteArray bytes = file.readAll();
-    auto model = parseModel(bytes.toStdString(), QDir::toNativeSeparators(path).toStdString());
-    if (!model) {
+    auto doc = parseModelDocument(bytes.toStdString(), QDir::toNativeSeparators(path).toStdString());
+    if (!doc) {
         // The core's message names the file, the JSON path and what was expected.
         showError(title, tr("The model was not opened; the current one is unchanged.\n\n%1")
-                             .arg(QString::fromStdString(model.error().message)));
+                             .arg(QString::fromStdString(doc.error().message)));
         return false;
     }
-    m_doc->loadModel(std::move(*model), QFileInfo(path).absoluteFilePath(), QString());
+    // A file saved with its set-up (version 2) brings back its GPU, optimizer, precision, ... and batch.
+    m_doc->loadModel(std::move(doc->model), QFileInfo(path).absoluteFilePath(), QString(), doc->setup);
     m_settings->addRecentFile(QFileInfo(path).absoluteFilePath());
     emit recentFilesChanged();
     return true;
@@ -128,8 +129,8 @@ bool FileController::saveAs() {
 }
 
 bool FileController::saveTo(const QString& path) {
-    const QString reason =
-        writeFileAtomically(path, QByteArray::fromStdString(serializeModel(m_doc->model())));
+    const QString reason = writeFileAtomically(
+        path, QByteArray::fromStdString(serializeModelDocument(m_doc->model(), m_doc->setup())));
     if (!reason.isEmpty()) {
         showError(tr("Cannot Save Model"),
                   tr("%1 could not be written: %2\n\nThe previous file, if any, is unchanged. The model is "

@@ -105,6 +105,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
 
     connect(m_doc, &Document::modelChanged, this, &MainWindow::requestEstimate);
     connect(m_doc, &Document::modelReplaced, this, [this] { m_resetBatchPending = true; });
+    connect(m_doc, &Document::batchRequested, this, &MainWindow::setBatch); // a file's saved batch stays
     connect(m_doc, &Document::configChanged, this, [this] {
         m_training->setConfig(m_doc->config());
         requestEstimate();
@@ -151,6 +152,7 @@ void MainWindow::restoreSettings() {
     m_training->setGpu(gpu);
     setLogScale(m_settings->logScale());
     m_batch = m_settings->batch();
+    m_doc->setBatch(m_batch);
     m_batchPanel->setBatch(m_batch);
     placeOnScreen();
     if (!m_settings->windowState().isEmpty()) m_stateRestored = restoreState(m_settings->windowState());
@@ -226,6 +228,7 @@ void MainWindow::onResult() {
         if (v && !v->fits) {
             const MaxBatch& m = m_result->maxBatch;
             m_batch = m.largestMultipleOf8 > 0 ? m.largestMultipleOf8 : std::max<std::int64_t>(m.largest, 1);
+            m_doc->setBatch(m_batch);
             m_batchPanel->setBatch(m_batch);
             requestEstimate(); // the what-if plan aims at the batch shown
         }
@@ -271,6 +274,7 @@ void MainWindow::widenChartTo(std::int64_t batch) {
 
 void MainWindow::showBatch(std::int64_t batch) {
     m_batch = batch;
+    m_doc->setBatch(batch);
     if (!m_result) return;
     if (m_stale) { // keep the problem on screen; only the marker follows
         m_chart->setBatch(batch);

@@ -1,0 +1,206 @@
+#include "batchfit/training_setup.h"
+
+#include "json_text.h"
+#include "training_setup_json.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace batchfit {
+
+TrainingSetup makeTrainingSetup(const GpuSpec& gpu, std::int64_t batch, const TrainingConfig& config) {
+    TrainingSetup s;
+    s.gpuId = gpu.id;
+    s.customGpuBytes = gpu.id == "custom" ? gpu.memoryBytes : 0;
+    s.batch = batch;
+    s.config = config;
+    return s;
+}
+
+Result<GpuSpec> setupGpu(const TrainingSetup& setup) {
+    if (setup.gpuId != "custom") return findGpu(setup.gpuId);
+    GpuSpec g = customGpu(static_cast<double>(setup.customGpuBytes) / double(1ull << 30));
+    g.memoryBytes = setup.customGpuBytes; // exact, not through a double
+    return g;
+}
+
+namespace setupjson {
+namespace {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+constexpr std::int64_t kMaxBatch = std::int64_t{1} << 31;
+constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 50; // 1 PiB: far above any device
+
+class Reader {
+public:
+    Reader(std::string source, std::string path) : m_source(std::move(source)), m_path(std::move(path)) {}
+
+    Error fail(const std::string& key, const std::string& msg) const {
+        return makeError(m_source + ": " + m_path + "." + key + ": " + msg);
+    }
+
+    Status integer(const json& j, const std::string& key, std::int64_t min, std::int64_t max,
+                   std::int64_t& out) const {
+        if (!j.is_number_integer() && !j.is_number_unsigned())
+            return fail(key, "expected an integer, got " + jsontext::kind(j));
+        if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+            return fail(key, "expected at most " + std::to_string(max) + ", got " + jsontext::describe(j));
+        const auto v = j.get<std::int64_t>();
+        if (v < min || v > max)
+            return fail(key, "expected an integer from " + std::to_string(min) + " to " +
+                                 std::to_string(max) + ", got " + jsontext::describe(j));
+        out = v;
+        return Ok{};
+    }
+
+    Status bytes(const json& j, const std::string& key, std::uint64_t min, std::uint64_t& out) const {
+        std::int64_t v = 0;
+        if (auto s = integer(j, key, static_cast<std::int64_t>(min), static_cast<std::int64_t>(kMaxBytes), v);
+            !s)
+            return s;
+        out = static_cast<std::uint64_t>(v);
+        return Ok{};
+    }
+
+    Status fraction(const json& j, const std::string& key, double& out) const {
+        if (!j.is_number()) return fail(key, "expected a number in [0, 1), got " + jsontext::kind(j));
+        const double v = j.get<double>();
+        if (!std::isfinite(v) || v < 0 || v >= 1)
+            return fail(key, "expected a number in [0, 1), got " + jsontext::describe(j));
+        out = v;
+        return Ok{};
+    }
+
+    Status boolean(const json& j, const std::string& key, bool& out) const {
+        if (!j.is_boolean()) return fail(key, "expected true or false, got " + jsontext::kind(j));
+        out = j.get<bool>();
+        return Ok{};
+    }
+
+    template <class E>
+    Status name(const json& j, const std::string& key, Result<E> (*parse)(std::string_view), E& out) const {
+        if (!j.is_string()) return fail(key, "expected a string, got " + jsontext::kind(j));
+        auto r = parse(j.get<std::string>());
+        if (!r) return fail(key, r.error().message);
+        out = *r;
+        return Ok{};
+    }
+
+private:
+    std::string m_source;
+    std::string m_path;
+};
+
+} // namespace
+
+Result<TrainingSetup> read(const json& j, const std::string& source, const std::string& path) {
+    if (!j.is_object())
+        return makeError(source + ": " + path + ": expected an object, got " + jsontext::kind(j));
+    const Reader r(source, path);
+    TrainingSetup s;
+    TrainingConfig& c = s.config;
+    std::uint64_t context = 0, cublas = 0;
+    const std::map<std::string, std::function<Status(const json&, const std::string&)>> fields = {
+        {"gpu",
+         [&](const json& v, const std::string& k) -> Status {
+             if (!v.is_string()) return r.fail(k, "expected a GPU id, got " + jsontext::kind(v));
+             s.gpuId = v.get<std::string>();
+             return Ok{};
+         }},
+        {"gpu_memory_bytes",
+         [&](const json& v, const std::string& k) { return r.bytes(v, k, 1, s.customGpuBytes); }},
+        {"batch",
+         [&](const json& v, const std::string& k) { return r.integer(v, k, 1, kMaxBatch, s.batch); }},
+        {"optimizer",
+         [&](const json& v, const std::string& k) { return r.name(v, k, &parseOptimizer, c.optimizer); }},
+        {"optimizer_impl",
+         [&](const json& v, const std::string& k) { return r.name(v, k, &parseOptimizerImpl, c.impl); }},
+        {"amsgrad", [&](const json& v, const std::string& k) { return r.boolean(v, k, c.amsgrad); }},
+        {"rmsprop_momentum",
+         [&](const json& v, const std::string& k) { return r.boolean(v, k, c.rmspropMomentum); }},
+        {"rmsprop_centered",
+         [&](const json& v, const std::string& k) { return r.boolean(v, k, c.rmspropCentered); }},
+        {"precision",
+         [&](const json& v, const std::string& k) { return r.name(v, k, &parsePrecision, c.precision); }},
+        {"checkpointing",
+         [&](const json& v, const std::string& k) {
+             return r.name(v, k, &parseCheckpointing, c.checkpointing);
+         }},
+        {"checkpoint_every",
+         [&](const json& v, const std::string& k) { return r.integer(v, k, 1, 1000000, c.checkpointEvery); }},
+        {"accumulation_steps",
+         [&](const json& v, const std::string& k) {
+             return r.integer(v, k, 1, 1000000, c.accumulationSteps);
+         }},
+        {"zero_grad_set_to_none",
+         [&](const json& v, const std::string& k) { return r.boolean(v, k, c.zeroGradSetToNone); }},
+        {"optimizer_offload",
+         [&](const json& v, const std::string& k) { return r.boolean(v, k, c.optimizerOffload); }},
+        {"first_step", [&](const json& v, const std::string& k) { return r.boolean(v, k, c.firstStep); }},
+        {"cuda_context_bytes",
+         [&](const json& v, const std::string& k) {
+             auto st = r.bytes(v, k, 0, context);
+             if (st) c.cudaContextBytes = context;
+             return st;
+         }},
+        {"cublas_workspace_bytes",
+         [&](const json& v, const std::string& k) {
+             auto st = r.bytes(v, k, 0, cublas);
+             if (st) c.cublasWorkspaceBytes = cublas;
+             return st;
+         }},
+        {"fragmentation_fraction",
+         [&](const json& v, const std::string& k) { return r.fraction(v, k, c.fragmentationFraction); }},
+        {"margin_fraction",
+         [&](const json& v, const std::string& k) { return r.fraction(v, k, c.marginFraction); }},
+    };
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        auto f = fields.find(it.key());
+        if (f == fields.end()) {
+            std::string known;
+            for (const auto& [k, unused] : fields) known += (known.empty() ? "" : ", ") + k;
+            return r.fail(it.key(), "unknown key (expected one of: " + known + ")");
+        }
+        if (auto st = f->second(it.value(), it.key()); !st) return st.error();
+    }
+    if (s.gpuId == "custom") {
+        if (!j.contains("gpu_memory_bytes"))
+            return r.fail("gpu_memory_bytes", "missing (a \"custom\" GPU needs its capacity in bytes)");
+    } else if (auto g = findGpu(s.gpuId); !g) {
+        return r.fail("gpu", g.error().message);
+    } else {
+        s.gpuId = g->id; // ids are case-insensitive: keep the catalogue's spelling
+    }
+    return s;
+}
+
+ojson write(const TrainingSetup& s) {
+    const TrainingConfig& c = s.config;
+    ojson o;
+    o["gpu"] = s.gpuId;
+    if (s.gpuId == "custom") o["gpu_memory_bytes"] = s.customGpuBytes;
+    o["batch"] = s.batch;
+    o["optimizer"] = std::string(optimizerName(c.optimizer));
+    o["optimizer_impl"] = std::string(optimizerImplName(c.impl));
+    o["amsgrad"] = c.amsgrad;
+    o["rmsprop_momentum"] = c.rmspropMomentum;
+    o["rmsprop_centered"] = c.rmspropCentered;
+    o["precision"] = std::string(precisionName(c.precision));
+    o["checkpointing"] = std::string(checkpointingName(c.checkpointing));
+    o["checkpoint_every"] = c.checkpointEvery;
+    o["accumulation_steps"] = c.accumulationSteps;
+    o["zero_grad_set_to_none"] = c.zeroGradSetToNone;
+    o["optimizer_offload"] = c.optimizerOffload;
+    o["first_step"] = c.firstStep;
+    if (c.cudaContextBytes) o["cuda_context_bytes"] = *c.cudaContextBytes;
+    if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
+    o["fragmentation_fraction"] = c.fragmentationFraction;
+    o["margin_fraction"] = c.marginFraction;
+    return o;
+}
+
+} // namespace setupjson
+} // namespace batchfit

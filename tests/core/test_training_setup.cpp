@@ -1,0 +1,116 @@
+// The training set-up saved in a model file (model format version 2).
+#include "batchfit/model_io.h"
+#include "batchfit/presets.h"
+#include "test_util.h"
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+namespace {
+
+TrainingSetup sampleSetup() {
+    TrainingSetup s;
+    s.gpuId = "a100-80gb";
+    s.batch = 48;
+    s.config.optimizer = OptimizerKind::AdamW;
+    s.config.impl = OptimizerImpl::Fused;
+    s.config.precision = Precision::AmpBf16;
+    s.config.checkpointing = Checkpointing::EveryKthBlock;
+    s.config.checkpointEvery = 3;
+    s.config.accumulationSteps = 4;
+    s.config.zeroGradSetToNone = false;
+    s.config.cudaContextBytes = 400u << 20;
+    s.config.marginFraction = 0.1;
+    return s;
+}
+
+std::string withTraining(const std::string& training, int version = 2) {
+    return R"({"format":"batchfit-model","version":)" + std::to_string(version) +
+           R"(,"input":{"shape":[4]},"training":)" + training + R"(,"layers":[{"name":"a","op":"relu"}]})";
+}
+
+std::string error(const std::string& text) {
+    auto d = parseModelDocument(text, "run.json");
+    REQUIRE_FALSE(d);
+    return d.error().message;
+}
+
+} // namespace
+
+TEST_CASE("a saved set-up survives save -> load -> save and makes the file version 2", "[model_io][setup]") {
+    const Model m = preset("resnet50");
+    const TrainingSetup s = sampleSetup();
+    const std::string text = serializeModelDocument(m, s);
+    CHECK(text.find("\"version\": 2") != std::string::npos);
+    auto back = parseModelDocument(text, "run.json");
+    REQUIRE(back);
+    CHECK(back->model == m);
+    REQUIRE(back->setup);
+    CHECK(*back->setup == s);
+    CHECK(serializeModelDocument(back->model, back->setup) == text);
+    // Without a set-up the file stays version 1, readable by BatchFit versions that only know 1.
+    CHECK(serializeModelDocument(m, std::nullopt).find("\"version\": 1") != std::string::npos);
+    CHECK(serializeModelDocument(m, std::nullopt) == serializeModel(m));
+    // The model-only reader accepts the file and drops the section.
+    auto modelOnly = parseModel(text, "run.json");
+    REQUIRE(modelOnly);
+    CHECK(*modelOnly == m);
+}
+
+TEST_CASE("a custom GPU keeps its exact capacity", "[model_io][setup]") {
+    TrainingSetup s = makeTrainingSetup(customGpu(13.5), 7, TrainingConfig{});
+    CHECK(s.gpuId == "custom");
+    CHECK(s.customGpuBytes == 14495514624ull);
+    auto back = parseModelDocument(serializeModelDocument(preset("resnet50"), s), "x.json");
+    REQUIRE(back);
+    REQUIRE(back->setup);
+    auto gpu = setupGpu(*back->setup);
+    REQUIRE(gpu);
+    CHECK(gpu->memoryBytes == 14495514624ull);
+    CHECK(back->setup->batch == 7);
+}
+
+TEST_CASE("missing keys take the defaults; ids are case-insensitive", "[model_io][setup]") {
+    auto d = parseModelDocument(withTraining(R"({"gpu":"RTX-4090","batch":3})"), "x.json");
+    REQUIRE(d);
+    REQUIRE(d->setup);
+    CHECK(d->setup->gpuId == "rtx-4090");
+    CHECK(d->setup->batch == 3);
+    CHECK(d->setup->config == TrainingConfig{});
+    auto none = parseModelDocument(withTraining("{}"), "x.json");
+    REQUIRE(none);
+    REQUIRE(none->setup);
+    CHECK(none->setup->batch == 1);
+}
+
+TEST_CASE("a bad training section names the file, the JSON path and what was expected",
+          "[model_io][setup][bad-input]") {
+    CHECK(
+        error(withTraining("{}", 1)).find("run.json: $.training: a training section needs \"version\": 2") ==
+        0);
+    CHECK(error(withTraining("[]")).find("run.json: $.training: expected an object") == 0);
+    CHECK(error(withTraining(R"({"gpu":"rtx-9999"})")).find("run.json: $.training.gpu: ") == 0);
+    CHECK(error(withTraining(R"({"gpu":"custom"})")).find("$.training.gpu_memory_bytes: missing") !=
+          std::string::npos);
+    CHECK(error(withTraining(R"({"batch":2147483649})")).find("$.training.batch: expected") !=
+          std::string::npos);
+    CHECK(error(withTraining(R"({"batch":0})")).find("$.training.batch") != std::string::npos);
+    CHECK(
+        error(withTraining(R"({"batch":"8"})")).find("$.training.batch: expected an integer, got a string") !=
+        std::string::npos);
+    CHECK(
+        error(withTraining(R"({"batch":18446744073709551615})")).find("$.training.batch: expected at most") !=
+        std::string::npos);
+    CHECK(error(withTraining(R"({"optimizer":"adamx"})"))
+              .find("$.training.optimizer: unknown optimizer 'adamx'") != std::string::npos);
+    CHECK(error(withTraining(R"({"margin_fraction":1.0})"))
+              .find("$.training.margin_fraction: expected a number in [0, 1)") != std::string::npos);
+    CHECK(error(withTraining(R"({"gpu_memory_bytes":1e300,"gpu":"custom"})"))
+              .find("$.training.gpu_memory_bytes") != std::string::npos);
+    CHECK(error(withTraining(R"({"batchsize":8})"))
+              .find("$.training.batchsize: unknown key (expected one of:") != std::string::npos);
+    CHECK(error(withTraining(R"({"first_step":1})")).find("$.training.first_step: expected true or false") !=
+          std::string::npos);
+    CHECK(error(R"({"format":"batchfit-model","version":3,"input":{"shape":[1]},"layers":[]})")
+              .find("unsupported version 3 (this BatchFit reads 1 to 2)") != std::string::npos);
+}
