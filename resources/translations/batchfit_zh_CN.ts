@@ -8,16 +8,20 @@
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
         <source>Attribute</source>
         <translation>属性</translation>
     </message>
     <message>
         <source>Value</source>
         <translation>值</translation>
+    </message>
+    <message>
+        <source>%1: &apos;%2&apos; was not applied (%3); it stays %4.</source>
+        <translation>%1：未采用 &apos;%2&apos;（%3）；仍为 %4。</translation>
+    </message>
+    <message>
+        <source>unset</source>
+        <translation>未设置</translation>
     </message>
 </context>
 <context>
@@ -154,6 +158,10 @@
     <message>
         <source>fits at every batch up to %1</source>
         <translation>批大小不超过 %1 时都放得下</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a batch size (a whole number from 1 to %2); the batch stays %3.</source>
+        <translation>&apos;%1&apos; 不是有效的批大小（应为 1 到 %2 的整数）；批大小仍为 %3。</translation>
     </message>
 </context>
 <context>
@@ -772,6 +780,18 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>Remove %1</source>
         <translation>删除 %1</translation>
     </message>
+    <message>
+        <source>unset</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>%1: %2 was not applied (%3); it stays %4.</source>
+        <translation>%1：未采用 %2（%3）；仍为 %4。</translation>
+    </message>
+    <message>
+        <source>The model has a problem: %1</source>
+        <translation>模型有问题：%1</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LayerStackPanel</name>
@@ -1349,6 +1369,10 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>Welcome: %1 is loaded. Drag the batch slider to see what fits your GPU; other models are under Model → Presets and File → Open; edit layers on the left; ask “What would help?” on the right.</source>
         <translation>欢迎使用：已加载 %1。拖动批大小滑块，看看你的 GPU 放得下多大的批；在“模型 → 预设模型”或“文件 → 打开”中换一个模型；在左侧编辑网络层；在右侧查看“优化建议”。</translation>
+    </message>
+    <message>
+        <source>No estimate at batch %1: %2</source>
+        <translation>批大小 %1 无法估算：%2</translation>
     </message>
 </context>
 <context>

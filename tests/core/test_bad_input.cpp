@@ -195,3 +195,22 @@ TEST_CASE("a model without trainable parameters or with layers after the loss is
       "layers":[{"name":"fc","op":"linear","out_features":3},{"name":"loss","op":"cross_entropy"},{"name":"r","op":"relu"}]})";
     CHECK_FALSE(createError(json).empty());
 }
+
+TEST_CASE("an attribute out of range names the attribute, so an editor can show it at the field", "[bad-input]") {
+    Model m = preset("resnet50");
+    for (const std::int64_t bad : {std::int64_t{-5}, std::int64_t{0}, std::int64_t{1000000000000}}) {
+        INFO(bad);
+        m.layers[0].attrs.set("out_channels", bad);
+        auto st = validateModel(m);
+        REQUIRE_FALSE(st);
+        CHECK(st.error().attribute == "out_channels");
+        CHECK(st.error().message.find("conv1: attribute 'out_channels'") == 0);
+    }
+    m.layers[0].attrs.set("out_channels", std::int64_t{1} << 32); // the largest accepted
+    auto ok = validateModel(m);
+    CHECK((ok || ok.error().attribute != "out_channels"));
+    m.layers[0].attrs.set("out_channels", (std::int64_t{1} << 32) + 1);
+    auto big = validateModel(m);
+    REQUIRE_FALSE(big);
+    CHECK(big.error().message.find("is too large (at most 4294967296)") != std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include "gui/files/file_controller.h"
 #include "gui/models/breakdown_model.h"
 #include "gui/panels/batch_panel.h"
+#include "gui/panels/eliding_label.h"
 #include "gui/shell/main_window.h"
 #include "gui/shell/window_geometry.h"
 #include "gui_test_support.h"
@@ -70,12 +71,11 @@ QStringList firstStartProblems(const QSize& screen, std::int64_t batch) {
         problems << QStringLiteral("welcome takes %1 px (more than a line)").arg(welcome->height()) + at;
 
     // The verdict: one line, the whole number readable.
-    QLabel* verdict = w.batchPanel()->verdictLabel();
+    ElidingLabel* verdict = w.batchPanel()->verdictLabel();
     if (verdict->height() >= 2 * verdict->fontMetrics().lineSpacing())
         problems << QStringLiteral("verdict '%1' takes %2 px").arg(verdict->text()).arg(verdict->height()) +
                         at;
-    if (verdict->sizeHint().width() > verdict->width() + 1)
-        problems << QStringLiteral("verdict '%1' is cut").arg(verdict->text()) + at;
+    if (verdict->isElided()) problems << QStringLiteral("verdict '%1' is cut").arg(verdict->fullText()) + at;
 
     // Every breakdown row is on screen without scrolling.
     auto* table = qobject_cast<QTableView*>(w.tabs()->widget(0));

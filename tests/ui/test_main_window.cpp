@@ -194,9 +194,11 @@ TEST_CASE("the layer editor applies valid attribute edits and explains invalid o
     REQUIRE(row >= 0);
     const QModelIndex value = attrs->index(row, AttributeTableModel::ValueColumn);
 
-    // Text that does not parse is kept (red) with a reason, and the model is unchanged.
-    REQUIRE(attrs->setData(value, QStringLiteral("a thousand")));
-    CHECK(attrs->data(value).toString() == QStringLiteral("a thousand"));
+    // Text that does not parse is refused with a reason that quotes it; the cell shows the model's value.
+    const QString shownBefore = attrs->data(value).toString();
+    CHECK_FALSE(attrs->setData(value, QStringLiteral("a thousand")));
+    CHECK(attrs->data(value).toString() == shownBefore);
+    CHECK(attrs->rejection(QStringLiteral("out_features")).contains(QStringLiteral("'a thousand'")));
     CHECK(w.layerPanel()->editor()->problemText().contains(QStringLiteral("out_features")));
     CHECK(w.document()->model() == before);
 

@@ -9,6 +9,7 @@ namespace batchfit {
 /// A failure, with a message that names the file, the JSON path or layer path, and what was expected.
 struct Error {
     std::string message;
+    std::string attribute; ///< the layer attribute whose value is wrong, when the error is about one
 };
 
 /// Either a value or an Error (a small std::expected stand-in; C++20 has none).
@@ -37,7 +38,7 @@ struct Ok {};
 using Status = Result<Ok>;
 
 inline Error makeError(std::string message) {
-    return Error{std::move(message)};
+    return Error{std::move(message), {}};
 }
 
 } // namespace batchfit

@@ -44,7 +44,7 @@ bool isHfModelId(const std::string& id) {
 
 Result<std::string> findCachedHfConfig(const std::string& modelId, const EnvLookup& env) {
     if (!isHfModelId(modelId))
-        return Error{"'" + modelId + "' is neither a file nor a Hugging Face model id (ORG/NAME)"};
+        return makeError("'" + modelId + "' is neither a file nor a Hugging Face model id (ORG/NAME)");
     std::string folder = "models--" + modelId;
     if (const auto slash = folder.find('/'); slash != std::string::npos) folder.replace(slash, 1, "--");
     const fs::path repo = fs::path(hfHubCacheDir(env)) / folder;
@@ -70,9 +70,9 @@ Result<std::string> findCachedHfConfig(const std::string& modelId, const EnvLook
         }
     }
     if (!newest.empty()) return newest.string();
-    return Error{"no config.json for '" + modelId + "' in the Hugging Face cache (" + repo.string() +
-                 "); BatchFit never downloads: fetch it with 'huggingface-cli download " + modelId +
-                 " config.json', or set HF_HOME / HF_HUB_CACHE to where your cache is"};
+    return makeError("no config.json for '" + modelId + "' in the Hugging Face cache (" + repo.string() +
+                     "); BatchFit never downloads: fetch it with 'huggingface-cli download " + modelId +
+                     " config.json', or set HF_HOME / HF_HUB_CACHE to where your cache is");
 }
 
 } // namespace batchfit

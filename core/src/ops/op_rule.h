@@ -65,6 +65,9 @@ struct OpContext {
     DType computeDtype; ///< dtype for floating outputs that are not derived from an input
 
     Error fail(const std::string& msg) const { return makeError(path + ": " + msg); }
+    /// A failure about one attribute's value (Error::attribute names it, so an editor can show it at the
+    /// field).
+    Error failAttribute(const std::string& key, const std::string& msg) const;
     std::string in(int i = 0) const { return shapeToString(inputs[static_cast<std::size_t>(i)].shape); }
     /// Required positive integer attribute.
     Result<std::int64_t> positive(const std::string& key) const;

@@ -60,26 +60,42 @@ bool isPublicOpType(const std::string& type) {
     return std::find(order.begin(), order.end(), type) != order.end();
 }
 
+namespace {
+/// The largest integer attribute: no layer dimension of a published model comes near 2^32 (the largest
+/// vocabularies and embedding tables are below 2^30), and 10^12 channels is a typo, not a model.
+constexpr std::int64_t kMaxAttributeValue = std::int64_t{1} << 32;
+} // namespace
+
+Error OpContext::failAttribute(const std::string& key, const std::string& msg) const {
+    Error e = fail(msg);
+    e.attribute = key;
+    return e;
+}
+
 Result<std::int64_t> OpContext::positive(const std::string& key) const {
     if (!attrs.has(key)) return fail("missing attribute '" + key + "' (expected a positive integer)");
     auto v = attrs.getInt(key);
     if (!v || *v <= 0)
-        return fail("attribute '" + key + "' must be a positive integer, got " +
-                    attrToString(*attrs.find(key)));
-    if (*v > (std::int64_t{1} << 40))
-        return fail("attribute '" + key + "' = " + std::to_string(*v) + " is too large");
+        return failAttribute(key, "attribute '" + key + "' must be a positive integer, got " +
+                                      attrToString(*attrs.find(key)));
+    if (*v > kMaxAttributeValue)
+        return failAttribute(key, "attribute '" + key + "' = " + std::to_string(*v) +
+                                      " is too large (at most " + std::to_string(kMaxAttributeValue) + ")");
     return *v;
 }
 
 Result<std::int64_t> OpContext::integer(const std::string& key, std::int64_t def, std::int64_t min) const {
     if (!attrs.has(key)) return def;
     auto v = attrs.getInt(key);
-    if (!v) return fail("attribute '" + key + "' must be an integer, got " + attrToString(*attrs.find(key)));
+    if (!v)
+        return failAttribute(key, "attribute '" + key + "' must be an integer, got " +
+                                      attrToString(*attrs.find(key)));
     if (*v < min)
-        return fail("attribute '" + key + "' must be at least " + std::to_string(min) + ", got " +
-                    std::to_string(*v));
-    if (*v > (std::int64_t{1} << 40))
-        return fail("attribute '" + key + "' = " + std::to_string(*v) + " is too large");
+        return failAttribute(key, "attribute '" + key + "' must be at least " + std::to_string(min) +
+                                      ", got " + std::to_string(*v));
+    if (*v > kMaxAttributeValue)
+        return failAttribute(key, "attribute '" + key + "' = " + std::to_string(*v) +
+                                      " is too large (at most " + std::to_string(kMaxAttributeValue) + ")");
     return *v;
 }
 

@@ -67,6 +67,16 @@ std::vector<LayerAddress> LayerPathIndex::resolve(const std::vector<LayerActivat
     return out;
 }
 
+std::optional<LayerAddress> LayerPathIndex::addressInMessage(const std::string& message) const {
+    // Messages may start with a file name ("net.json: conv1: ..."): try each "prefix: " in turn.
+    for (std::size_t from = 0, colon; (colon = message.find(": ", from)) != std::string::npos;
+         from = colon + 2) {
+        auto it = m_byPath.find(message.substr(from, colon - from));
+        if (it != m_byPath.end()) return m_ordered[it->second].second;
+    }
+    return std::nullopt;
+}
+
 std::vector<std::string> LayerPathIndex::paths() const {
     std::vector<std::string> out;
     for (const auto& e : m_ordered) out.push_back(e.first);

@@ -4,6 +4,7 @@
 #include "batchfit/model.h"
 #include "gui/document/layer_address.h"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -19,6 +20,9 @@ public:
     /// For each row of Estimate::layers, the layer it belongs to: a merge row maps to its block; the input
     /// row and rows the model does not name (a synthetic loss) map to an empty address.
     std::vector<LayerAddress> resolve(const std::vector<LayerActivation>& rows) const;
+    /// The layer a core message is about ("layer2[1].conv3: attribute ..."), when it starts with a path of
+    /// this model; std::nullopt otherwise.
+    std::optional<LayerAddress> addressInMessage(const std::string& message) const;
     /// Every path in model order (tests).
     std::vector<std::string> paths() const;
 

@@ -3,19 +3,31 @@
 #include "gui/charts/component_style.h"
 #include "gui/document/attribute_value.h"
 
+#include <QApplication>
+#include <QStyle>
+
 namespace batchfit {
 
 AttributeTableModel::AttributeTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void AttributeTableModel::setAttributes(const Attributes& attrs, bool keepPending) {
+void AttributeTableModel::setAttributes(const Attributes& attrs, bool keepRejected) {
     beginResetModel();
     m_attrs = attrs;
     m_keys.clear();
     for (const auto& [k, v] : attrs.values()) m_keys << QString::fromStdString(k);
-    if (!keepPending) m_pending.clear();
-    for (auto it = m_pending.begin(); it != m_pending.end();)
-        it = m_keys.contains(it.key()) ? std::next(it) : m_pending.erase(it);
+    if (!keepRejected) m_rejected.clear();
+    for (auto it = m_rejected.begin(); it != m_rejected.end();)
+        it = m_keys.contains(it.key()) ? std::next(it) : m_rejected.erase(it);
     endResetModel();
+}
+
+void AttributeTableModel::setRejected(const QString& key, const QString& message) {
+    if (message.isEmpty())
+        m_rejected.remove(key);
+    else
+        m_rejected.insert(key, message);
+    const int row = static_cast<int>(m_keys.indexOf(key));
+    if (row >= 0) emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
 QString AttributeTableModel::keyAt(int row) const {
@@ -41,21 +53,26 @@ QVariant AttributeTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= m_keys.size()) return {};
     const QString key = m_keys[index.row()];
     const AttrValue* v = m_attrs.find(key.toStdString());
-    const auto pending = m_pending.constFind(key);
+    const auto rejected = m_rejected.constFind(key);
     if (index.column() == KeyColumn) {
         if (role == Qt::DisplayRole) return key;
+        if (rejected != m_rejected.cend() && role == Qt::ForegroundRole) return ComponentStyle::oomColor();
+        if (rejected != m_rejected.cend() && role == Qt::ToolTipRole) return *rejected;
         return {};
     }
     switch (role) {
     case Qt::DisplayRole:
-    case Qt::EditRole:
-        if (pending != m_pending.cend()) return pending->first;
+    case Qt::EditRole: // never a value the model does not hold
         return v ? AttributeValue::toText(*v) : QString();
     case Qt::ForegroundRole:
-        if (pending != m_pending.cend()) return ComponentStyle::oomColor();
+        if (rejected != m_rejected.cend()) return ComponentStyle::oomColor();
+        return {};
+    case Qt::DecorationRole:
+        if (rejected != m_rejected.cend())
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         return {};
     case Qt::ToolTipRole:
-        if (pending != m_pending.cend()) return pending->second;
+        if (rejected != m_rejected.cend()) return *rejected;
         return v ? tr("%1 (%2)").arg(key, AttributeValue::typeName(*v)) : QVariant();
     default:
         return {};
@@ -69,15 +86,17 @@ bool AttributeTableModel::setData(const QModelIndex& index, const QVariant& valu
     const AttrValue* current = m_attrs.find(key.toStdString());
     auto parsed = AttributeValue::parse(text, current);
     if (!parsed) {
-        const QString reason = tr("%1: %2").arg(key, QString::fromStdString(parsed.error().message));
-        m_pending.insert(key, {text, reason});
-        emit dataChanged(index, index);
+        const QString reason = tr("%1: '%2' was not applied (%3); it stays %4.")
+                                   .arg(key, text.trimmed(), QString::fromStdString(parsed.error().message),
+                                        current ? AttributeValue::toText(*current) : tr("unset"));
+        setRejected(key, reason);
         emit inputRejected(key, reason);
-        return true; // the text is kept (shown in red)
+        return false; // the model is unchanged, and so is the cell
     }
-    m_pending.remove(key);
-    emit dataChanged(index, index);
-    if (!current || !(*current == *parsed)) emit attributeEdited(key, *parsed);
+    if (!current || !(*current == *parsed))
+        emit attributeEdited(key, *parsed);
+    else
+        setRejected(key, {});
     return true;
 }
 

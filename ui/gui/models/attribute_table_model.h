@@ -18,13 +18,16 @@ public:
 
     explicit AttributeTableModel(QObject* parent = nullptr);
 
-    /// Shows a layer's attributes. Pending (invalid) texts survive when `keepPending` is set.
-    void setAttributes(const Attributes& attrs, bool keepPending = false);
+    /// Shows a layer's attributes: always the values the model holds. A rejection mark survives when
+    /// `keepRejected` is set (the same layer, refreshed).
+    void setAttributes(const Attributes& attrs, bool keepRejected = false);
     const Attributes& attributes() const { return m_attrs; }
     QString keyAt(int row) const;
-    /// The reason the text typed for `key` was not accepted, or empty.
-    QString pendingError(const QString& key) const { return m_pending.value(key).second; }
-    bool hasPending() const { return !m_pending.isEmpty(); }
+    /// Marks `key` as having been refused (a red row with `message` as its tooltip; the value shown stays
+    /// the model's). An empty message clears the mark.
+    void setRejected(const QString& key, const QString& message);
+    /// Why the last value typed for `key` was refused, or empty.
+    QString rejection(const QString& key) const { return m_rejected.value(key); }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -36,13 +39,13 @@ public:
 signals:
     /// A value parsed: the caller applies it (as an undoable edit).
     void attributeEdited(const QString& key, const batchfit::AttrValue& value);
-    /// A value did not parse; `message` says why. The text stays in the table.
+    /// A value did not parse; `message` says why (and quotes the text). The table shows the model's value.
     void inputRejected(const QString& key, const QString& message);
 
 private:
     Attributes m_attrs;
     QStringList m_keys;
-    QHash<QString, std::pair<QString, QString>> m_pending; ///< key -> (typed text, reason)
+    QHash<QString, QString> m_rejected; ///< key -> why the last text typed for it was refused
 };
 
 } // namespace batchfit

@@ -1,11 +1,14 @@
 #include "gui/models/layer_tree_model.h"
 
+#include "gui/charts/component_style.h"
 #include "gui/document/op_catalogue.h"
 #include "gui/estimation/byte_format.h"
 
+#include <QApplication>
 #include <QFont>
 #include <QLocale>
 #include <QStringList>
+#include <QStyle>
 #include <functional>
 
 namespace batchfit {
@@ -68,6 +71,8 @@ void LayerTreeModel::setModel(const Model& model) {
     addNode(Kind::Input, {}, 0);
     addList(m_model.layers, {}, LayerAddress::Branch::Main, 0);
     m_paths = LayerPathIndex(m_model);
+    m_problemAddress.reset(); // the next estimate says whether the problem is still there
+    m_problemMessage.clear();
     m_rowNodes.clear();
     m_rowPaths.clear();
     endResetModel();
@@ -212,9 +217,31 @@ QString LayerTreeModel::blockRole(const Layer& block) {
     return {};
 }
 
+std::optional<LayerAddress> LayerTreeModel::setProblem(const QString& message) {
+    const QModelIndex before = problemIndex();
+    m_problemMessage = message;
+    m_problemAddress = message.isEmpty() ? std::nullopt : m_paths.addressInMessage(message.toStdString());
+    const QModelIndex after = problemIndex();
+    for (const QModelIndex& i : {before, after})
+        if (i.isValid()) emit dataChanged(i.siblingAtColumn(0), i.siblingAtColumn(ColumnCount - 1));
+    return m_problemAddress;
+}
+
+QModelIndex LayerTreeModel::problemIndex() const {
+    return m_problemAddress ? indexOf(*m_problemAddress) : QModelIndex();
+}
+
 QVariant LayerTreeModel::data(const QModelIndex& index, int role) const {
     const Node* n = nodeOf(index);
     if (!index.isValid() || !n) return {};
+    const bool problem = m_problemAddress && n->kind != Kind::ShortcutGroup && n->kind != Kind::Input &&
+                         n->address == *m_problemAddress;
+    if (problem) {
+        if (role == Qt::ForegroundRole) return ComponentStyle::oomColor();
+        if (role == Qt::ToolTipRole) return m_problemMessage;
+        if (role == Qt::DecorationRole && index.column() == NameColumn)
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+    }
     switch (role) {
     case Qt::DisplayRole:
         return displayData(*n, index.column());

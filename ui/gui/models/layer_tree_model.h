@@ -7,6 +7,7 @@
 
 #include <QAbstractItemModel>
 #include <QHash>
+#include <optional>
 #include <vector>
 
 namespace batchfit {
@@ -36,6 +37,11 @@ public:
     void setModel(const Model& model);
     /// Fills the activation columns from the core's per-layer figures; null clears them.
     void setEstimate(const Estimate* estimate);
+    /// Marks the layer a problem message names (red, with the message as its tooltip); an empty message
+    /// clears the mark. Returns the layer marked, if the message names one.
+    std::optional<LayerAddress> setProblem(const QString& message);
+    /// The marked layer's index (invalid when none), for the view to scroll to.
+    QModelIndex problemIndex() const;
 
     /// The layer a row shows; empty for the input row. A shortcut-group row gives its block's address.
     LayerAddress addressOf(const QModelIndex& index) const;
@@ -56,6 +62,9 @@ public:
     static QString blockRole(const Layer& block);
 
 private:
+    std::optional<LayerAddress> m_problemAddress;
+    QString m_problemMessage;
+
     enum class Kind { Root, Input, Layer, ShortcutGroup };
     struct Node {
         Kind kind = Kind::Layer;

@@ -2,10 +2,13 @@
 
 #include "gui/charts/component_style.h"
 #include "gui/estimation/byte_format.h"
+#include "gui/panels/batch_spin_box.h"
 #include "gui/panels/budget_bar.h"
+#include "gui/panels/eliding_label.h"
 
 #include <QGridLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
@@ -27,7 +30,7 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_slider = new QSlider(Qt::Horizontal, this);
     m_slider->setToolTip(tr("Micro-batch size: drag to see the memory at each batch size."));
     m_slider->setPageStep(16);
-    m_spin = new QSpinBox(this);
+    m_spin = new BatchSpinBox(this);
     m_spin->setRange(1, std::numeric_limits<int>::max());
     m_spin->setAccelerated(true);
     m_spin->setToolTip(m_slider->toolTip());
@@ -40,14 +43,15 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_maxLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_maxLabel->setWordWrap(true);
     m_maxLabel->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    m_verdict = new QLabel(this);
+    // One line of fixed height for the verdict and for a problem in its place: a long message (the "2^62
+    // bytes" one) is cut with "…" and whole in the tooltip, so nothing below moves.
+    m_verdict = new ElidingLabel(this);
     m_bigFont = m_verdict->font();
     m_bigFont.setPointSizeF(m_bigFont.pointSizeF() * 1.35);
     m_bigFont.setBold(true);
     m_verdict->setFont(m_bigFont);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_verdict->setWordWrap(true);
-    m_verdict->setToolTip(
+    m_verdict->setPlainToolTip(
         tr("What the GPU shows at the peak of one training step (nvidia-smi), against its "
            "capacity. It fits when it stays below the usable memory (capacity minus margin)."));
     m_bar = new BudgetBar(this);
@@ -61,12 +65,14 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     grid->addWidget(m_bar, 2, 0, 1, 4);
     grid->addWidget(m_maxLabel, 3, 0, 1, 4);
     grid->setColumnStretch(1, 1);
+    m_verdict->setFixedHeight(QFontMetrics(m_bigFont).height());
 
     setTabOrder(m_slider, m_spin);
     setTabOrder(m_spin, m_maxButton);
 
     connect(m_slider, &QSlider::valueChanged, this, &BatchPanel::onSlider);
     connect(m_spin, &QSpinBox::valueChanged, this, &BatchPanel::onSpin);
+    connect(m_spin, &BatchSpinBox::refused, this, &BatchPanel::showRefused);
     connect(m_maxButton, &QPushButton::clicked, this, &BatchPanel::maxBatchRequested);
     setSliderRange(m_rangeMax, false);
 }
@@ -132,7 +138,25 @@ void BatchPanel::onSpin(int value) {
     emit batchChanged(value);
 }
 
+void BatchPanel::showRefused(const QString& typed) {
+    m_maxLabel->setText(
+        tr("'%1' is not a batch size (a whole number from 1 to %2); the batch stays %3.")
+            .arg(typed, QLocale().toString(m_spin->maximum()), QLocale().toString(m_spin->value())));
+    QPalette p = m_maxLabel->palette();
+    p.setColor(QPalette::WindowText, ComponentStyle::oomColor());
+    m_maxLabel->setPalette(p);
+}
+
+QSpinBox* BatchPanel::spinBox() const {
+    return m_spin;
+}
+
+QString BatchPanel::noteText() const {
+    return m_maxLabel->text();
+}
+
 void BatchPanel::setMaxBatch(const MaxBatch& m) {
+    m_maxLabel->setPalette(palette());
     if (m.largest <= 0) {
         m_maxLabel->setText(tr("even batch 1 does not fit"));
         m_maxButton->setEnabled(false);
@@ -146,8 +170,7 @@ void BatchPanel::setMaxBatch(const MaxBatch& m) {
 
 void BatchPanel::showVerdict(const Estimate& estimate, const Verdict& verdict) {
     m_verdict->setFont(m_bigFont);
-    m_verdict->setWordWrap(false); // one line: the budget bar under it shows what is needed and usable
-    m_verdict->setText(ByteFormat::verdict(verdict, estimate.requiredBytes));
+    m_verdict->setFullText(ByteFormat::verdict(verdict, estimate.requiredBytes));
     QPalette p = m_verdict->palette();
     const QColor c = verdict.fits ? ComponentStyle::fitsColor() : ComponentStyle::oomColor();
     p.setColor(QPalette::WindowText, ComponentStyle::readableOn(c, palette().color(QPalette::Window)));
@@ -159,8 +182,7 @@ void BatchPanel::showProblem(const QString& message) {
     QFont f = font();
     f.setBold(true);
     m_verdict->setFont(f);
-    m_verdict->setWordWrap(true); // a problem can be long
-    m_verdict->setText(message);
+    m_verdict->setFullText(message);
     m_verdict->setPalette(palette());
     m_bar->clear();
 }

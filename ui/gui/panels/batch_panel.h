@@ -14,7 +14,9 @@ class QSpinBox;
 
 namespace batchfit {
 
+class BatchSpinBox;
 class BudgetBar;
+class ElidingLabel;
 
 /// Batch selection and the answer at that batch. Emits batchChanged on every slider tick or spin step.
 class BatchPanel : public QWidget {
@@ -36,9 +38,13 @@ public:
     void showProblem(const QString& message);
 
     QSlider* slider() const { return m_slider; }
-    QSpinBox* spinBox() const { return m_spin; }
+    QSpinBox* spinBox() const;
     QPushButton* maxButton() const { return m_maxButton; }
-    QLabel* verdictLabel() const { return m_verdict; }
+    /// The verdict, or a problem in its place: one line, the whole text in fullText() (and the tooltip when
+    /// cut).
+    ElidingLabel* verdictLabel() const { return m_verdict; }
+    /// The note under the budget bar (largest batch, or why a typed batch was refused).
+    QString noteText() const;
     BudgetBar* budgetBar() const { return m_bar; }
 
 signals:
@@ -50,12 +56,13 @@ private:
     std::int64_t batchAtPosition(int position) const;
     void onSlider(int position);
     void onSpin(int value);
+    void showRefused(const QString& typed);
 
     QSlider* m_slider = nullptr;
-    QSpinBox* m_spin = nullptr;
+    BatchSpinBox* m_spin = nullptr;
     QPushButton* m_maxButton = nullptr;
     QLabel* m_maxLabel = nullptr;
-    QLabel* m_verdict = nullptr;
+    ElidingLabel* m_verdict = nullptr;
     BudgetBar* m_bar = nullptr;
     QFont m_bigFont;
     std::int64_t m_batch = 1;

@@ -16,6 +16,11 @@ void ElidingLabel::setFullText(const QString& text) {
     updateGeometry();
 }
 
+void ElidingLabel::setPlainToolTip(const QString& tip) {
+    m_plainTip = tip;
+    updateShown();
+}
+
 QSize ElidingLabel::minimumSizeHint() const {
     return {fontMetrics().horizontalAdvance(QStringLiteral("…")) * 4, fontMetrics().height()};
 }
@@ -35,7 +40,7 @@ void ElidingLabel::updateShown() {
     const QString shown =
         fontMetrics().elidedText(m_full, Qt::ElideRight, contentsRect().width() - 2 * margin());
     if (shown != text()) setText(shown);
-    setToolTip(shown == m_full ? QString() : m_full);
+    setToolTip(shown == m_full ? m_plainTip : m_full);
 }
 
 } // namespace batchfit

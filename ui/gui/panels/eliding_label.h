@@ -13,6 +13,8 @@ public:
     explicit ElidingLabel(QWidget* parent = nullptr);
 
     void setFullText(const QString& text);
+    /// The tooltip while the text is whole (when cut, the tooltip is the whole text).
+    void setPlainToolTip(const QString& tip);
     QString fullText() const { return m_full; }
     /// True when the text shown is cut.
     bool isElided() const { return text() != m_full; }
@@ -27,6 +29,7 @@ private:
     void updateShown();
 
     QString m_full;
+    QString m_plainTip;
 };
 
 } // namespace batchfit

@@ -1,7 +1,10 @@
 #include "gui/panels/layer_editor.h"
 
+#include "batchfit/model_io.h"
 #include "gui/charts/component_style.h"
+#include "gui/document/attribute_value.h"
 #include "gui/document/document.h"
+#include "gui/document/layer_path_index.h"
 #include "gui/document/op_catalogue.h"
 #include "gui/models/attribute_table_model.h"
 
@@ -148,7 +151,10 @@ QWidget* LayerEditor::buildOpPage() {
     });
     connect(m_attrs, &AttributeTableModel::attributeEdited, this,
             [this](const QString& key, const AttrValue& v) {
-                showLocalProblem({});
+                const QString refused = valueProblem(key, v);
+                m_attrs->setRejected(key, refused);
+                showLocalProblem(refused);
+                if (!refused.isEmpty()) return; // the model, and so the table, keep the old value
                 commit(
                     [&](Layer& l) {
                         l.attrs.set(key.toStdString(), v);
@@ -391,13 +397,34 @@ void LayerEditor::removeAttribute() {
         tr("Remove %1").arg(key));
 }
 
+QString LayerEditor::valueProblem(const QString& key, const AttrValue& value) const {
+    Model candidate = m_doc->model();
+    Layer* layer = m_address.resolve(candidate);
+    if (!layer) return {};
+    const AttrValue* old = layer->attrs.find(key.toStdString());
+    const QString oldText = old ? AttributeValue::toText(*old) : tr("unset");
+    layer->attrs.set(key.toStdString(), value);
+    // The core's own checks (positive, at most 2^32, ...), on the whole model: only a failure about this
+    // attribute of this layer refuses the value. A shape that no longer matches further down is an edit the
+    // user may be half-way through (the model problem bar shows it, and marks the layer).
+    auto after = validateModel(candidate);
+    if (after || after.error().attribute != key.toStdString()) return {};
+    const auto where = LayerPathIndex(candidate).addressInMessage(after.error().message);
+    if (where && !(*where == m_address)) return {};
+    auto before = validateModel(m_doc->model());
+    if (!before && before.error().message == after.error().message) return {}; // it was already so
+    return tr("%1: %2 was not applied (%3); it stays %4.")
+        .arg(key, AttributeValue::toText(value), QString::fromStdString(after.error().message), oldText);
+}
+
 void LayerEditor::showLocalProblem(const QString& message) {
     m_localProblem = message;
     setModelProblem(m_modelProblem);
 }
 
 void LayerEditor::setModelProblem(const QString& message) {
-    m_modelProblem = message;
+    // The core's message is English; the sentence that frames it is translated.
+    m_modelProblem = message.isEmpty() ? QString() : tr("The model has a problem: %1").arg(message);
     const QString shown = !m_localProblem.isEmpty() ? m_localProblem : m_modelProblem;
     m_problem->setText(shown);
     m_problem->setVisible(!shown.isEmpty());

@@ -1,6 +1,7 @@
 #pragma once
 // The editor panel for the selected row: the input (shape, dtype), an op layer (name, op, inputs, attributes)
 // or a block (name, repeat, residual shortcut, merge, checkpoint unit). Every change is an undoable edit.
+#include "batchfit/attributes.h"
 #include "gui/document/layer_address.h"
 
 #include <QWidget>
@@ -42,6 +43,8 @@ public:
 private:
     void refresh();
     void showLocalProblem(const QString& message);
+    /// Why the core refuses `value` for attribute `key` of this layer, or empty when it takes it.
+    QString valueProblem(const QString& key, const AttrValue& value) const;
     void commit(const std::function<bool(Layer&)>& change, const QString& text, int mergeId = -1);
     void commitName(QLineEdit* edit);
     void commitShape();

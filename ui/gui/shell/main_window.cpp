@@ -39,6 +39,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
@@ -206,6 +207,7 @@ void MainWindow::onResult() {
     m_stale = false;
     m_problem->hide();
     m_layers->editor()->setModelProblem({});
+    m_layers->treeModel()->setProblem({});
     m_chart->setStale(false);
     m_chartRange = m_result->chartMax;
     m_chart->setModelName(QString::fromStdString(m_doc->model().name));
@@ -241,6 +243,7 @@ void MainWindow::onFailure(const QString& message) {
         tr("The model has a problem, so the chart shows the last valid estimate: %1").arg(message));
     m_problem->show();
     m_layers->editor()->setModelProblem(message);
+    m_layers->treeModel()->setProblem(message); // the layer it names turns red in the stack
     m_stale = true;
     m_chart->setStale(true);
     m_batchPanel->showProblem(tr("no estimate: the model has a problem"));
@@ -287,7 +290,11 @@ void MainWindow::showBatch(std::int64_t batch) {
     auto v = est.verdict(batch, m_result->gpu.memoryBytes);
     if (!e || !v) {
         m_shown.reset();
-        m_batchPanel->showProblem(QString::fromStdString(e ? v.error().message : e.error().message));
+        // The core's words are English: the sentence around them is translated.
+        m_batchPanel->showProblem(
+            tr("No estimate at batch %1: %2")
+                .arg(QLocale().toString(static_cast<qlonglong>(batch)),
+                     QString::fromStdString(e ? v.error().message : e.error().message)));
         m_breakdown->clear();
         m_layers->treeModel()->setEstimate(nullptr);
         m_layerRows->clear();
@@ -345,7 +352,7 @@ bool MainWindow::waitForIdle(int timeoutMs, bool levers) {
 }
 
 QString MainWindow::verdictText() const {
-    return m_batchPanel->verdictLabel()->text();
+    return m_batchPanel->verdictLabel()->fullText();
 }
 
 void MainWindow::updateTitle() {
