@@ -356,3 +356,16 @@ TEST_CASE("the CLI command line of a set-up names only what differs from the def
     CHECK(shellQuote("plain-name_1.json") == "plain-name_1.json");
     CHECK(shellQuote("") == "''");
 }
+
+TEST_CASE("every catalogue GPU's capacity is the figure its source quotes", "[gpu]") {
+    for (const GpuSpec& g : gpuCatalogue()) {
+        INFO(g.id << ": " << g.source);
+        CHECK(g.memoryBytes % (1u << 20) == 0);
+        const std::string mib = std::to_string(g.memoryBytes >> 20) + " MiB";
+        const std::string gib = std::to_string(g.memoryBytes >> 30) + " GiB";
+        CHECK((g.source.find(mib) != std::string::npos || g.source.find(gib) != std::string::npos));
+        if (g.vendor == "NVIDIA") CHECK(g.source.find("MiB") != std::string::npos);
+    }
+    for (const char* id : {"rtx-3050", "rtx-4060", "rtx-a6000", "rtx-6000-ada", "a40", "h100-nvl"})
+        CHECK(findGpu(id));
+}
