@@ -329,6 +329,13 @@
     </message>
 </context>
 <context>
+    <name>batchfit::DocsWindow</name>
+    <message>
+        <source>BatchFit Documentation</source>
+        <translation>BatchFit 文档</translation>
+    </message>
+</context>
+<context>
     <name>batchfit::Document</name>
     <message>
         <source>Untitled</source>
@@ -1373,6 +1380,14 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>No estimate at batch %1: %2</source>
         <translation>批大小 %1 无法估算：%2</translation>
+    </message>
+    <message>
+        <source>&amp;Documentation</source>
+        <translation>文档(&amp;D)</translation>
+    </message>
+    <message>
+        <source>How BatchFit counts memory, its file formats and its accuracy (offline)</source>
+        <translation>BatchFit 如何计算显存、文件格式与精度（离线）</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,10 @@
 #include "catch_compat.h"
 #include "gui_test_support.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+
 using namespace batchfit;
 
 TEST_CASE("settings round-trip through the typed wrapper", "[settings]") {
@@ -49,4 +53,18 @@ TEST_CASE("broken stored settings fall back to defaults", "[settings]") {
     CHECK(s.trainingConfig().accumulationSteps == 1);
     CHECK(s.batch() == 64);
     CHECK(s.customGpuGib() == Approx(24.0));
+}
+
+TEST_CASE("file dialogs remember their last folder, per kind, while it exists", "[settings]") {
+    test::TempSettings temp;
+    AppSettings& s = temp.settings();
+    CHECK(s.lastFolder(QStringLiteral("models")) == QDir::homePath());
+    QTemporaryDir models, measured;
+    s.rememberFolder(QStringLiteral("models"), models.filePath(QStringLiteral("net.json")));
+    s.rememberFolder(QStringLiteral("measurements"), measured.filePath(QStringLiteral("m.json")));
+    CHECK(s.lastFolder(QStringLiteral("models")) == QFileInfo(models.path()).absoluteFilePath());
+    CHECK(s.lastFolder(QStringLiteral("measurements")) == QFileInfo(measured.path()).absoluteFilePath());
+    CHECK(s.lastFolder(QStringLiteral("onnx-import")) == QDir::homePath());
+    measured.remove();
+    CHECK(s.lastFolder(QStringLiteral("measurements")) == QDir::homePath()); // a deleted folder is not offered
 }

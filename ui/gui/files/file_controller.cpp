@@ -60,10 +60,11 @@ bool FileController::newModel() {
 
 bool FileController::open() {
     if (!maybeSave()) return false;
-    const QString dir =
-        m_doc->filePath().isEmpty() ? QDir::homePath() : QFileInfo(m_doc->filePath()).absolutePath();
+    const QString dir = m_doc->filePath().isEmpty() ? m_settings->lastFolder(QStringLiteral("models"))
+                                                    : QFileInfo(m_doc->filePath()).absolutePath();
     const QString path = QFileDialog::getOpenFileName(m_parent, tr("Open Model"), dir, modelFilter());
     if (path.isEmpty()) return false;
+    m_settings->rememberFolder(QStringLiteral("models"), path);
     return openPath(path, false);
 }
 
@@ -119,12 +120,13 @@ bool FileController::saveAs() {
         const QString base =
             m_doc->presetId().isEmpty() ? QString::fromStdString(m_doc->model().name) : m_doc->presetId();
         suggestion =
-            QDir(QDir::homePath())
+            QDir(m_settings->lastFolder(QStringLiteral("models")))
                 .filePath((base.isEmpty() ? QStringLiteral("model") : base) + QStringLiteral(".json"));
     }
     QString path = QFileDialog::getSaveFileName(m_parent, tr("Save Model As"), suggestion, modelFilter());
     if (path.isEmpty()) return false;
     if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
+    m_settings->rememberFolder(QStringLiteral("models"), path);
     return saveTo(path);
 }
 

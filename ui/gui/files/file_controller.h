@@ -35,6 +35,8 @@ public:
     bool saveTo(const QString& path);
     /// When the model has unsaved changes: asks Save / Discard / Cancel. True if it is fine to continue.
     bool maybeSave();
+    /// The settings the dialogs remember their folders in.
+    AppSettings* settings() const { return m_settings; }
     /// The last error message shown (tests).
     QString lastError() const { return m_lastError; }
     /// File > Import (Hugging Face config, ONNX).

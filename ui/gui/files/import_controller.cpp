@@ -5,6 +5,8 @@
 #include "gui/files/file_controller.h"
 #include "gui/files/import_hf_dialog.h"
 #include "gui/files/import_onnx_dialog.h"
+#include "gui/shell/app_settings.h"
+#include "gui/shell/app_settings.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -57,9 +59,11 @@ void ImportController::showError(const QString& text) {
 bool ImportController::importHf() {
     if (m_running || !m_files->maybeSave()) return false;
     const QString path =
-        QFileDialog::getOpenFileName(m_parent, tr("Import Hugging Face Config"), QDir::homePath(),
+        QFileDialog::getOpenFileName(m_parent, tr("Import Hugging Face Config"),
+                                     m_files->settings()->lastFolder(QStringLiteral("hf-import")),
                                      tr("Hugging Face configs (config.json *.json);;All files (*)"));
     if (path.isEmpty()) return false;
+    m_files->settings()->rememberFolder(QStringLiteral("hf-import"), path);
     return importHfWithDialog(path);
 }
 
@@ -100,9 +104,11 @@ bool ImportController::importOnnx() {
         return false;
     }
     if (m_running || !m_files->maybeSave()) return false;
-    const QString path = QFileDialog::getOpenFileName(m_parent, tr("Import ONNX Model"), QDir::homePath(),
-                                                      tr("ONNX models (*.onnx);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        m_parent, tr("Import ONNX Model"), m_files->settings()->lastFolder(QStringLiteral("onnx-import")),
+        tr("ONNX models (*.onnx);;All files (*)"));
     if (path.isEmpty()) return false;
+    m_files->settings()->rememberFolder(QStringLiteral("onnx-import"), path);
     OnnxImportDialog dialog(path, m_parent);
     if (dialog.exec() != QDialog::Accepted) return false;
     return importOnnxPath(path, dialog.options(), false);

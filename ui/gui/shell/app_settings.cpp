@@ -1,5 +1,7 @@
 #include "gui/shell/app_settings.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <algorithm>
 
 namespace batchfit {
@@ -65,6 +67,15 @@ QString AppSettings::lastPresetId() const {
 }
 void AppSettings::setLastPresetId(const QString& id) {
     m_settings->setValue(kLastPreset, id);
+}
+
+QString AppSettings::lastFolder(const QString& kind) const {
+    const QString dir = m_settings->value(QStringLiteral("folders/") + kind).toString();
+    return !dir.isEmpty() && QFileInfo(dir).isDir() ? dir : QDir::homePath();
+}
+void AppSettings::rememberFolder(const QString& kind, const QString& filePath) {
+    if (filePath.isEmpty()) return;
+    m_settings->setValue(QStringLiteral("folders/") + kind, QFileInfo(filePath).absolutePath());
 }
 
 QString AppSettings::lastReportDir() const {

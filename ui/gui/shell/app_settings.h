@@ -40,6 +40,12 @@ public:
     QString lastReportDir() const;
     void setLastReportDir(const QString& dir);
 
+    /// The folder a file dialog of this kind ("models", "hf-import", "onnx-import", "measurements") last
+    /// used, while it still exists; the home folder before the first use.
+    QString lastFolder(const QString& kind) const;
+    /// Remembers the folder of `filePath` for dialogs of this kind.
+    void rememberFolder(const QString& kind, const QString& filePath);
+
     QStringList recentFiles() const;
     /// Puts `path` first, drops duplicates and keeps at most kMaxRecentFiles.
     void addRecentFile(const QString& path);

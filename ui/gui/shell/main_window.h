@@ -22,6 +22,7 @@ class AppSettings;
 class BatchPanel;
 class BreakdownModel;
 class ElidingLabel;
+class DocsWindow;
 class Document;
 class EstimationService;
 class FileController;
@@ -71,6 +72,9 @@ public:
     LayerActivationModel* layerTable() const { return m_layerRows; }
     QTabWidget* tabs() const { return m_tabs; }
 
+    /// Help → Documentation's window (created on first use; null before).
+    DocsWindow* docsWindow() const { return m_docs; }
+
 protected:
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
@@ -95,6 +99,7 @@ private:
     void copyCliCommand();
     void chooseLanguage(const QString& language);
     void about();
+    void showDocumentation();
 
     AppSettings* m_settings;
     Document* m_doc = nullptr;
@@ -123,6 +128,7 @@ private:
     std::shared_ptr<const EstimationResult> m_result;
     std::optional<Estimate> m_shown;
     std::int64_t m_batch = 64;
+    DocsWindow* m_docs = nullptr;
     std::int64_t m_chartRange = 0;
     QTimer m_requestTimer;
     QTimer m_timelineTimer;

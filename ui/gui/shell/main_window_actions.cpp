@@ -21,6 +21,7 @@
 #include "gui/panels/training_panel.h"
 #include "gui/panels/what_if_panel.h"
 #include "gui/shell/app_settings.h"
+#include "gui/shell/docs_window.h"
 #include "gui/shell/language.h"
 #include "gui/shell/main_window.h"
 #include "gui/shell/shortcut_keeper.h"
@@ -134,6 +135,13 @@ void MainWindow::about() {
         tr("<h3>BatchFit %1</h3><p>How much GPU memory one training step needs, and the largest "
            "batch that fits — before you spend a GPU-hour.</p>")
             .arg(QStringLiteral(BATCHFIT_VERSION)));
+}
+
+void MainWindow::showDocumentation() {
+    if (!m_docs) m_docs = new DocsWindow(this);
+    m_docs->show();
+    m_docs->raise();
+    m_docs->activateWindow();
 }
 
 } // namespace batchfit

@@ -8,6 +8,7 @@
 #include "gui/panels/batch_panel.h"
 #include "gui/panels/layer_stack_panel.h"
 #include "gui/shell/app_settings.h"
+#include "gui/shell/docs_window.h"
 #include "gui/shell/language.h"
 #include "gui/shell/main_window.h"
 
@@ -56,9 +57,12 @@ void MainWindow::buildMenus() {
     if (!ReportExporter::available()) exportAction->setToolTip(tr("This build has no report support."));
     // Measured points (tools/torch_measure.py) drawn on the chart and passed to Export Report.
     QAction* loadMeasured = file->addAction(tr("Load &Measurements…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Load Measurements"), QString(),
-                                                          tr("Measurements (*.json);;All files (*)"));
-        if (!path.isEmpty()) m_chart->loadMeasurements(path);
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Load Measurements"), m_settings->lastFolder(QStringLiteral("measurements")),
+            tr("Measurements (*.json);;All files (*)"));
+        if (path.isEmpty()) return;
+        m_settings->rememberFolder(QStringLiteral("measurements"), path);
+        m_chart->loadMeasurements(path);
     });
     loadMeasured->setObjectName(QStringLiteral("loadMeasurementsAction"));
     loadMeasured->setStatusTip(tr("Show points measured by tools/torch_measure.py on the chart"));
@@ -123,6 +127,10 @@ void MainWindow::buildMenus() {
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* docs = help->addAction(tr("&Documentation"), this, &MainWindow::showDocumentation);
+    docs->setObjectName(QStringLiteral("documentationAction"));
+    docs->setShortcut(QKeySequence::HelpContents);
+    docs->setStatusTip(tr("How BatchFit counts memory, its file formats and its accuracy (offline)"));
     help->addAction(QWhatsThis::createAction(this));
     help->addAction(tr("&About BatchFit"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
