@@ -1389,6 +1389,26 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>How BatchFit counts memory, its file formats and its accuracy (offline)</source>
         <translation>BatchFit 如何计算显存、文件格式与精度（离线）</translation>
     </message>
+    <message>
+        <source>log batch axis</source>
+        <translation>批大小对数轴</translation>
+    </message>
+    <message>
+        <source>Batch sizes in powers of two (Ctrl+L)</source>
+        <translation>批大小按 2 的幂排列（Ctrl+L）</translation>
+    </message>
+    <message>
+        <source>log memory axis</source>
+        <translation>显存对数轴</translation>
+    </message>
+    <message>
+        <source>Memory in powers of two: a model far larger than the GPU stays readable (Ctrl+Shift+L)</source>
+        <translation>显存按 2 的幂排列：远超 GPU 容量的模型也清晰可读（Ctrl+Shift+L）</translation>
+    </message>
+    <message>
+        <source>Logarithmic &amp;Memory Axis</source>
+        <translation>显存对数轴(&amp;M)</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MemoryChart</name>
@@ -1491,6 +1511,10 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Measurements of Another Model?</source>
         <translation>是别的模型的测量结果？</translation>
+    </message>
+    <message>
+        <source>GPU memory (GiB, log)</source>
+        <translation>GPU 显存（GiB，对数）</translation>
     </message>
 </context>
 <context>

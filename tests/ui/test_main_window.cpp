@@ -21,9 +21,12 @@
 #include "gui_test_support.h"
 
 #include <QAreaSeries>
+#include <QCategoryAxis>
 #include <QChart>
+#include <QCheckBox>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QLineSeries>
 #include <QPushButton>
 #include <QSet>
 #include <QSlider>
@@ -324,6 +327,34 @@ TEST_CASE("a new model starts at a batch that fits, and the chart's range follow
     const double yMax = qobject_cast<QValueAxis*>(axes.first())->max();
     CHECK(yMax >= static_cast<double>(dataTop) / (1ull << 30));
     CHECK(yMax >= 24.0); // the capacity line stays on the chart
+
+    // The log memory axis, from the checkbox by the chart: powers of two from a floor above zero to above the
+    // data; the menu action follows; every area point sits inside the axis.
+    auto* box = w.findChild<QCheckBox*>(QStringLiteral("logMemoryBox"));
+    REQUIRE(box);
+    box->setChecked(true);
+    CHECK(w.memoryChart()->logMemoryScale());
+    const auto logAxes = w.memoryChart()->chart()->axes(Qt::Vertical);
+    REQUIRE(logAxes.size() == 1);
+    CHECK(qobject_cast<QCategoryAxis*>(logAxes.first())); // ticks at powers of two, labelled in GiB
+    const auto [lo, hi] = w.memoryChart()->memoryRange();
+    CHECK(lo > 0);
+    CHECK(lo < 24.0 / 8 * 8); // below the capacity line, which stays on the chart
+    CHECK(hi >= static_cast<double>(dataTop) / (1ull << 30));
+    CHECK(std::exp2(std::round(std::log2(hi))) == hi); // a power of two
+    CHECK(std::exp2(std::round(std::log2(lo))) == lo);
+    for (QAbstractSeries* s : w.memoryChart()->chart()->series()) // the series hold log2(GiB)
+        if (auto* line = qobject_cast<QLineSeries*>(s))
+            for (const QPointF& p : line->points())
+                CHECK((p.y() >= std::log2(lo) - 1e-9 && p.y() <= std::log2(hi) + 1e-9));
+    QAction* menu = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text().contains(QStringLiteral("Memory Axis"))) menu = a;
+    REQUIRE(menu);
+    CHECK(menu->isChecked());
+    menu->trigger(); // off again, from the menu: the checkbox follows
+    CHECK_FALSE(box->isChecked());
+    CHECK(qobject_cast<QValueAxis*>(w.memoryChart()->chart()->axes(Qt::Vertical).first()));
 }
 
 TEST_CASE("the what-if panel hides levers that gain nothing and says so", "[window][whatif]") {

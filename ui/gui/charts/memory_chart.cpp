@@ -67,6 +67,9 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent) {
     m_y = new QValueAxis(this);
     m_y->setTitleText(tr("GPU memory (GiB)"));
     m_y->setLabelFormat(QStringLiteral("%.0f"));
+    m_yLog = new QCategoryAxis(this); // attached instead of m_y in log mode (setLogMemoryScale)
+    m_yLog->setTitleText(tr("GPU memory (GiB, log)"));
+    m_yLog->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     m_chart->addAxis(m_x, Qt::AlignBottom);
     m_chart->addAxis(m_y, Qt::AlignLeft);
     for (auto* s : m_chart->series()) {
@@ -111,7 +114,8 @@ void MemoryChart::applyPalette() {
     const QColor base = pal.color(QPalette::Base);
     m_chart->setBackgroundBrush(base);
     m_chart->setPlotAreaBackgroundVisible(false);
-    for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_x), static_cast<QAbstractAxis*>(m_y)}) {
+    for (QAbstractAxis* a : {static_cast<QAbstractAxis*>(m_x), static_cast<QAbstractAxis*>(m_y),
+                             static_cast<QAbstractAxis*>(m_yLog)}) {
         a->setLabelsColor(text);
         a->setTitleBrush(text);
         a->setGridLineColor(pal.color(QPalette::Mid));
@@ -161,19 +165,59 @@ void MemoryChart::setResult(const EstimationResult& r) {
     rebuildSeries();
 }
 
+QAbstractAxis* MemoryChart::memoryAxis() const {
+    return m_logMemory ? static_cast<QAbstractAxis*>(m_yLog) : static_cast<QAbstractAxis*>(m_y);
+}
+
+double MemoryChart::yOf(double gib) const {
+    return m_logMemory ? std::log2(std::max(gib, m_yFloor)) : gib;
+}
+
+std::pair<double, double> MemoryChart::memoryRange() const {
+    if (m_logMemory) return {std::exp2(m_yLog->min()), std::exp2(m_yLog->max())};
+    return {m_y->min(), m_y->max()};
+}
+
+void MemoryChart::setLogMemoryScale(bool log) {
+    if (log == m_logMemory) return;
+    QAbstractAxis* from = memoryAxis();
+    m_logMemory = log;
+    QAbstractAxis* to = memoryAxis();
+    m_chart->removeAxis(from); // detaches every series
+    m_chart->addAxis(to, Qt::AlignLeft);
+    for (auto* s : m_chart->series()) s->attachAxis(to);
+    rebuildSeries();
+}
+
 void MemoryChart::rebuildSeries() {
+    if (m_logMemory) {
+        // The floor: a power of two at or below the smallest positive stacked value at the smallest batch,
+        // and at most 2^16 below the top, so the step's components stay apart instead of squeezed at the
+        // bottom.
+        double smallest = 1.0;
+        for (const auto& p : m_points) {
+            std::uint64_t stacked = 0;
+            for (int c = 0; c < kComponentCount; ++c)
+                if ((stacked += p.atPeak.bytes[c]) > 0) {
+                    smallest = std::min(smallest, ByteFormat::toGib(stacked));
+                    break;
+                }
+        }
+        const double cap = std::max(ByteFormat::toGib(m_capacityBytes), 1.0);
+        m_yFloor = std::exp2(std::floor(std::log2(std::max(smallest, cap / 65536.0))));
+    }
     std::array<QList<QPointF>, ComponentStyle::kSlotCount + 1> lines;
     for (auto& l : lines) l.reserve(static_cast<qsizetype>(m_points.size()));
     for (const auto& p : m_points) {
         const double x = xOf(p.batch);
         std::uint64_t stacked = 0;
-        lines[0].append({x, 0.0});
+        lines[0].append({x, yOf(0.0)});
         for (int c = 0; c < kComponentCount; ++c) {
             stacked +=
                 p.atPeak.bytes[c]; // stacking for display: the core's components drawn on top of each other
-            lines[static_cast<std::size_t>(c + 1)].append({x, ByteFormat::toGib(stacked)});
+            lines[static_cast<std::size_t>(c + 1)].append({x, yOf(ByteFormat::toGib(stacked))});
         }
-        lines[ComponentStyle::kSlotCount].append({x, ByteFormat::toGib(p.requiredBytes)});
+        lines[ComponentStyle::kSlotCount].append({x, yOf(ByteFormat::toGib(p.requiredBytes))});
     }
     for (std::size_t i = 0; i < lines.size(); ++i) m_bounds[i]->replace(lines[i]);
     rebuildMeasured();
@@ -191,9 +235,27 @@ void MemoryChart::updateAxes() {
     m_y->setRange(0, std::max(1.0, std::ceil(top)));
     m_y->setTickCount(6);
     m_y->applyNiceNumbers();
-    const double yTop = m_y->max();
     // Whole GiB unless the range is small (no estimate yet, a tiny GPU): "0 0 0 1 1 1" says nothing.
-    m_y->setLabelFormat(yTop <= 5.0 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+    m_y->setLabelFormat(m_y->max() <= 5.0 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+    // Log mode: powers of two from the floor to the first one above the data and the capacity.
+    {
+        for (const QString& label : m_yLog->categoriesLabels()) m_yLog->remove(label);
+        const int lo = static_cast<int>(std::lround(std::log2(m_yFloor)));
+        const int hi = std::max(lo + 1, static_cast<int>(std::ceil(std::log2(std::max(top, m_yFloor * 2)))));
+        const double height = m_chart->plotArea().height();
+        const int fit =
+            height > 1.0
+                ? std::max(2, static_cast<int>(height / (2.2 * QFontMetrics(m_yLog->labelsFont()).height())))
+                : 8;
+        int every = 1;
+        while ((hi - lo) / every + 1 > fit) ++every;
+        m_yLog->setStartValue(lo);
+        m_yLog->setRange(lo, hi);
+        for (int k = lo; k <= hi; k += every) m_yLog->append(QString::number(std::exp2(k), 'g', 4), k);
+    }
+    // In the series' units: GiB, or log2 of GiB.
+    const double yTop = m_logMemory ? m_yLog->max() : m_y->max();
+    const double yBottom = m_logMemory ? m_yLog->min() : 0.0;
 
     for (const QString& label : m_x->categoriesLabels()) m_x->remove(label);
     const double left = 0.0; // log mode: log2(1) = 0
@@ -215,8 +277,8 @@ void MemoryChart::updateAxes() {
         m_x->setTitleText(tr("batch size"));
     }
 
-    m_capacity->replace(QList<QPointF>{{left, capGib}, {right, capGib}});
-    const double usable = ByteFormat::toGib(m_usableBytes);
+    m_capacity->replace(QList<QPointF>{{left, yOf(capGib)}, {right, yOf(capGib)}});
+    const double usable = yOf(ByteFormat::toGib(m_usableBytes));
     m_usable->replace(QList<QPointF>{{left, usable}, {right, usable}});
     m_capacityLabel->setText(tr("capacity %1").arg(ByteFormat::bytes(m_capacityBytes)));
     m_usableLabel->setText(tr("usable %1").arg(ByteFormat::bytes(m_usableBytes)));
@@ -229,7 +291,7 @@ void MemoryChart::updateAxes() {
     } else {
         const double from = xOf(m_maxBatch + 1);
         m_oomUpper->replace(QList<QPointF>{{from, yTop}, {right, yTop}});
-        m_oomLower->replace(QList<QPointF>{{from, 0.0}, {right, 0.0}});
+        m_oomLower->replace(QList<QPointF>{{from, yBottom}, {right, yBottom}});
     }
 }
 
@@ -247,9 +309,9 @@ void MemoryChart::placeLineLabels() {
     if (m_capacityBytes == 0) return;
     const QRectF plot = m_chart->plotArea();
     const QPointF cap =
-        m_chart->mapToPosition(QPointF(xOf(m_range), ByteFormat::toGib(m_capacityBytes)), m_capacity);
+        m_chart->mapToPosition(QPointF(xOf(m_range), yOf(ByteFormat::toGib(m_capacityBytes))), m_capacity);
     const QPointF use =
-        m_chart->mapToPosition(QPointF(xOf(m_range), ByteFormat::toGib(m_usableBytes)), m_usable);
+        m_chart->mapToPosition(QPointF(xOf(m_range), yOf(ByteFormat::toGib(m_usableBytes))), m_usable);
     const QRectF capBox = m_capacityLabel->boundingRect();
     const QRectF useBox = m_usableLabel->boundingRect();
     m_capacityLabel->setPos(plot.right() - capBox.width() - 4, cap.y() - capBox.height() - 1);
@@ -263,7 +325,7 @@ void MemoryChart::setBatch(std::int64_t batch) {
 
 void MemoryChart::placeMarker() {
     const QRectF plot = m_chart->plotArea();
-    const QPointF p = m_chart->mapToPosition(QPointF(xOf(std::min(m_batch, m_range)), 0.0), m_capacity);
+    const QPointF p = m_chart->mapToPosition(QPointF(xOf(std::min(m_batch, m_range)), yOf(0.0)), m_capacity);
     m_marker->setLine(QLineF(m_chart->mapToScene(QPointF(p.x(), plot.top())),
                              m_chart->mapToScene(QPointF(p.x(), plot.bottom()))));
 }

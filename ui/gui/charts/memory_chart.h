@@ -36,6 +36,12 @@ public:
     void setBatch(std::int64_t batch);
     void setLogScale(bool log);
     bool logScale() const { return m_log; }
+    /// Memory axis in powers of two (areas below its floor are drawn from the floor): a 7B model far past the
+    /// capacity and the capacity line are both readable.
+    void setLogMemoryScale(bool log);
+    bool logMemoryScale() const { return m_logMemory; }
+    /// The memory axis's range in GiB (whichever scale is on; in log mode the series hold log2 of GiB).
+    std::pair<double, double> memoryRange() const;
     /// Greys the chart while the shown estimate is stale (the model or set-up is invalid).
     void setStale(bool stale);
 
@@ -92,6 +98,10 @@ private:
     void rebuildMeasured();
     void onMeasuredHover(const QPointF& point, bool state);
     double measuredTopGib() const;
+    /// The memory axis in use (m_y, or m_yLog in log mode).
+    QAbstractAxis* memoryAxis() const;
+    /// The y a value in GiB is drawn at: itself, or in log mode log2 of it (at least the axis floor).
+    double yOf(double gib) const;
 
     QChart* m_chart = nullptr;
     std::array<QLineSeries*, ComponentStyle::kSlotCount + 1> m_bounds{}; ///< [0] is the zero line
@@ -105,6 +115,8 @@ private:
     QAreaSeries* m_oom = nullptr;
     QCategoryAxis* m_x = nullptr;
     QValueAxis* m_y = nullptr;
+    QCategoryAxis* m_yLog = nullptr; ///< log mode: y values are log2(GiB), ticks labelled in GiB
+    double m_yFloor = 1.0 / 64;            ///< log mode: the axis starts here (GiB)
     QGraphicsLineItem* m_marker = nullptr; ///< a scene item: moving it repaints only a thin strip
     QGraphicsSimpleTextItem* m_capacityLabel = nullptr;
     QGraphicsSimpleTextItem* m_usableLabel = nullptr;
@@ -126,6 +138,7 @@ private:
     bool m_hoverTip = false; ///< a hover detail (an area's values, a measured point) is on screen
     std::int64_t m_batch = 1;
     bool m_log = false;
+    bool m_logMemory = false;
 };
 
 } // namespace batchfit

@@ -56,10 +56,10 @@ void MemoryChart::rebuildMeasured() {
     QList<QPointF> estimated;
     if (m_measurement) {
         for (const MeasuredStep& m : m_measurement->points)
-            measured.append({xOf(m.batch), ByteFormat::toGib(m.chartBytes())});
+            measured.append({xOf(m.batch), yOf(ByteFormat::toGib(m.chartBytes()))});
     }
     for (const MeasurementComparison& c : m_comparisons)
-        estimated.append({xOf(c.measured.batch), ByteFormat::toGib(c.estimatedBytes)});
+        estimated.append({xOf(c.measured.batch), yOf(ByteFormat::toGib(c.estimatedBytes))});
     m_measured->replace(measured);
     m_measuredEstimate->replace(estimated);
     // The chart's own legend lists only the measured points (the components have the legend under the chart).

@@ -180,6 +180,12 @@ bool AppSettings::logScale() const {
 void AppSettings::setLogScale(bool on) {
     m_settings->setValue(kLog, on);
 }
+bool AppSettings::logMemoryScale() const {
+    return m_settings->value(QStringLiteral("view/logMemoryScale"), false).toBool();
+}
+void AppSettings::setLogMemoryScale(bool on) {
+    m_settings->setValue(QStringLiteral("view/logMemoryScale"), on);
+}
 bool AppSettings::welcomeDismissed() const {
     return m_settings->value(kWelcome, false).toBool();
 }

@@ -67,6 +67,9 @@ public:
     std::int64_t batch() const;
     void setBatch(std::int64_t b);
     bool logScale() const;
+    /// The chart's memory axis in powers of two.
+    bool logMemoryScale() const;
+    void setLogMemoryScale(bool on);
     void setLogScale(bool on);
     bool welcomeDismissed() const;
     void setWelcomeDismissed(bool on);

@@ -68,6 +68,7 @@ void BatchFitApp::openInitialModel(MainWindow& window, AppSettings& settings, co
         window.document()->setGpu(gpu);
     }
     if (o.logScale) window.setLogScale(true);
+    if (o.logMemory) window.setLogMemoryScale(true);
     if (o.batch > 0) window.setBatch(o.batch);
 }
 
@@ -123,12 +124,15 @@ int BatchFitApp::run(int argc, char** argv) {
         QStringLiteral("Render the main window to a PNG once the estimate is shown, then exit."),
         QStringLiteral("FILE"));
     const QCommandLineOption logOpt(QStringLiteral("log"), QStringLiteral("Logarithmic batch axis."));
+    const QCommandLineOption logMemoryOpt(QStringLiteral("log-memory"),
+                                          QStringLiteral("Logarithmic memory axis."));
     QCommandLineOption testEditOpt(
         QStringLiteral("test-edit"),
         QStringLiteral("Tests only: replace the model with FILE as an unsaved edit."),
         QStringLiteral("FILE"));
     testEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, testEditOpt});
+    parser.addOptions(
+        {presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, logMemoryOpt, testEditOpt});
     parser.process(app);
 
     StartupOptions o;
@@ -139,6 +143,7 @@ int BatchFitApp::run(int argc, char** argv) {
     o.language = parser.value(langOpt);
     o.screenshot = parser.value(shotOpt);
     o.logScale = parser.isSet(logOpt);
+    o.logMemory = parser.isSet(logMemoryOpt);
     o.testEdit = parser.value(testEditOpt);
 
     // A screenshot uses fresh settings, so it shows the defaults whatever this user's last session was.

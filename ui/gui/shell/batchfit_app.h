@@ -17,6 +17,7 @@ struct StartupOptions {
     QString language;
     QString screenshot; ///< render the window to this PNG and exit
     bool logScale = false;
+    bool logMemory = false;
     QString testEdit; ///< hidden: replaces the model with this file as one edit (autosave test)
 };
 

@@ -27,6 +27,7 @@
 #include "gui/shell/window_geometry.h"
 
 #include <QAbstractItemView>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QCoreApplication>
@@ -152,6 +153,7 @@ void MainWindow::restoreSettings() {
     m_doc->setGpu(gpu);
     m_training->setGpu(gpu);
     setLogScale(m_settings->logScale());
+    setLogMemoryScale(m_settings->logMemoryScale());
     m_batch = m_settings->batch();
     m_doc->setBatch(m_batch);
     m_batchPanel->setBatch(m_batch);
@@ -193,6 +195,7 @@ void MainWindow::saveSettings() {
     if (m_doc->gpu().id == "custom") m_settings->setCustomGpuGib(ByteFormat::toGib(m_doc->gpu().memoryBytes));
     m_settings->setBatch(m_batch);
     m_settings->setLogScale(m_chart->logScale());
+    m_settings->setLogMemoryScale(m_chart->logMemoryScale());
     m_settings->setLastModelPath(m_doc->filePath());
     m_settings->setLastPresetId(m_doc->presetId());
     m_settings->sync();
@@ -328,9 +331,16 @@ void MainWindow::updateTimeline() {
         m_timeline->clear();
 }
 
+void MainWindow::setLogMemoryScale(bool log) {
+    m_chart->setLogMemoryScale(log);
+    if (m_logMemoryAction) m_logMemoryAction->setChecked(log);
+    if (m_logMemoryBox) m_logMemoryBox->setChecked(log);
+}
+
 void MainWindow::setLogScale(bool log) {
     m_chart->setLogScale(log);
     if (m_logAction) m_logAction->setChecked(log);
+    if (m_logBatchBox) m_logBatchBox->setChecked(log);
     m_batchPanel->setSliderRange(m_chartRange > 0 ? m_chartRange : 512, log);
 }
 

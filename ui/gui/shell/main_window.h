@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+class QCheckBox;
 class QLabel;
 class QMenu;
 class QTabWidget;
@@ -52,6 +53,8 @@ public:
     /// Jumps to the solver's largest batch.
     void goToMaxBatch();
     void setLogScale(bool log);
+    /// The chart's memory axis in powers of two (menu, checkbox and settings follow).
+    void setLogMemoryScale(bool log);
     /// Processes events until the newest request is shown (and the levers, if asked). False on timeout.
     bool waitForIdle(int timeoutMs = 10000, bool levers = false);
     /// The estimate shown at the current batch (without per-layer rows), if any.
@@ -124,6 +127,9 @@ private:
     QLabel* m_busy = nullptr;
     QMenu* m_recentMenu = nullptr;
     QAction* m_logAction = nullptr;
+    QAction* m_logMemoryAction = nullptr;
+    QCheckBox* m_logBatchBox = nullptr;  ///< next to the chart, the same as m_logAction
+    QCheckBox* m_logMemoryBox = nullptr; ///< next to the chart, the same as m_logMemoryAction
 
     std::shared_ptr<const EstimationResult> m_result;
     std::optional<Estimate> m_shown;

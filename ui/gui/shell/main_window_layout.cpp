@@ -27,6 +27,7 @@
 #include "gui/shell/window_geometry.h"
 
 #include <QAbstractItemView>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QCoreApplication>
@@ -145,7 +146,22 @@ void MainWindow::buildCentral() {
     legend->setAlignment(Qt::AlignHCenter);
     legend->setToolTip(
         tr("Bottom to top: what is live at the peak of one training step, then the overheads."));
-    topLayout->addWidget(legend);
+    // The axis scales sit by the chart (also in the View menu): far from fitting, a log memory axis keeps the
+    // capacity line and the model's curve both readable.
+    m_logBatchBox = new QCheckBox(tr("log batch axis"), top);
+    m_logBatchBox->setObjectName(QStringLiteral("logBatchBox"));
+    m_logBatchBox->setToolTip(tr("Batch sizes in powers of two (Ctrl+L)"));
+    m_logMemoryBox = new QCheckBox(tr("log memory axis"), top);
+    m_logMemoryBox->setObjectName(QStringLiteral("logMemoryBox"));
+    m_logMemoryBox->setToolTip(tr("Memory in powers of two: a model far larger than the GPU stays readable "
+                                  "(Ctrl+Shift+L)"));
+    connect(m_logBatchBox, &QCheckBox::toggled, this, &MainWindow::setLogScale);
+    connect(m_logMemoryBox, &QCheckBox::toggled, this, &MainWindow::setLogMemoryScale);
+    auto* legendRow = new QHBoxLayout;
+    legendRow->addWidget(legend, 1);
+    legendRow->addWidget(m_logBatchBox);
+    legendRow->addWidget(m_logMemoryBox);
+    topLayout->addLayout(legendRow);
     topLayout->addWidget(m_batchPanel);
     split->addWidget(top);
     split->addWidget(m_tabs);

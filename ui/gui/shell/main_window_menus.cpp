@@ -113,6 +113,11 @@ void MainWindow::buildMenus() {
                                   [this](bool on) { setLogScale(on); });
     m_logAction->setCheckable(true);
     m_logAction->setChecked(m_chart->logScale());
+    m_logMemoryAction =
+        view->addAction(tr("Logarithmic &Memory Axis"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L), this,
+                        [this](bool on) { setLogMemoryScale(on); });
+    m_logMemoryAction->setCheckable(true);
+    m_logMemoryAction->setChecked(m_chart->logMemoryScale());
     view->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();
