@@ -402,6 +402,41 @@ The previous file, if any, is unchanged. The model is still open with its change
     </message>
 </context>
 <context>
+    <name>batchfit::GpuFitModel</name>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>放得下</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <source>%1: %2 (nvidia-smi total; source: %3). Double-click to use this GPU.</source>
+        <translation>%1：%2（nvidia-smi 总量；来源：%3）。双击即改用此 GPU。</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>Largest batch</source>
+        <translation>最大批大小</translation>
+    </message>
+    <message>
+        <source>Batch %1</source>
+        <translation>批大小 %1</translation>
+    </message>
+</context>
+<context>
     <name>batchfit::HfImportDialog</name>
     <message>
         <source>Import Hugging Face Config</source>
@@ -1408,6 +1443,14 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>Logarithmic &amp;Memory Axis</source>
         <translation>显存对数轴(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Every catalogue GPU at the current set-up. Double-click one to use it.</source>
+        <translation>当前设置下目录中的每块 GPU。双击即可改用。</translation>
+    </message>
+    <message>
+        <source>&amp;Which GPUs fit</source>
+        <translation>哪些 GPU 放得下(&amp;W)</translation>
     </message>
 </context>
 <context>

@@ -81,7 +81,8 @@ void EstimationService::workerLoop() {
         answer.plan.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
         for (auto& l : answer.plan.steps) l.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
         if (superseded(req.generation)) continue;
-        answer.smallestGpu = smallestGpuThatFits(fitAcrossCatalogue(req.model, req.config), answer.target);
+        answer.gpuFits = fitAcrossCatalogue(req.model, req.config);
+        answer.smallestGpu = smallestGpuThatFits(answer.gpuFits, answer.target);
         if (superseded(req.generation)) continue;
         QMetaObject::invokeMethod(
             this,
@@ -100,6 +101,7 @@ void EstimationService::deliver(std::shared_ptr<const EstimationResult> result) 
         m_levers.clear();
         m_plan = {};
         m_smallestGpu.reset();
+        m_gpuFits.clear();
         emit resultReady();
     } else {
         emit resultFailed(result->error);
@@ -113,6 +115,7 @@ void EstimationService::deliverLevers(std::uint64_t generation, WhatIf answer) {
     m_plan = std::move(answer.plan);
     m_planTarget = answer.target;
     m_smallestGpu = std::move(answer.smallestGpu);
+    m_gpuFits = std::move(answer.gpuFits);
     m_leversGeneration = generation;
     emit leversChanged();
 }

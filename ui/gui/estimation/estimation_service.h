@@ -40,6 +40,9 @@ public:
     std::int64_t planTarget() const { return m_planTarget; }
     /// The catalogue GPU with the least memory on which planTarget() fits at the current set-up, if any.
     const std::optional<GpuFit>& smallestGpu() const { return m_smallestGpu; }
+    /// Every catalogue GPU with its largest batch at the current set-up, least memory first (with the
+    /// levers).
+    const std::vector<GpuFit>& gpuFits() const { return m_gpuFits; }
     bool leversReady() const { return m_leversGeneration == (m_current ? m_current->generation : 0); }
     /// True while a request newer than current() is queued or running.
     bool isBusy() const { return m_delivered < m_requested; }
@@ -71,6 +74,7 @@ private:
         FitPlan plan;
         std::int64_t target = 1;
         std::optional<GpuFit> smallestGpu;
+        std::vector<GpuFit> gpuFits;
     };
     void deliverLevers(std::uint64_t generation, WhatIf answer);
 
@@ -79,6 +83,7 @@ private:
     FitPlan m_plan;
     std::int64_t m_planTarget = 1;
     std::optional<GpuFit> m_smallestGpu;
+    std::vector<GpuFit> m_gpuFits;
     std::uint64_t m_leversGeneration = 0;
     std::uint64_t m_requested = 0;
     std::uint64_t m_delivered = 0;

@@ -12,6 +12,7 @@
 #include "gui/files/file_controller.h"
 #include "gui/files/report_exporter.h"
 #include "gui/models/breakdown_model.h"
+#include "gui/models/gpu_fit_model.h"
 #include "gui/models/layer_activation_model.h"
 #include "gui/models/layer_tree_model.h"
 #include "gui/models/lever_model.h"
@@ -129,6 +130,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_service, &EstimationService::leversChanged, this, [this] {
         m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0);
         m_whatIf->setPlan(m_service->plan(), m_service->planTarget(), m_service->smallestGpu());
+        m_gpuFits->setFits(m_service->gpuFits(), m_batch, m_doc->gpu().id);
     });
     connect(m_whatIf, &WhatIfPanel::applyRequested, this, [this](const Lever& l) {
         m_doc->editConfig(l.config, tr("Apply: %1").arg(LeverModel::title(l)));
@@ -256,6 +258,7 @@ void MainWindow::onFailure(const QString& message) {
     m_layerRows->clear();
     m_timeline->clear();
     m_whatIf->setUnavailable(tr("Fix the model first: the levers are evaluated on a valid model."));
+    m_gpuFits->clear();
 }
 
 void MainWindow::setBatch(std::int64_t batch) {
@@ -305,6 +308,8 @@ void MainWindow::showBatch(std::int64_t batch) {
         return;
     }
     m_batchPanel->showVerdict(*e, *v);
+    if (m_gpuFits->rowCount() > 0) // the "batch shown" column follows the slider
+        m_gpuFits->setFits(m_service->gpuFits(), batch, m_doc->gpu().id);
     m_breakdown->setEstimate(*e);
     e->layers.clear();
     m_shown = std::move(*e);

@@ -22,6 +22,7 @@ namespace batchfit {
 class AppSettings;
 class BatchPanel;
 class BreakdownModel;
+class GpuFitModel;
 class ElidingLabel;
 class DocsWindow;
 class Document;
@@ -75,6 +76,9 @@ public:
     LayerActivationModel* layerTable() const { return m_layerRows; }
     QTabWidget* tabs() const { return m_tabs; }
 
+    /// The "Which GPUs fit" table.
+    GpuFitModel* gpuFitModel() const { return m_gpuFits; }
+    QTableView* gpuFitView() const { return m_gpuFitView; }
     /// Help → Documentation's window (created on first use; null before).
     DocsWindow* docsWindow() const { return m_docs; }
 
@@ -128,6 +132,8 @@ private:
     QMenu* m_recentMenu = nullptr;
     QAction* m_logAction = nullptr;
     QAction* m_logMemoryAction = nullptr;
+    GpuFitModel* m_gpuFits = nullptr;
+    QTableView* m_gpuFitView = nullptr;
     QCheckBox* m_logBatchBox = nullptr;  ///< next to the chart, the same as m_logAction
     QCheckBox* m_logMemoryBox = nullptr; ///< next to the chart, the same as m_logMemoryAction
 

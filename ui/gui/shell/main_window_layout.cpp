@@ -11,6 +11,7 @@
 #include "gui/files/file_controller.h"
 #include "gui/files/report_exporter.h"
 #include "gui/models/breakdown_model.h"
+#include "gui/models/gpu_fit_model.h"
 #include "gui/models/layer_activation_model.h"
 #include "gui/models/layer_tree_model.h"
 #include "gui/models/lever_model.h"
@@ -130,6 +131,23 @@ void MainWindow::buildCentral() {
     m_tabs->addTab(breakdownView, tr("Brea&kdown"));
     m_tabs->addTab(m_timeline, tr("Step &timeline"));
     m_tabs->addTab(m_layerTableView, tr("Per-&layer activations"));
+    // The question users of web calculators ask first: which GPU, and how large a batch on it.
+    m_gpuFits = new GpuFitModel(this);
+    m_gpuFitView = new QTableView(m_tabs);
+    m_gpuFitView->setObjectName(QStringLiteral("gpuFitView"));
+    m_gpuFitView->setModel(m_gpuFits);
+    m_gpuFitView->verticalHeader()->hide();
+    m_gpuFitView->horizontalHeader()->setSectionResizeMode(GpuFitModel::GpuColumn, QHeaderView::Stretch);
+    m_gpuFitView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_gpuFitView->verticalHeader()->setDefaultSectionSize(m_gpuFitView->fontMetrics().height() + 6);
+    m_gpuFitView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_gpuFitView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_gpuFitView->setToolTip(tr("Every catalogue GPU at the current set-up. Double-click one to use it."));
+    connect(m_gpuFitView, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
+        if (const GpuFit* f = m_gpuFits->fit(index.row()))
+            m_doc->editGpu(f->gpu, tr("GPU: %1").arg(QString::fromStdString(f->gpu.name)));
+    });
+    m_tabs->addTab(m_gpuFitView, tr("&Which GPUs fit"));
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_timelineDirty) updateTimeline();
     });
