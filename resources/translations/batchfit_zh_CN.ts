@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>batchfit::AddLayerMenu</name>
+    <message>
+        <source>Search ops…</source>
+        <translation>搜索算子…</translation>
+    </message>
+    <message>
+        <source>No op matches &apos;%1&apos;</source>
+        <translation>没有与 &apos;%1&apos; 匹配的算子</translation>
+    </message>
+</context>
+<context>
     <name>batchfit::AttributeTableModel</name>
     <message>
         <source>%1 (%2)</source>
@@ -1772,6 +1783,50 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>A layer measured elsewhere: parameters and saved bytes given directly.</source>
         <translation>在别处实测过的层：直接给出参数量和保存的字节数。</translation>
+    </message>
+    <message>
+        <source>Linear and matmul</source>
+        <translation>线性层与矩阵乘</translation>
+    </message>
+    <message>
+        <source>Convolution</source>
+        <translation>卷积</translation>
+    </message>
+    <message>
+        <source>Normalization</source>
+        <translation>归一化</translation>
+    </message>
+    <message>
+        <source>Embedding and tokens</source>
+        <translation>嵌入与词元</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Activation and dropout</source>
+        <translation>激活与 Dropout</translation>
+    </message>
+    <message>
+        <source>Pooling</source>
+        <translation>池化</translation>
+    </message>
+    <message>
+        <source>Shape and layout</source>
+        <translation>形状与布局</translation>
+    </message>
+    <message>
+        <source>Arithmetic</source>
+        <translation>算术</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,57 @@ struct OpEntry {
     const char* keys; ///< space-separated; required ones first
 };
 
+/// The family each op is listed under in Add Layer (ops not named here are "Other").
+const QHash<QString, OpCatalogue::Family>& families() {
+    using F = OpCatalogue::Family;
+    static const QHash<QString, F> map = {
+        {QStringLiteral("linear"), F::Linear},
+        {QStringLiteral("matmul"), F::Linear},
+        {QStringLiteral("conv1d"), F::Convolution},
+        {QStringLiteral("conv2d"), F::Convolution},
+        {QStringLiteral("conv3d"), F::Convolution},
+        {QStringLiteral("conv_transpose2d"), F::Convolution},
+        {QStringLiteral("batchnorm1d"), F::Normalization},
+        {QStringLiteral("batchnorm2d"), F::Normalization},
+        {QStringLiteral("layernorm"), F::Normalization},
+        {QStringLiteral("groupnorm"), F::Normalization},
+        {QStringLiteral("rmsnorm"), F::Normalization},
+        {QStringLiteral("embedding"), F::Embedding},
+        {QStringLiteral("class_token"), F::Embedding},
+        {QStringLiteral("learned_add"), F::Embedding},
+        {QStringLiteral("attention"), F::Attention},
+        {QStringLiteral("relu"), F::Activation},
+        {QStringLiteral("relu6"), F::Activation},
+        {QStringLiteral("hardswish"), F::Activation},
+        {QStringLiteral("silu"), F::Activation},
+        {QStringLiteral("leaky_relu"), F::Activation},
+        {QStringLiteral("gelu"), F::Activation},
+        {QStringLiteral("sigmoid"), F::Activation},
+        {QStringLiteral("tanh"), F::Activation},
+        {QStringLiteral("softmax"), F::Activation},
+        {QStringLiteral("log_softmax"), F::Activation},
+        {QStringLiteral("dropout"), F::Activation},
+        {QStringLiteral("maxpool2d"), F::Pooling},
+        {QStringLiteral("avgpool2d"), F::Pooling},
+        {QStringLiteral("adaptive_avgpool2d"), F::Pooling},
+        {QStringLiteral("flatten"), F::Shape},
+        {QStringLiteral("reshape"), F::Shape},
+        {QStringLiteral("transpose"), F::Shape},
+        {QStringLiteral("permute"), F::Shape},
+        {QStringLiteral("select"), F::Shape},
+        {QStringLiteral("slice"), F::Shape},
+        {QStringLiteral("contiguous"), F::Shape},
+        {QStringLiteral("identity"), F::Shape},
+        {QStringLiteral("concat"), F::Shape},
+        {QStringLiteral("add"), F::Arithmetic},
+        {QStringLiteral("mul"), F::Arithmetic},
+        {QStringLiteral("scale"), F::Arithmetic},
+        {QStringLiteral("cross_entropy"), F::Loss},
+        {QStringLiteral("mse_loss"), F::Loss},
+    };
+    return map;
+}
+
 const std::vector<OpEntry>& entries() {
     static const std::vector<OpEntry> list = {
         {"linear", "out_features bias tied_to"},
@@ -75,6 +126,38 @@ QStringList OpCatalogue::ops() {
     QStringList out;
     for (const auto& e : entries()) out << QString::fromLatin1(e.op);
     return out;
+}
+
+OpCatalogue::Family OpCatalogue::family(const QString& op) {
+    return families().value(op, Family::Other);
+}
+
+QString OpCatalogue::familyName(Family f) {
+    switch (f) {
+    case Family::Linear:
+        return tr("Linear and matmul");
+    case Family::Convolution:
+        return tr("Convolution");
+    case Family::Normalization:
+        return tr("Normalization");
+    case Family::Embedding:
+        return tr("Embedding and tokens");
+    case Family::Attention:
+        return tr("Attention");
+    case Family::Activation:
+        return tr("Activation and dropout");
+    case Family::Pooling:
+        return tr("Pooling");
+    case Family::Shape:
+        return tr("Shape and layout");
+    case Family::Arithmetic:
+        return tr("Arithmetic");
+    case Family::Loss:
+        return tr("Loss");
+    case Family::Other:
+        break;
+    }
+    return tr("Other");
 }
 
 QStringList OpCatalogue::attributeKeys(const QString& op) {

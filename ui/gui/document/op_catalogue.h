@@ -14,8 +14,26 @@ class OpCatalogue {
     Q_DECLARE_TR_FUNCTIONS(batchfit::OpCatalogue)
 
 public:
+    /// Families, in the order Add Layer lists them.
+    enum class Family {
+        Linear,
+        Convolution,
+        Normalization,
+        Embedding,
+        Attention,
+        Activation,
+        Pooling,
+        Shape,
+        Arithmetic,
+        Loss,
+        Other
+    };
+
     /// Every op name, in catalogue order.
     static QStringList ops();
+    static Family family(const QString& op);
+    /// The family's translated name ("Convolution", ...).
+    static QString familyName(Family family);
     /// One sentence about the op, or an empty string for an unknown op.
     static QString description(const QString& op);
     /// The required attributes with usable starting values (e.g. linear: out_features 256).

@@ -4,6 +4,7 @@
 #include "gui/document/model_edits.h"
 #include "gui/document/op_catalogue.h"
 #include "gui/models/layer_tree_model.h"
+#include "gui/panels/add_layer_menu.h"
 #include "gui/panels/layer_editor.h"
 
 #include <QAction>
@@ -50,6 +51,24 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     m_view->header()->resizeSection(LayerTreeModel::ActivationColumn, numberWidth);
     m_view->header()->resizeSection(LayerTreeModel::ShareColumn,
                                     fm.horizontalAdvance(QStringLiteral("100.0%")) + 16);
+    // What a memory tool is read for comes first: a dock of ~380 px shows name, activations, share and
+    // parameters; type and output shape follow (scroll sideways, or hide columns from the header's menu).
+    QHeaderView* header = m_view->header();
+    header->setObjectName(QStringLiteral("layerTreeHeader"));
+    header->moveSection(header->visualIndex(LayerTreeModel::ActivationColumn), 1);
+    header->moveSection(header->visualIndex(LayerTreeModel::ShareColumn), 2);
+    header->moveSection(header->visualIndex(LayerTreeModel::ParametersColumn), 3);
+    header->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(header, &QWidget::customContextMenuRequested, this, [this, header](const QPoint& pos) {
+        QMenu menu(this);
+        for (int c = 1; c < LayerTreeModel::ColumnCount; ++c) { // the name column always stays
+            QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
+            a->setCheckable(true);
+            a->setChecked(!header->isSectionHidden(c));
+            connect(a, &QAction::toggled, header, [header, c](bool on) { header->setSectionHidden(c, !on); });
+        }
+        menu.exec(header->mapToGlobal(pos));
+    });
     m_editor = new LayerEditor(doc, this);
 
     auto action = [this](const QString& icon, const QString& text, const QKeySequence& key,
@@ -63,11 +82,8 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     };
     m_add = action(QStringLiteral("add"), tr("&Add Layer"), QKeySequence(Qt::Key_Insert),
                    tr("Add a layer after the selected one"));
-    m_addMenu = new QMenu(this);
-    for (const QString& op : OpCatalogue::ops())
-        m_addMenu->addAction(op, this, [this, op] { addLayer(op); })
-            ->setToolTip(OpCatalogue::description(op));
-    m_addMenu->setToolTipsVisible(true);
+    m_addMenu = new AddLayerMenu(this); // a search field, then the ops by family
+    connect(m_addMenu, &AddLayerMenu::opChosen, this, &LayerStackPanel::addLayer);
     m_add->setMenu(m_addMenu);
     m_duplicate = action(QStringLiteral("duplicate"), tr("Dup&licate"), QKeySequence(Qt::CTRL | Qt::Key_D),
                          tr("Duplicate the selected layer or block"));

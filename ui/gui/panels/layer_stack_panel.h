@@ -13,6 +13,8 @@ class QTreeView;
 
 namespace batchfit {
 
+class AddLayerMenu;
+
 class Document;
 class LayerEditor;
 class LayerTreeModel;
@@ -36,6 +38,7 @@ public:
 
     /// The edits (public for tests and the menu).
     void addLayer(const QString& op);
+    AddLayerMenu* addLayerMenu() const { return m_addMenu; }
     void duplicateCurrent();
     void deleteCurrent();
     void moveCurrent(int delta);
@@ -54,7 +57,7 @@ private:
     QTreeView* m_view = nullptr;
     LayerEditor* m_editor = nullptr;
     QToolBar* m_toolBar = nullptr;
-    QMenu* m_addMenu = nullptr;
+    AddLayerMenu* m_addMenu = nullptr;
     QAction* m_add = nullptr;
     QAction* m_duplicate = nullptr;
     QAction* m_delete = nullptr;

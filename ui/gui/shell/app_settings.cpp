@@ -69,6 +69,13 @@ void AppSettings::setLastPresetId(const QString& id) {
     m_settings->setValue(kLastPreset, id);
 }
 
+QByteArray AppSettings::headerState(const QString& name) const {
+    return m_settings->value(QStringLiteral("headers/") + name).toByteArray();
+}
+void AppSettings::setHeaderState(const QString& name, const QByteArray& s) {
+    m_settings->setValue(QStringLiteral("headers/") + name, s);
+}
+
 QString AppSettings::lastFolder(const QString& kind) const {
     const QString dir = m_settings->value(QStringLiteral("folders/") + kind).toString();
     return !dir.isEmpty() && QFileInfo(dir).isDir() ? dir : QDir::homePath();

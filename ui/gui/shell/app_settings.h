@@ -28,6 +28,9 @@ public:
     /// A splitter's positions (QSplitter::saveState) by its object name, empty before the first exit.
     QByteArray splitterState(const QString& name) const;
     void setSplitterState(const QString& name, const QByteArray& s);
+    /// A table or tree header's columns (QHeaderView::saveState: order, widths, hidden) by object name.
+    QByteArray headerState(const QString& name) const;
+    void setHeaderState(const QString& name, const QByteArray& s);
 
     /// The model file open at exit (empty when a preset or an unsaved model was open).
     QString lastModelPath() const;

@@ -164,6 +164,9 @@ void MainWindow::restoreSettings() {
     for (QSplitter* split : findChildren<QSplitter*>())
         if (!split->objectName().isEmpty())
             split->restoreState(m_settings->splitterState(split->objectName()));
+    for (QHeaderView* header : findChildren<QHeaderView*>(QStringLiteral("layerTreeHeader")))
+        if (const QByteArray s = m_settings->headerState(header->objectName()); !s.isEmpty())
+            header->restoreState(s);
 }
 
 void MainWindow::placeOnScreen() {
@@ -192,6 +195,8 @@ void MainWindow::saveSettings() {
     for (QSplitter* split : findChildren<QSplitter*>())
         if (!split->objectName().isEmpty())
             m_settings->setSplitterState(split->objectName(), split->saveState());
+    for (QHeaderView* header : findChildren<QHeaderView*>(QStringLiteral("layerTreeHeader")))
+        m_settings->setHeaderState(header->objectName(), header->saveState());
     m_settings->setTrainingConfig(m_doc->config());
     m_settings->setGpuId(QString::fromStdString(m_doc->gpu().id));
     if (m_doc->gpu().id == "custom") m_settings->setCustomGpuGib(ByteFormat::toGib(m_doc->gpu().memoryBytes));
