@@ -1,12 +1,14 @@
 #include "report/report_exporter.h"
 
 #include "batchfit/json_report.h"
+#include "report/component_palette.h"
 #include "report/csv_report_writer.h"
 #include "report/markdown_report_writer.h"
 #include "report/pdf_report_writer.h"
 #include "report/png_report_writer.h"
 #include "report/report_canvas.h"
 #include "report/report_language.h"
+#include "report/report_sections.h"
 #include "report/sweep_chart_painter.h"
 
 #include <QBuffer>
@@ -108,7 +110,7 @@ Status exportReport(const ReportRequest& request, const QString& path) {
     return writeReport(*data, path);
 }
 
-QImage renderReportChart(const ReportData& data, QSize pixels, int dpi) {
+QImage renderReportChart(const ReportData& data, QSize pixels, int dpi, bool titled) {
     const ReportLanguage language(data.request.language);
     QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
     const int dpm = static_cast<int>(std::lround(std::max(36, dpi) / 0.0254));
@@ -119,8 +121,28 @@ QImage renderReportChart(const ReportData& data, QSize pixels, int dpi) {
     ReportCanvas canvas(painter, std::max(36, dpi) / 72.0);
     const double margin = 8;
     const QSizeF points = QSizeF(pixels) / canvas.pixelsPerPoint();
-    SweepChartPainter(data).paint(
-        canvas, QRectF(margin, margin, points.width() - 2 * margin, points.height() - 2 * margin));
+    const double width = points.width() - 2 * margin;
+    double top = margin;
+    if (titled) { // a pasted chart says which model, set-up and verdict it shows
+        const ReportSections sections(data);
+        const QFont title = canvas.font(11, true);
+        const QFont sub = canvas.font(8.5);
+        canvas.drawText(QRectF(margin, top, width, canvas.lineHeight(title)),
+                        Qt::AlignLeft | Qt::AlignVCenter, canvas.elided(sections.modelName(), title, width),
+                        title, ComponentPalette::text());
+        top += canvas.lineHeight(title) + 1;
+        const QString setup = sections.setupLine() + QStringLiteral(" — ");
+        const double setupWidth = std::min(canvas.textWidth(setup, sub), width / 2);
+        canvas.drawText(QRectF(margin, top, setupWidth, canvas.lineHeight(sub)),
+                        Qt::AlignLeft | Qt::AlignVCenter, canvas.elided(setup, sub, setupWidth), sub,
+                        ComponentPalette::mutedText());
+        canvas.drawText(QRectF(margin + setupWidth, top, width - setupWidth, canvas.lineHeight(sub)),
+                        Qt::AlignLeft | Qt::AlignVCenter,
+                        canvas.elided(sections.verdictHeadline(), sub, width - setupWidth), sub,
+                        sections.fits() ? ComponentPalette::fits() : ComponentPalette::doesNotFit());
+        top += canvas.lineHeight(sub) + 6;
+    }
+    SweepChartPainter(data).paint(canvas, QRectF(margin, top, width, points.height() - margin - top));
     return image;
 }
 

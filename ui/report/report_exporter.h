@@ -20,7 +20,8 @@ Status exportReport(const ReportRequest& request, const QString& path);
 Status writeReport(const ReportData& data, const QString& path);
 /// The report's bytes in `format`, without touching the disk.
 Result<QByteArray> renderReport(const ReportData& data, ReportFormat format);
-/// The stacked chart alone (capacity line, batch marker, legend), e.g. for "Copy chart to clipboard".
-QImage renderReportChart(const ReportData& data, QSize pixels, int dpi = 96);
+/// The report's chart (capacity line, batch marker, legend), e.g. for "Copy chart to clipboard". With
+/// `titled`, two lines above it say what it is: the set-up line and the verdict, as the report prints them.
+QImage renderReportChart(const ReportData& data, QSize pixels, int dpi = 96, bool titled = false);
 
 } // namespace batchfit

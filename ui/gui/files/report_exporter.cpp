@@ -34,6 +34,27 @@ QString ReportExporter::exportTo(const QString& path, const Model& model, const 
 #endif
 }
 
+QImage ReportExporter::chartImage(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
+                                  std::int64_t batch, const QString& language,
+                                  const std::vector<MeasurementComparison>& measured, QSize pixels) {
+#ifdef BATCHFIT_HAVE_REPORT
+    ReportRequest request;
+    request.model = model;
+    request.config = config;
+    request.gpu = gpu;
+    request.batch = batch;
+    request.language = language;
+    request.measured = measuredPoints(measured);
+    request.comparisons = measured;
+    auto data = buildReportData(request);
+    if (!data) return {};
+    return renderReportChart(*data, pixels, 144, true);
+#else
+    (void)model, (void)config, (void)gpu, (void)batch, (void)language, (void)measured, (void)pixels;
+    return {};
+#endif
+}
+
 QString ReportExporter::fileFilter() {
     return tr("PDF report (*.pdf);;PNG image (*.png);;Markdown (*.md);;JSON (*.json);;CSV (*.csv)");
 }

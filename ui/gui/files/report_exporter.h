@@ -7,6 +7,8 @@
 #include "batchfit/training_config.h"
 
 #include <QCoreApplication>
+#include <QImage>
+#include <QSize>
 #include <QString>
 #include <cstdint>
 #include <vector>
@@ -24,6 +26,11 @@ public:
     static QString exportTo(const QString& path, const Model& model, const TrainingConfig& config,
                             const GpuSpec& gpu, std::int64_t batch, const QString& language,
                             const std::vector<MeasurementComparison>& measured = {});
+    /// The report's chart with a title line (set-up and verdict), for Copy Chart; a null image without the
+    /// report library or when the estimate fails.
+    static QImage chartImage(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
+                             std::int64_t batch, const QString& language,
+                             const std::vector<MeasurementComparison>& measured, QSize pixels);
     /// The file dialog's filter ("PDF (*.pdf);;PNG image (*.png)").
     static QString fileFilter();
 };

@@ -104,6 +104,9 @@ private:
     void exportReport();
     /// Edit > Copy as CLI Command: the command line of the current model, set-up, GPU and batch.
     void copyCliCommand();
+    /// Edit → Copy Chart: the report's chart with its title and legend (the widget itself without the report
+    /// library).
+    void copyChart();
     void chooseLanguage(const QString& language);
     void about();
     void showDocumentation();

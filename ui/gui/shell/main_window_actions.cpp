@@ -78,6 +78,18 @@ void MainWindow::exportReport() {
         statusBar()->showMessage(tr("Report written to %1").arg(path), 5000);
 }
 
+void MainWindow::copyChart() {
+    // The report's chart: legend, capacity and usable lines, batch marker, a title with the set-up and the
+    // verdict, at 1600 x 900 px (a widget grab was small and had neither legend nor title).
+    QImage image = m_stale ? QImage()
+                           : ReportExporter::chartImage(m_doc->model(), m_doc->config(), m_doc->gpu(),
+                                                        m_batch, Language::current(),
+                                                        m_chart->measuredComparisons(), QSize(1600, 900));
+    if (image.isNull()) image = m_chart->grab().toImage();
+    QGuiApplication::clipboard()->setImage(image);
+    statusBar()->showMessage(tr("Chart copied to the clipboard."), 3000);
+}
+
 void MainWindow::copyCliCommand() {
     // A preset by its id; a file by its path (edits not yet saved are not in it: say so).
     const bool preset = !m_doc->presetId().isEmpty() && !m_doc->isModified();

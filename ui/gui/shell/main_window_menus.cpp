@@ -85,11 +85,9 @@ void MainWindow::buildMenus() {
     edit->addSeparator();
     edit->addActions(m_layers->editActions());
     edit->addSeparator();
-    QAction* copyChart = edit->addAction(tr("Copy &Chart to Clipboard"), this, [this] {
-        QGuiApplication::clipboard()->setImage(m_chart->grab().toImage());
-        statusBar()->showMessage(tr("Chart copied to the clipboard."), 3000);
-    });
-    copyChart->setObjectName(QStringLiteral("copyChartAction"));
+    QAction* copyChartAction = edit->addAction(tr("Copy &Chart to Clipboard"), this, &MainWindow::copyChart);
+    copyChartAction->setObjectName(QStringLiteral("copyChartAction"));
+
     QAction* copyCli = edit->addAction(tr("Copy as CLI C&ommand"), this, &MainWindow::copyCliCommand);
     copyCli->setObjectName(QStringLiteral("copyCliAction"));
     copyCli->setToolTip(tr("Copy the batchfit-cli command line that estimates this model with this set-up."));
