@@ -1463,6 +1463,10 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>&amp;Which GPUs fit</source>
         <translation>哪些 GPU 放得下(&amp;W)</translation>
     </message>
+    <message>
+        <source>The measured points sit at the bottom of this memory axis: the log memory axis beside the chart spreads them.</source>
+        <translation>实测点挤在这条显存轴的底部：勾选图表旁的“显存对数轴”即可把它们展开。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MemoryChart</name>

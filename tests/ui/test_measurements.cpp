@@ -17,6 +17,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QScatterSeries>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolTip>
 #include <cmath>
@@ -244,4 +245,34 @@ TEST_CASE("measurements of another model load with a warning that says why", "[m
     CHECK(warning.contains(QStringLiteral("ResNet-50")));
     CHECK(watcher.texts().join(QString()).contains(QStringLiteral("another model")));
     CHECK(chart->measuredSeries()->count() == 3); // still shown: the user may know better
+}
+
+TEST_CASE("measured points stay readable at GiB scale: the log memory axis spreads them",
+          "[measured][chart]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    w.document()->setGpu(*findGpu("a100-80gb")); // resnet18's points are below 1 GiB of an 80+ GiB axis
+    REQUIRE(w.waitForIdle());
+    MemoryChart* chart = w.memoryChart();
+    REQUIRE(chart->loadMeasurements(data(QStringLiteral("resnet18-cpu.json"))));
+    CHECK(chart->measuredPointsCrowded());
+    CHECK(w.statusBar()->currentMessage().contains(QStringLiteral("log memory")));
+    // Height of the lowest measured point above the plot's bottom, as a fraction of the plot's height.
+    auto height = [&] {
+        const QRectF plot = chart->chart()->plotArea();
+        double lowest = 1.0;
+        for (const QPointF& p : chart->measuredSeries()->points()) {
+            const double y = chart->chart()->mapToPosition(p, chart->measuredSeries()).y();
+            lowest = std::min(lowest, (plot.bottom() - y) / plot.height());
+        }
+        return lowest;
+    };
+    const double linear = height();
+    w.setLogMemoryScale(true);
+    QCoreApplication::processEvents();
+    CHECK_FALSE(chart->measuredPointsCrowded());
+    const double log = height();
+    INFO("linear " << linear << ", log " << log << " of the plot's height");
+    CHECK(linear < 0.01); // on the floor of the linear axis, on the areas' edges
+    CHECK(log > 0.15);    // lifted well into the plot by the log axis
 }

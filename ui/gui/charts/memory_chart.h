@@ -50,6 +50,9 @@ public:
     bool loadMeasurements(const QString& path);
     void clearMeasurements();
     bool hasMeasurements() const { return m_measurement.has_value(); }
+    /// True when the measured points sit in the bottom tenth of a linear memory axis (a small model on a large
+    /// GPU): the log memory axis spreads them.
+    bool measuredPointsCrowded() const;
     /// The largest measured batch (0 without measurements): the chart's range should reach it.
     std::int64_t measuredMaxBatch() const;
     /// The chart's x range is 1..batchRange().

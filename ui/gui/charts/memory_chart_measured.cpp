@@ -68,6 +68,10 @@ void MemoryChart::rebuildMeasured() {
         marker->setVisible(marker->series() == m_measured || marker->series() == m_measuredEstimate);
 }
 
+bool MemoryChart::measuredPointsCrowded() const {
+    return m_measurement && !m_logMemory && measuredTopGib() < 0.1 * memoryRange().second;
+}
+
 std::int64_t MemoryChart::measuredMaxBatch() const {
     std::int64_t most = 0;
     if (m_measurement)

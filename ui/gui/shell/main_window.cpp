@@ -138,8 +138,14 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_batchPanel, &BatchPanel::batchChanged, this, &MainWindow::showBatch);
     connect(m_batchPanel, &BatchPanel::maxBatchRequested, this, &MainWindow::goToMaxBatch);
     connect(m_chart, &MemoryChart::batchPicked, this, &MainWindow::setBatch);
-    connect(m_chart, &MemoryChart::measurementsChanged, this,
-            [this] { widenChartTo(m_chart->measuredMaxBatch()); });
+    connect(m_chart, &MemoryChart::measurementsChanged, this, [this] {
+        widenChartTo(m_chart->measuredMaxBatch());
+        if (m_chart->measuredPointsCrowded()) // e.g. resnet18's points on an 80 GiB card
+            statusBar()->showMessage(
+                tr("The measured points sit at the bottom of this memory axis: the log memory "
+                   "axis beside the chart spreads them."),
+                10000);
+    });
     connect(m_files, &FileController::recentFilesChanged, this, &MainWindow::rebuildRecentMenu);
     updateTitle();
 }
