@@ -21,6 +21,7 @@
 #include "gui_test_support.h"
 
 #include <QAreaSeries>
+#include <QScatterSeries>
 #include <QCategoryAxis>
 #include <QChart>
 #include <QCheckBox>
@@ -322,7 +323,7 @@ TEST_CASE("a new model starts at a batch that fits, and the chart's range follow
     CHECK(w.batch() == 1);
     std::uint64_t dataTop = 0;
     for (const auto& p : w.result()->sweep) dataTop = std::max(dataTop, p.requiredBytes);
-    const auto axes = w.memoryChart()->chart()->axes(Qt::Vertical);
+    const auto axes = w.memoryChart()->chart()->axes(Qt::Vertical, w.memoryChart()->measuredSeries());
     REQUIRE(axes.size() == 1);
     const double yMax = qobject_cast<QValueAxis*>(axes.first())->max();
     CHECK(yMax >= static_cast<double>(dataTop) / (1ull << 30));
@@ -334,9 +335,11 @@ TEST_CASE("a new model starts at a batch that fits, and the chart's range follow
     REQUIRE(box);
     box->setChecked(true);
     CHECK(w.memoryChart()->logMemoryScale());
-    const auto logAxes = w.memoryChart()->chart()->axes(Qt::Vertical);
+    const auto logAxes = w.memoryChart()->chart()->axes(Qt::Vertical, w.memoryChart()->measuredSeries());
     REQUIRE(logAxes.size() == 1);
     CHECK(qobject_cast<QCategoryAxis*>(logAxes.first())); // ticks at powers of two, labelled in GiB
+    for (QAbstractAxis* a : w.memoryChart()->chart()->axes(Qt::Vertical)) // only the axis in use is drawn
+        CHECK(a->isVisible() == (a == logAxes.first()));
     const auto [lo, hi] = w.memoryChart()->memoryRange();
     CHECK(lo > 0);
     CHECK(lo < 24.0 / 8 * 8); // below the capacity line, which stays on the chart
@@ -354,7 +357,11 @@ TEST_CASE("a new model starts at a batch that fits, and the chart's range follow
     CHECK(menu->isChecked());
     menu->trigger(); // off again, from the menu: the checkbox follows
     CHECK_FALSE(box->isChecked());
-    CHECK(qobject_cast<QValueAxis*>(w.memoryChart()->chart()->axes(Qt::Vertical).first()));
+    const auto linearAxes = w.memoryChart()->chart()->axes(Qt::Vertical, w.memoryChart()->measuredSeries());
+    REQUIRE(linearAxes.size() == 1);
+    CHECK(qobject_cast<QValueAxis*>(linearAxes.first()));
+    for (QAbstractAxis* a : w.memoryChart()->chart()->axes(Qt::Vertical))
+        CHECK(a->isVisible() == (a == linearAxes.first()));
 }
 
 TEST_CASE("the what-if panel hides levers that gain nothing and says so", "[window][whatif]") {
@@ -414,7 +421,8 @@ TEST_CASE("levers combined, applied together, and the smallest GPU that fits", "
 TEST_CASE("the memory axis never repeats a label, with or without an estimate", "[window][chart]") {
     test::app();
     auto labels = [](MemoryChart& chart) {
-        auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).first());
+        auto* y =
+            qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical, chart.measuredSeries()).first());
         QStringList out;
         const int n = y->tickCount();
         for (int i = 0; i < n; ++i) {

@@ -4,15 +4,20 @@
 #include "gui/charts/timeline_chart.h"
 #include "gui/document/document.h"
 #include "gui/files/file_controller.h"
+#include "gui/models/attribute_table_model.h"
+#include "gui/panels/layer_editor.h"
 #include "gui/panels/layer_stack_panel.h"
+#include "gui/shell/docs_window.h"
 #include "gui/shell/language.h"
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
 #include <QPalette>
 #include <QTabWidget>
+#include <QTableView>
 #include <QUndoStack>
 
 using namespace batchfit;
@@ -102,6 +107,52 @@ TEST_CASE("render the step timeline in Chinese at 1366x768 for review", "[.scree
         w.tabs()->setCurrentWidget(w.timelineChart());
         REQUIRE(w.waitForIdle());
         CHECK(w.grab().save(shot(QStringLiteral("bf-timeline-zh.png"))));
+    }
+    REQUIRE(Language::install(QStringLiteral("en")));
+}
+
+TEST_CASE("render this session's changed views at 1366x768 in English and Chinese", "[.screens]") {
+    test::app();
+    for (const QString& lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+        REQUIRE(Language::install(lang));
+        test::TempSettings temp;
+        temp.settings().setWelcomeDismissed(true);
+        MainWindow w(&temp.settings());
+        w.restoreSettings();
+        w.setGeometry(QRect(0, 0, 1362, 764));
+        w.show();
+        w.document()->setGpu(*findGpu("rtx-4090"));
+        REQUIRE(w.files()->loadPreset(QStringLiteral("llama-2-7b"), false));
+        w.setLogMemoryScale(true);
+        REQUIRE(w.waitForIdle(60000, true));
+        for (int i = 0; i < w.tabs()->count(); ++i)
+            if (w.tabs()->widget(i) == static_cast<QWidget*>(w.gpuFitView())) w.tabs()->setCurrentIndex(i);
+        QCoreApplication::processEvents();
+        CHECK(w.grab().save(shot(QStringLiteral("bf-gpus-logmem-%1.png").arg(lang))));
+
+        REQUIRE(w.files()->openPath(QStringLiteral(BATCHFIT_TEST_DATA "/models/tiny-cnn.json"), false));
+        w.setLogMemoryScale(false);
+        REQUIRE(w.waitForIdle(30000, true));
+        w.layerPanel()->select(LayerAddress::top(0));
+        AttributeTableModel* attrs = w.layerPanel()->editor()->attributes();
+        for (int r = 0; r < attrs->rowCount(); ++r)
+            if (attrs->keyAt(r) == QLatin1String("out_channels"))
+                attrs->setData(attrs->index(r, AttributeTableModel::ValueColumn), QStringLiteral("-5"));
+        Model broken = w.document()->model(); // and a later layer broken: marked red in the stack
+        broken.layers[0].attrs.set("out_channels", std::int64_t{8});
+        w.document()->editModel(broken, QStringLiteral("break"), LayerAddress::top(0));
+        REQUIRE(w.waitForIdle());
+        for (int r = 0; r < attrs->rowCount(); ++r)
+            if (attrs->keyAt(r) == QLatin1String("out_channels"))
+                attrs->setData(attrs->index(r, AttributeTableModel::ValueColumn), QStringLiteral("-5"));
+        QCoreApplication::processEvents();
+        CHECK(w.grab().save(shot(QStringLiteral("bf-invalid-%1.png").arg(lang))));
+
+        w.findChild<QAction*>(QStringLiteral("documentationAction"))->trigger();
+        w.docsWindow()->setGeometry(QRect(0, 0, 1362, 764));
+        QCoreApplication::processEvents();
+        CHECK(w.docsWindow()->grab().save(shot(QStringLiteral("bf-docs-%1.png").arg(lang))));
+        delete w.docsWindow();
     }
     REQUIRE(Language::install(QStringLiteral("en")));
 }

@@ -72,6 +72,8 @@ MemoryChart::MemoryChart(QWidget* parent) : QChartView(new QChart, parent) {
     m_yLog->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     m_chart->addAxis(m_x, Qt::AlignBottom);
     m_chart->addAxis(m_y, Qt::AlignLeft);
+    m_chart->addAxis(m_yLog, Qt::AlignLeft);
+    m_yLog->setVisible(false);
     for (auto* s : m_chart->series()) {
         s->attachAxis(m_x);
         s->attachAxis(m_y);
@@ -183,9 +185,14 @@ void MemoryChart::setLogMemoryScale(bool log) {
     QAbstractAxis* from = memoryAxis();
     m_logMemory = log;
     QAbstractAxis* to = memoryAxis();
-    m_chart->removeAxis(from); // detaches every series
-    m_chart->addAxis(to, Qt::AlignLeft);
-    for (auto* s : m_chart->series()) s->attachAxis(to);
+    // Both axes stay in the chart and only the one in use is visible: Qt 6.4 went on drawing an axis taken
+    // out with removeAxis once it had been laid out.
+    for (auto* s : m_chart->series()) {
+        s->detachAxis(from);
+        s->attachAxis(to);
+    }
+    from->setVisible(false);
+    to->setVisible(true);
     rebuildSeries();
 }
 
@@ -263,6 +270,9 @@ void MemoryChart::updateAxes() {
     m_x->setStartValue(left);
     m_x->setRange(left, right);
     m_xLabelBudget = xLabelBudget();
+    // The last batch label is centred on the plot's right edge: leave it room ("65536" was cut to "6553").
+    const int halfLabel = QFontMetrics(m_x->labelsFont()).horizontalAdvance(QString::number(m_range)) / 2;
+    m_chart->setMargins(QMargins(4, 4, std::max(4, halfLabel + 2), 4));
     if (m_log) {
         const int octaves = static_cast<int>(std::lround(right));
         int every = 1;

@@ -56,6 +56,7 @@ LayerEditor::LayerEditor(Document* doc, QWidget* parent) : QWidget(parent), m_do
     m_pages->addWidget(buildBlockPage());
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
+    m_problem->setContentsMargins(6, 2, 6, 2);
     m_problem->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QPalette p = m_problem->palette();
     p.setColor(QPalette::WindowText, ComponentStyle::oomColor());

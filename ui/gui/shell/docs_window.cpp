@@ -20,7 +20,7 @@ QString pageTitle(const QString& fileName) {
     if (f.open(QIODevice::ReadOnly))
         for (int i = 0; i < 20 && !f.atEnd(); ++i) {
             const QString line = QString::fromUtf8(f.readLine()).trimmed();
-            if (line.startsWith(QLatin1String("# "))) return line.mid(2);
+            if (line.startsWith(QLatin1String("# "))) return line.mid(2).remove(QLatin1Char('`'));
         }
     return fileName;
 }
