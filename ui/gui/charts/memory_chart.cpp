@@ -14,6 +14,7 @@
 #include <QMouseEvent>
 #include <QScatterSeries>
 #include <QToolTip>
+#include <QScopeGuard>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -233,6 +234,10 @@ void MemoryChart::rebuildSeries() {
 }
 
 void MemoryChart::updateAxes() {
+    // Setting ranges re-lays the chart out, and a new plot width can ask for another label count: one pass.
+    if (m_inUpdateAxes) return;
+    m_inUpdateAxes = true;
+    const auto done = qScopeGuard([this] { m_inUpdateAxes = false; });
     const double capGib = ByteFormat::toGib(m_capacityBytes);
     // The range follows the data (a 7B model on a 24 GiB card is a curve, not a solid block) and always shows
     // the capacity line.
@@ -272,7 +277,9 @@ void MemoryChart::updateAxes() {
     m_xLabelBudget = xLabelBudget();
     // The last batch label is centred on the plot's right edge: leave it room ("65536" was cut to "6553").
     const int halfLabel = QFontMetrics(m_x->labelsFont()).horizontalAdvance(QString::number(m_range)) / 2;
-    m_chart->setMargins(QMargins(4, 4, std::max(4, halfLabel + 2), 4));
+    // Only on a change: a new margin moves the plot area, whose signal calls this again.
+    const QMargins margins(4, 4, std::max(4, halfLabel + 2), 4);
+    if (m_chart->margins() != margins) m_chart->setMargins(margins);
     if (m_log) {
         const int octaves = static_cast<int>(std::lround(right));
         int every = 1;

@@ -142,6 +142,7 @@ private:
     std::int64_t m_batch = 1;
     bool m_log = false;
     bool m_logMemory = false;
+    bool m_inUpdateAxes = false; ///< updateAxes() is running (its layout changes call it again)
 };
 
 } // namespace batchfit
