@@ -25,8 +25,9 @@ import torch
 
 def storage_key(t):
     """(storage identity, storage nbytes).  Identity = storage data_ptr; on the
-    meta device (no data) the StorageImpl address, which views share too."""
-    st = t.storage()
+    meta device (no data) the StorageImpl address, which views share too.  torch 2.x: the untyped
+    storage (TypedStorage is deprecated and warns); torch 1.13 has untyped_storage() too, 1.12 not."""
+    st = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
     if t.device.type == "meta":
         return ("meta", st._cdata), st.nbytes()
     return st.data_ptr(), st.nbytes()

@@ -165,3 +165,32 @@ TEST_CASE("every op rule saves what PyTorch saves", "[ops][accuracy]") {
     }
     CHECK(checked >= 55);
 }
+
+TEST_CASE("an embedding indexed by a tensor the model builds has the shape of its index",
+          "[ops][embedding]") {
+    // A hand-written BERT: token types from zeros_like(ids) (2 rows, 128 positions), positions from a buffer.
+    auto model = [](const char* indices, int rows) {
+        return parseOrFail(
+            std::string(R"({"format":"batchfit-model","version":1,"input":{"shape":[128],"dtype":"int64"},
+          "layers":[{"name":"tok","op":"embedding","num_embeddings":1000,"embedding_dim":64},
+                    {"name":"tt","op":"embedding","inputs":["@input"],"num_embeddings":)") +
+            std::to_string(rows) + R"(,"embedding_dim":64,"indices":")" + indices + R"("},
+                    {"name":"sum","op":"add","inputs":["tok","tt"]},
+                    {"name":"loss","op":"mse_loss"}]})");
+    };
+    // One index tensor per sample (zeros_like): int64 [B, 128] saved, output batched.
+    const Estimate z1 = estimateAt(model("zeros", 2), 1), z4 = estimateAt(model("zeros", 2), 4);
+    // One for the batch (a buffer of ids): any length, saved once.
+    const Estimate c1 = estimateAt(model("constant", 2), 1), c4 = estimateAt(model("constant", 2), 4);
+    const auto saved = [](const Estimate& e) { return e.savedActivationBytes; };
+    CHECK(saved(z4) - saved(z1) > saved(c4) - saved(c1)); // the per-sample ids grow with the batch
+    CHECK((saved(c4) - saved(c1)) + 3 * 128 * 8 == saved(z4) - saved(z1));
+    // positions are arange(S): S may not exceed the table.
+    auto bad = validateModel(model("positions", 2));
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.find("sequence length 128 exceeds num_embeddings 2") != std::string::npos);
+    CHECK(validateModel(model("positions", 128)));
+    auto unknown = validateModel(model("buffer", 2));
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error().message.find("\"constant\"") != std::string::npos);
+}

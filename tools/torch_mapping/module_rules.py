@@ -4,7 +4,7 @@ import torch.nn as nn
 
 from .tables import CLONING_INPLACE, IDENTITY_MODULES, TORCH_MAJOR
 from .tracing import Ref
-from .values import Const, Tup, Unmappable, _compact, _is_default
+from .values import Const, Param, Tup, Unmappable, _compact, _is_default
 
 
 class ModuleRules:
@@ -226,17 +226,44 @@ class ModuleRules:
             params = []
         if isinstance(v, str):
             return self.emit(n, "embedding", [v], claims=params, **attrs)
-        if isinstance(v, Const):
-            # positions: arange(S) (shape [S] or [1, S]) shared by the batch
+        if isinstance(v, (Const, Param)):
+            # An index tensor the model builds itself (torch.arange, zeros_like(ids), a buffer of ids or a
+            # slice of one): an ordinary lookup whose output has the shape of its index. Which kind decides the
+            # memory: one per sample ("zeros": the output is batched) or one for the batch ("positions" when the
+            # ids are 0..S-1, else "constant").
             shape = [d for d in v.meta.shape]
             while len(shape) > 1 and shape[0] == 1:
                 shape = shape[1:]
             if len(shape) != 1 or v.meta.dtype not in (torch.int64, torch.int32):
                 raise Unmappable(f"embedding of a constant index tensor {list(v.meta.shape)}")
             src = self._sequence_source(shape[0])
-            attrs["indices"] = "positions"
+            out1, out2 = n.vals[0], n.vals[1]
+            batched = hasattr(out1, "shape") and hasattr(out2, "shape") and len(out1.shape) == len(out2.shape) \
+                and out1.shape[0] != out2.shape[0]
+            if batched:
+                attrs["indices"] = "zeros"
+            else:
+                attrs["indices"] = "positions" if self._is_arange(v, shape[0]) else "constant"
             return self.emit(n, "embedding", [src], claims=params, **attrs)
-        raise Unmappable("embedding indices are not the model input or positions")
+        raise Unmappable("embedding indices are not the model input, nor a tensor the model builds")
+
+    def _is_arange(self, v, seq):
+        """True when the index values are 0..seq-1 (torch.arange, or a view of a buffer holding it)."""
+        node = getattr(v, "node", None)
+        if node is not None and node.kind == "function" and node.target_name() == "torch.arange":
+            return True
+        if isinstance(v, Param):
+            buf = self.buffers.get(v.key, (None, None))[1]
+            m = v.meta
+            if buf is None or getattr(m, "stride", None) is None:
+                return False
+            try:
+                flat = buf.reshape(-1) if buf.is_contiguous() else buf.contiguous().reshape(-1)
+                view = torch.as_strided(flat, m.shape, m.stride, m.offset or 0)
+                return bool(torch.equal(view.reshape(-1)[-seq:].cpu(), torch.arange(seq, dtype=view.dtype)))
+            except (RuntimeError, TypeError):
+                return False
+        return False
 
     def _sequence_source(self, seq):
         shape, _ = self.input_meta

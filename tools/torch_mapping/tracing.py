@@ -188,7 +188,10 @@ def _location_from_stack(text, innermost_first=False):
     return f"{f.rsplit('/', 1)[-1]}:{line} in {fn}"
 
 
-_INTERNAL_DIRS = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (torch.__file__, __file__))
+# torch itself, this package, and the tools/ scripts that drive it (torch_export.py is the outermost frame of
+# every stack: it must never be reported as where an op is).
+_INTERNAL_DIRS = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (torch.__file__, __file__)) + (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
 
 
 def _internal(path):
@@ -302,7 +305,8 @@ def trace_fx(model, inputs, leaf_paths=()):
         kind = {"placeholder": "input", "get_attr": "attr", "call_module": "module", "call_function": "function",
                 "call_method": "method", "output": "output"}[n.op]
         node = Node(n.name, kind, n.target, conv(n.args), conv(dict(n.kwargs)), n.meta.get("bf_module_path", ""),
-                    _location_from_stack(n.stack_trace, innermost_first=True))
+                    # torch 1.13 wrote fx stack traces innermost first; 2.x writes them innermost last
+                    _location_from_stack(n.stack_trace, innermost_first=int(torch.__version__.split(".")[0]) < 2))
         if kind == "module":
             node.module_path = n.target
         if kind == "input":
@@ -498,7 +502,7 @@ class _EagerTracer:
                             self.leaf_depth -= 1
                 self.busy += 1
                 try:
-                    loc = _location_from_stack("".join(traceback.format_stack(limit=12)[:-1]))
+                    loc = _location_from_stack("".join(traceback.format_stack(limit=40)[:-1]))
                     node = Node(self._name(path.replace(".", "_")), "module", path, self.refs(tuple(args)),
                                 self.refs(dict(kwargs)), module_path=path, location=loc)
                 finally:
@@ -546,7 +550,7 @@ class _EagerTracer:
             arg_refs = self.refs(tuple(nargs))
             kw_refs = self.refs(dict(kwargs))
             name = self._name(target if isinstance(target, str) else getattr(target, "__name__", "op"))
-            loc = _location_from_stack("".join(traceback.format_stack(limit=12)[:-1]))
+            loc = _location_from_stack("".join(traceback.format_stack(limit=40)[:-1]))
             self._add(Node(name, kind, target, arg_refs, kw_refs, module_path=self.path(), location=loc), out,
                       self.rec.total - before)
         finally:

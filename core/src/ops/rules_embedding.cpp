@@ -27,9 +27,15 @@ public:
             p.saved.push_back({SavedDecl::Kind::Input, 0});
             return p;
         }
-        if (mode != "positions" && mode != "zeros")
-            return c.fail("embedding 'indices' must be \"input\", \"positions\" or \"zeros\", got \"" + mode +
-                          "\"");
+        // Index tensors the model builds itself, one id per position of the input sequence: "positions"
+        // (arange: each id below num_embeddings), "zeros" (one per sample: zeros_like(ids), a buffer expanded
+        // to the batch; token type ids) and "constant" (one for the whole batch, of any values: a buffer of
+        // ids or a slice of one). The output has the index's shape; only the id values are bounded by the
+        // table, not the sequence length, so "zeros" and "constant" accept any length.
+        if (mode != "positions" && mode != "zeros" && mode != "constant")
+            return c.fail(
+                "embedding 'indices' must be \"input\", \"positions\", \"zeros\" or \"constant\", got \"" +
+                mode + "\"");
         if (in.rank() < 1) return c.fail("embedding of positions needs a sequence input, got " + c.in());
         const std::int64_t seq = in.shape[0];
         if (mode == "positions" && seq > *num)
@@ -37,7 +43,9 @@ public:
                           std::to_string(*num));
         const bool batched = mode == "zeros";
         p.created.push_back({{seq}, DType::Int64, batched, true});
-        p.createdRoles.push_back(mode == "positions" ? "position ids" : "token type ids");
+        p.createdRoles.push_back(mode == "positions" ? "position ids"
+                                 : mode == "zeros"   ? "token type ids"
+                                                     : "index buffer");
         p.saved.push_back({SavedDecl::Kind::Created, 0});
         p.outputs.push_back({{seq, *dim}, c.paramDtype, batched, true});
         p.grad = GradKind::None;
