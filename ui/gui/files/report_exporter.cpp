@@ -6,6 +6,24 @@
 
 namespace batchfit {
 
+#ifdef BATCHFIT_HAVE_REPORT
+namespace {
+ReportRequest makeRequest(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
+                          std::int64_t batch, const QString& language,
+                          const std::vector<MeasurementComparison>& measured) {
+    ReportRequest request;
+    request.model = model;
+    request.config = config;
+    request.gpu = gpu;
+    request.batch = batch;
+    request.language = language;
+    request.measured = measuredPoints(measured);
+    request.comparisons = measured;
+    return request;
+}
+} // namespace
+#endif
+
 bool ReportExporter::available() {
 #ifdef BATCHFIT_HAVE_REPORT
     return true;
@@ -18,14 +36,7 @@ QString ReportExporter::exportTo(const QString& path, const Model& model, const 
                                  const GpuSpec& gpu, std::int64_t batch, const QString& language,
                                  const std::vector<MeasurementComparison>& measured) {
 #ifdef BATCHFIT_HAVE_REPORT
-    ReportRequest request;
-    request.model = model;
-    request.config = config;
-    request.gpu = gpu;
-    request.batch = batch;
-    request.language = language;
-    request.measured = measuredPoints(measured);
-    request.comparisons = measured;
+    const ReportRequest request = makeRequest(model, config, gpu, batch, language, measured);
     const Status s = exportReport(request, path);
     return s ? QString() : QString::fromStdString(s.error().message);
 #else
@@ -38,14 +49,7 @@ QImage ReportExporter::chartImage(const Model& model, const TrainingConfig& conf
                                   std::int64_t batch, const QString& language,
                                   const std::vector<MeasurementComparison>& measured, QSize pixels) {
 #ifdef BATCHFIT_HAVE_REPORT
-    ReportRequest request;
-    request.model = model;
-    request.config = config;
-    request.gpu = gpu;
-    request.batch = batch;
-    request.language = language;
-    request.measured = measuredPoints(measured);
-    request.comparisons = measured;
+    const ReportRequest request = makeRequest(model, config, gpu, batch, language, measured);
     auto data = buildReportData(request);
     if (!data) return {};
     return renderReportChart(*data, pixels, 144, true);
