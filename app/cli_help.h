@@ -46,6 +46,8 @@ Training set-up:
   --no-set-to-none       zero_grad(set_to_none=False): gradients stay allocated
   --offload              optimizer states and master weights in host memory
   --first-step           simulate step 1 (optimizer states created in step()) instead of the steady state
+  --torch 2|1.13         whose autograd formulas decide what is saved (default 2: PyTorch 2.x; 1.13 kept more,
+                         e.g. the input of a mean over dims or a global average pool)
 
 Output:
   --json                 machine-readable output (docs/estimate-fields.md)

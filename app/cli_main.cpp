@@ -170,7 +170,8 @@ int main(int argc, char** argv) {
     if (!parsed) return fail(kUsage, parsed.error().message);
     CliOptions o = *parsed;
     if (!o.modelFile.empty() && !o.help && !o.version) {
-        // A model saved with its training set-up (format version 2): the set-up is the default, options override.
+        // A model saved with its training set-up (format version 2): the set-up is the default, options
+        // override.
         auto doc = loadModelDocument(o.modelFile);
         if (!doc) return fail(kBadInput, doc.error().message);
         if (doc->setup) {
@@ -221,6 +222,12 @@ int main(int argc, char** argv) {
             std::cerr << "batchfit-cli: note: " << o.measuredFile << " was measured with " << m->optimizer
                       << ", the estimate uses " << optimizerName(o.config.optimizer)
                       << " (see --optimizer)\n";
+        // Autograd formulas differ between torch 1.13 and 2.x: compare with the rules of the torch measured.
+        const bool measuredOld = m->torchVersion.rfind("1.", 0) == 0;
+        if (!m->torchVersion.empty() && measuredOld != (o.config.torch == TorchRules::Torch113))
+            std::cerr << "batchfit-cli: note: " << o.measuredFile << " was measured with torch "
+                      << m->torchVersion << ", the estimate follows torch " << torchRulesName(o.config.torch)
+                      << "'s rules (see --torch)\n";
         measured = std::move(*m);
     }
 #ifdef BATCHFIT_HAVE_REPORT

@@ -147,6 +147,11 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseCheckpointing(v);
             if (!r) return r.error();
             o.config.checkpointing = *r;
+        } else if (a == "--torch") {
+            BF_NEXT(v);
+            auto r = parseTorchRules(v);
+            if (!r) return r.error();
+            o.config.torch = *r;
         } else if (a == "--checkpoint-every") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, 1000000);

@@ -50,6 +50,7 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     if (!config.zeroGradSetToNone) a.emplace_back("--no-set-to-none");
     if (config.optimizerOffload) a.emplace_back("--offload");
     if (config.firstStep) a.emplace_back("--first-step");
+    if (config.torch != d.torch) option("--torch", torchRulesName(config.torch));
     if (config.rmspropMomentum) c.unsaid.emplace_back("RMSprop momentum");
     if (config.rmspropCentered) c.unsaid.emplace_back("RMSprop centered");
     if (config.cublasWorkspaceBytes) c.unsaid.emplace_back("cuBLAS workspace override");

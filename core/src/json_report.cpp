@@ -19,6 +19,7 @@ ojson configObject(const TrainingConfig& c) {
     o["zero_grad_set_to_none"] = c.zeroGradSetToNone;
     o["optimizer_offload"] = c.optimizerOffload;
     o["first_step"] = c.firstStep;
+    o["torch"] = std::string(torchRulesName(c.torch));
     o["margin_fraction"] = c.marginFraction;
     o["fragmentation_fraction"] = c.fragmentationFraction;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;

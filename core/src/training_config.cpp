@@ -56,7 +56,20 @@ constexpr std::array<std::pair<std::string_view, Checkpointing>, 4> kCheckpointi
     {"selective", Checkpointing::Selective},
 }};
 
+constexpr std::array<std::pair<std::string_view, TorchRules>, 3> kTorch{{
+    {"2", TorchRules::Torch2},
+    {"1.13", TorchRules::Torch113},
+    {"2.x", TorchRules::Torch2},
+}};
+
 } // namespace
+
+std::string_view torchRulesName(TorchRules t) {
+    return nameFrom(kTorch, t);
+}
+Result<TorchRules> parseTorchRules(std::string_view s) {
+    return parseFrom(kTorch, s, "PyTorch version");
+}
 
 std::string_view optimizerName(OptimizerKind k) {
     return nameFrom(kOptimizers, k);

@@ -140,6 +140,8 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
         {"optimizer_offload",
          [&](const json& v, const std::string& k) { return r.boolean(v, k, c.optimizerOffload); }},
         {"first_step", [&](const json& v, const std::string& k) { return r.boolean(v, k, c.firstStep); }},
+        {"torch",
+         [&](const json& v, const std::string& k) { return r.name(v, k, &parseTorchRules, c.torch); }},
         {"cuda_context_bytes",
          [&](const json& v, const std::string& k) {
              auto st = r.bytes(v, k, 0, context);
@@ -195,6 +197,7 @@ ojson write(const TrainingSetup& s) {
     o["zero_grad_set_to_none"] = c.zeroGradSetToNone;
     o["optimizer_offload"] = c.optimizerOffload;
     o["first_step"] = c.firstStep;
+    o["torch"] = std::string(torchRulesName(c.torch));
     if (c.cudaContextBytes) o["cuda_context_bytes"] = *c.cudaContextBytes;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
     o["fragmentation_fraction"] = c.fragmentationFraction;

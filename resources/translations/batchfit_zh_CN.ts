@@ -2173,6 +2173,22 @@ The measured points shown before, if any, are unchanged.</source>
         <source>C&amp;ustom capacity:</source>
         <translation>自定义容量(&amp;U)：</translation>
     </message>
+    <message>
+        <source>2.x (default)</source>
+        <translation>2.x（默认）</translation>
+    </message>
+    <message>
+        <source>Whose autograd formulas decide what a step saves. PyTorch 1.13 kept a little more (e.g. the input of a mean over dims or a global average pool).</source>
+        <translation>按哪个版本的 autograd 公式计算一步保存的张量。PyTorch 1.13 会多保存一些（例如按维度求均值或全局平均池化的输入）。</translation>
+    </message>
+    <message>
+        <source>PyTorch:</source>
+        <translation>PyTorch：</translation>
+    </message>
+    <message>
+        <source>PyTorch %1</source>
+        <translation>PyTorch %1</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::WhatIfPanel</name>

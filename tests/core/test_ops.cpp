@@ -152,6 +152,8 @@ TEST_CASE("every op rule saves what PyTorch saves", "[ops][accuracy]") {
                                  R"("},"layers":[)" + oc.layers + "]}";
         TrainingConfig c;
         c.precision = oc.precision;
+        c.torch =
+            TorchRules::Torch113; // tests/data/reference was measured with torch 1.13 (tools/measure_ops.py)
         Estimator est = estimator(parseOrFail(json), c);
         for (const auto& [batch, bytes] : (*ref)["saved"].items()) {
             const std::int64_t b = std::stoll(batch);
@@ -193,4 +195,24 @@ TEST_CASE("an embedding indexed by a tensor the model builds has the shape of it
     auto unknown = validateModel(model("buffer", 2));
     REQUIRE_FALSE(unknown);
     CHECK(unknown.error().message.find("\"constant\"") != std::string::npos);
+}
+
+TEST_CASE("a global average pool keeps its input under torch 1.13, nothing under 2.x", "[ops][torch2]") {
+    // Measured with saved_tensors_hooks on CPU (tests/torch/mean_saved.py): F.adaptive_avg_pool2d(x, 1) and
+    // x.mean([2, 3]) on [2,8,16,16] fp32 save the 16,384-byte input under 1.13.0, nothing under 2.6.0.
+    const Model m = parseOrFail(R"({"format":"batchfit-model","version":1,"input":{"shape":[8,16,16]},
+      "layers":[{"name":"conv","op":"conv2d","out_channels":8,"kernel":1},
+                {"name":"gap","op":"adaptive_avgpool2d","output_size":1},{"name":"loss","op":"mse_loss"}]})");
+    TrainingConfig torch2, torch113;
+    torch113.torch = TorchRules::Torch113;
+    const auto saved = [&](const TrainingConfig& c, std::int64_t b) {
+        return estimateAt(m, b, c).savedActivationBytes;
+    };
+    CHECK(saved(torch113, 2) - saved(torch2, 2) == 16384); // the pool's [2,8,16,16] fp32 input
+    CHECK(saved(torch113, 4) - saved(torch2, 4) == 32768);
+    // Another output size is _adaptive_avg_pool2d, which keeps its input under both.
+    const Model m2 = parseOrFail(R"({"format":"batchfit-model","version":1,"input":{"shape":[8,16,16]},
+      "layers":[{"name":"conv","op":"conv2d","out_channels":8,"kernel":1},
+                {"name":"pool","op":"adaptive_avgpool2d","output_size":2},{"name":"loss","op":"mse_loss"}]})");
+    CHECK(estimateAt(m2, 2, torch2).savedActivationBytes == estimateAt(m2, 2, torch113).savedActivationBytes);
 }

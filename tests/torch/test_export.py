@@ -133,8 +133,15 @@ def torchvision_cases(names=None):
     return out
 
 
+def torch_rules():
+    """batchfit-cli's --torch for the torch measured here: its rules follow 2.x, 1.13 where it saved more."""
+    import torch
+    return "1.13" if int(torch.__version__.split(".")[0]) < 2 else "2"
+
+
 def estimate(cli, path, batch, preset=False):
-    cmd = [cli, "estimate", "--preset" if preset else "--model", path, "--batch", str(batch), "--json"]
+    cmd = [cli, "estimate", "--preset" if preset else "--model", path, "--batch", str(batch), "--json",
+           "--torch", torch_rules()]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip() or r.stdout.strip()}")
@@ -490,15 +497,9 @@ def main(argv=None):
     except Exception as exc:  # noqa: BLE001 - depends on the machine
         print(f"SKIPPED: torch/torchvision not importable ({exc}); install python3-torch python3-torchvision")
         return 77
-    # The exporter's rules are checked against torch 1.13. Under torch 2.6 (Debian 13) every export case passes
-    # (resnet18, tiny ViT, TinyLM, the hand-written BERT); the one failure left is --allow-opaque's model, whose
-    # x.mean([2, 3]) BatchFit writes as adaptive_avgpool2d, which keeps its input (8 KiB a sample here), while
-    # 2.x's mean backward keeps only sizes (issue 13, part 2: 2.x as the reference, op by op). Until that rule
-    # lands the quick set is skipped under 2.x, not passed; BATCHFIT_EXPORT_TORCH2=1 runs it anyway.
-    if int(torch.__version__.split(".")[0]) >= 2 and os.environ.get("BATCHFIT_EXPORT_TORCH2") != "1":
-        print(f"SKIPPED: torch {torch.__version__}: the exporter is checked against torch 1.13 only "
-              "(set BATCHFIT_EXPORT_TORCH2=1 to run the quick set under torch 2.x)")
-        return 77
+    # Under torch 2.x the estimate follows 2.x's autograd formulas (the default, --torch 2); under 1.13 the
+    # cases pass --torch 1.13 (torch_rules()). Both pass the quick set: Debian 12's 1.13 here, Debian 13's 2.6 via
+    # tests/torch/torch2_quick.sh.
     if args.threads:
         torch.set_num_threads(args.threads)
     sys.path.insert(0, os.path.join(args.root, "tools"))

@@ -24,6 +24,7 @@
 #include <QScatterSeries>
 #include <QCategoryAxis>
 #include <QChart>
+#include <QComboBox>
 #include <QCheckBox>
 #include <QHelpEvent>
 #include <QLabel>
@@ -464,4 +465,20 @@ TEST_CASE("changing the GPU is undoable, and typing a custom capacity is one ste
     CHECK(w.document()->gpu().id == "custom");
     CHECK(w.document()->gpu().memoryBytes == customGpu(24.0).memoryBytes);
     CHECK(w.result()->gpu.memoryBytes == customGpu(24.0).memoryBytes);
+}
+
+TEST_CASE("the PyTorch choice in the set-up is an undoable edit the estimate follows", "[window][torch]") {
+    Fixture f;
+    MainWindow& w = f.window;
+    auto* box = w.findChild<QComboBox*>(QStringLiteral("torchRulesBox"));
+    REQUIRE(box);
+    CHECK(box->currentData().toInt() == static_cast<int>(TorchRules::Torch2));
+    const int steps = w.document()->undoStack()->count();
+    box->setCurrentIndex(box->findData(static_cast<int>(TorchRules::Torch113)));
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().torch == TorchRules::Torch113);
+    CHECK(w.document()->undoStack()->count() == steps + 1);
+    w.document()->undoStack()->undo();
+    CHECK(w.document()->config().torch == TorchRules::Torch2);
+    CHECK(box->currentData().toInt() == static_cast<int>(TorchRules::Torch2));
 }

@@ -27,6 +27,9 @@ enum class OptimizerImpl { ForLoop, Foreach, Fused };
 /// style).
 enum class Precision { Fp32, AmpFp16, AmpBf16, PureFp16, PureBf16, MixedFp16Master, MixedBf16Master };
 enum class Checkpointing { None, EveryBlock, EveryKthBlock, Selective };
+/// Whose autograd formulas decide what is saved: PyTorch 2.x (the reference) or 1.13, where some formulas
+/// kept more (a mean over dims kept its input: docs/memory-model.md, "PyTorch 1.13").
+enum class TorchRules { Torch2, Torch113 };
 
 struct TrainingConfig {
     OptimizerKind optimizer = OptimizerKind::Adam;
@@ -41,6 +44,7 @@ struct TrainingConfig {
     bool zeroGradSetToNone = true;
     bool optimizerOffload = false; ///< optimizer states and master weights in host memory
     bool firstStep = false;        ///< simulate step 1 (states created lazily) instead of the steady state
+    TorchRules torch = TorchRules::Torch2;
 
     // Overheads (outside the four components).
     std::optional<std::uint64_t> cudaContextBytes; ///< override of the GPU's default CUDA context
@@ -56,10 +60,12 @@ std::string_view optimizerName(OptimizerKind k);     ///< "adam", "sgd-momentum"
 std::string_view optimizerImplName(OptimizerImpl i); ///< "for-loop", "foreach", "fused"
 std::string_view precisionName(Precision p);         ///< "fp32", "amp-bf16", "pure-bf16", "mixed-fp16", ...
 std::string_view checkpointingName(Checkpointing c); ///< "none", "every-block", "every-k", "selective"
+std::string_view torchRulesName(TorchRules t);       ///< "2", "1.13"
 Result<OptimizerKind> parseOptimizer(std::string_view s);
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);
 Result<Precision> parsePrecision(std::string_view s);
 Result<Checkpointing> parseCheckpointing(std::string_view s);
+Result<TorchRules> parseTorchRules(std::string_view s); ///< "2" (also "2.x"), "1.13"
 std::vector<OptimizerKind> allOptimizers();
 std::vector<Precision> allPrecisions();
 

@@ -208,6 +208,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
                       m_paramDtype,
                       ac && rule->precision() == PrecisionClass::Lower ? halfDtype() : m_paramDtype};
         for (int t : ins) ctx.inputs.push_back(info(t));
+        ctx.torch = m_config.torch;
         return ctx;
     };
     auto planned = rule->plan(makeCtx(inputs));

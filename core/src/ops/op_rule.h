@@ -2,6 +2,7 @@
 // One rule per op type: shape, parameters, what autograd saves, workspace, aliasing.
 #include "batchfit/attributes.h"
 #include "batchfit/result.h"
+#include "batchfit/training_config.h"
 #include "graph/graph.h"
 #include "graph/tensor_info.h"
 
@@ -61,8 +62,9 @@ struct OpContext {
     const std::string& path;
     const Attributes& attrs;
     std::vector<TensorInfo> inputs;
-    DType paramDtype;   ///< dtype of new parameters
-    DType computeDtype; ///< dtype for floating outputs that are not derived from an input
+    DType paramDtype;                      ///< dtype of new parameters
+    DType computeDtype;                    ///< dtype for floating outputs that are not derived from an input
+    TorchRules torch = TorchRules::Torch2; ///< whose autograd formulas (2.x, or 1.13 where they differ)
 
     Error fail(const std::string& msg) const { return makeError(path + ": " + msg); }
     /// A failure about one attribute's value (Error::attribute names it, so an editor can show it at the

@@ -65,7 +65,13 @@ public:
             return c.fail("adaptive_avgpool2d needs 'output_size' (a positive integer or pair)");
         OpPlan p;
         p.outputs.push_back({{in.shape[0], (*o)[0], (*o)[1]}, in.dtype, in.batched, true});
-        p.saved.push_back({SavedDecl::Kind::Input, 0});
+        // Output 1x1 is a mean over H and W (aten/src/ATen/native/AdaptiveAveragePooling.cpp:
+        // adaptive_avg_pool2d calls input.mean({-1, -2}, true)). 2.x's mean backward keeps only sizes and the
+        // element count (derivatives.yaml, mean.dim: mean_backward(grad, self.sym_sizes(), dim,
+        // self.sym_numel(), keepdim)); 1.13's used self.numel(), so autograd kept the input. Measured on CPU:
+        // 2.6 saves nothing, 1.13 the [N,C,H,W] input (tests/torch/mean_saved.py, docs/memory-model.md).
+        const bool mean = (*o)[0] == 1 && (*o)[1] == 1;
+        if (!mean || c.torch == TorchRules::Torch113) p.saved.push_back({SavedDecl::Kind::Input, 0});
         return p;
     }
 };

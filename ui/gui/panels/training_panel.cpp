@@ -186,6 +186,14 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     ctxRow->addWidget(m_contextOverride);
     ctxRow->addWidget(m_contextMib, 1);
     form->addRow(buddyLabel(tr("CUDA conte&xt:"), m_contextOverride), ctxRow);
+    m_torch = new QComboBox(this);
+    m_torch->setObjectName(QStringLiteral("torchRulesBox"));
+    m_torch->addItem(tr("2.x (default)"), static_cast<int>(TorchRules::Torch2));
+    m_torch->addItem(QStringLiteral("1.13"), static_cast<int>(TorchRules::Torch113));
+    m_torch->setToolTip(
+        tr("Whose autograd formulas decide what a step saves. PyTorch 1.13 kept a little more "
+           "(e.g. the input of a mean over dims or a global average pool)."));
+    form->addRow(tr("PyTorch:"), m_torch);
 
     m_setToNone = new QCheckBox(tr("zero_grad(set_to_none=True)"), this);
     m_setToNone->setToolTip(
@@ -217,6 +225,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_accumulation, m_margin);
     setTabOrder(m_margin, m_contextOverride);
     setTabOrder(m_contextOverride, m_contextMib);
+    setTabOrder(m_contextMib, m_torch);
 
     connect(m_gpu, &QComboBox::currentIndexChanged, this, &TrainingPanel::onGpuChanged);
     connect(m_customGib, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::onGpuChanged);
@@ -269,6 +278,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         m_config.optimizerOffload = on;
         emitEdit(on ? tr("Offload optimizer states") : tr("Keep optimizer states on the GPU"));
     });
+    connect(m_torch, &QComboBox::currentIndexChanged, this, [this] {
+        m_config.torch = dataOf<TorchRules>(m_torch);
+        emitEdit(tr("PyTorch %1").arg(m_torch->currentText()));
+    });
     connect(m_firstStep, &QCheckBox::toggled, this, [this](bool on) {
         m_config.firstStep = on;
         emitEdit(on ? tr("Simulate the first step") : tr("Simulate a steady-state step"));
@@ -317,6 +330,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_setToNone->setChecked(config.zeroGradSetToNone);
     m_offload->setChecked(config.optimizerOffload);
     m_firstStep->setChecked(config.firstStep);
+    selectData(m_torch, config.torch);
     m_updating = false;
     updateEnabled();
 }

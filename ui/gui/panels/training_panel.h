@@ -58,6 +58,7 @@ private:
     QCheckBox* m_setToNone = nullptr;
     QCheckBox* m_offload = nullptr;
     QCheckBox* m_firstStep = nullptr;
+    QComboBox* m_torch = nullptr;
 };
 
 } // namespace batchfit

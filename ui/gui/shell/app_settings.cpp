@@ -149,6 +149,7 @@ TrainingConfig AppSettings::trainingConfig() const {
     c.zeroGradSetToNone = s.value("training/setToNone", c.zeroGradSetToNone).toBool();
     c.optimizerOffload = s.value("training/offload", c.optimizerOffload).toBool();
     c.firstStep = s.value("training/firstStep", c.firstStep).toBool();
+    if (auto v = parseTorchRules(str(s.value("training/torch")))) c.torch = *v;
     c.marginFraction = std::clamp(s.value("training/margin", c.marginFraction).toDouble(), 0.0, 0.9);
     const qint64 ctx = s.value("training/contextBytes", qint64(-1)).toLongLong();
     if (ctx >= 0) c.cudaContextBytes = static_cast<std::uint64_t>(ctx);
@@ -169,6 +170,7 @@ void AppSettings::setTrainingConfig(const TrainingConfig& c) {
     s.setValue("training/setToNone", c.zeroGradSetToNone);
     s.setValue("training/offload", c.optimizerOffload);
     s.setValue("training/firstStep", c.firstStep);
+    s.setValue("training/torch", qstr(torchRulesName(c.torch)));
     s.setValue("training/margin", c.marginFraction);
     s.setValue("training/contextBytes", c.cudaContextBytes ? qint64(*c.cudaContextBytes) : qint64(-1));
 }
