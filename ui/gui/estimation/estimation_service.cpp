@@ -82,7 +82,6 @@ void EstimationService::workerLoop() {
         for (auto& l : answer.plan.steps) l.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
         if (superseded(req.generation)) continue;
         answer.gpuFits = fitAcrossCatalogue(req.model, req.config);
-        answer.smallestGpu = smallestGpuThatFits(answer.gpuFits, answer.target);
         if (superseded(req.generation)) continue;
         QMetaObject::invokeMethod(
             this,
@@ -100,7 +99,6 @@ void EstimationService::deliver(std::shared_ptr<const EstimationResult> result) 
         m_current = std::move(result);
         m_levers.clear();
         m_plan = {};
-        m_smallestGpu.reset();
         m_gpuFits.clear();
         emit resultReady();
     } else {
@@ -114,7 +112,6 @@ void EstimationService::deliverLevers(std::uint64_t generation, WhatIf answer) {
     m_levers = std::move(answer.levers);
     m_plan = std::move(answer.plan);
     m_planTarget = answer.target;
-    m_smallestGpu = std::move(answer.smallestGpu);
     m_gpuFits = std::move(answer.gpuFits);
     m_leversGeneration = generation;
     emit leversChanged();

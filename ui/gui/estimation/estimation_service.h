@@ -39,7 +39,7 @@ public:
     /// The batch the plan and smallestGpu() aim at: the request's batch hint.
     std::int64_t planTarget() const { return m_planTarget; }
     /// The catalogue GPU with the least memory on which planTarget() fits at the current set-up, if any.
-    const std::optional<GpuFit>& smallestGpu() const { return m_smallestGpu; }
+    std::optional<GpuFit> smallestGpu() const { return smallestGpuThatFits(m_gpuFits, m_planTarget); }
     /// Every catalogue GPU with its largest batch at the current set-up, least memory first (with the
     /// levers).
     const std::vector<GpuFit>& gpuFits() const { return m_gpuFits; }
@@ -73,7 +73,6 @@ private:
         std::vector<Lever> levers;
         FitPlan plan;
         std::int64_t target = 1;
-        std::optional<GpuFit> smallestGpu;
         std::vector<GpuFit> gpuFits;
     };
     void deliverLevers(std::uint64_t generation, WhatIf answer);
@@ -82,7 +81,6 @@ private:
     std::vector<Lever> m_levers;
     FitPlan m_plan;
     std::int64_t m_planTarget = 1;
-    std::optional<GpuFit> m_smallestGpu;
     std::vector<GpuFit> m_gpuFits;
     std::uint64_t m_leversGeneration = 0;
     std::uint64_t m_requested = 0;
