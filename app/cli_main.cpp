@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #ifdef BATCHFIT_HAVE_REPORT
 #include "report/headless_app.h"
@@ -33,7 +34,8 @@ int fail(int code, const std::string& msg) {
     return code;
 }
 
-Result<Model> loadModel(const CliOptions& o) {
+/// `fileModel`: the --model file's model, already read by main() with its training section.
+Result<Model> loadModel(const CliOptions& o, std::optional<Model> fileModel) {
     if (!o.hfConfig.empty()) {
         // A model id (ORG/NAME) that is not a file: its config.json from the local Hugging Face cache.
         std::string path = o.hfConfig;
@@ -54,7 +56,7 @@ Result<Model> loadModel(const CliOptions& o) {
         onnx.allowOpaque = o.onnxAllowOpaque;
         return importOnnxFile(o.onnxFile, onnx);
     }
-    if (!o.modelFile.empty()) return loadModelFile(o.modelFile); // main() has read its training section
+    if (fileModel) return std::move(*fileModel);
     return loadPreset(o.preset.empty() ? "resnet50" : o.preset);
 }
 
@@ -169,6 +171,7 @@ int main(int argc, char** argv) {
     auto parsed = parseCliOptions(args);
     if (!parsed) return fail(kUsage, parsed.error().message);
     CliOptions o = *parsed;
+    std::optional<Model> fileModel;
     if (!o.modelFile.empty() && !o.help && !o.version) {
         // A model saved with its training set-up (format version 2): the set-up is the default, options
         // override.
@@ -185,6 +188,7 @@ int main(int argc, char** argv) {
             if (!again) return fail(kUsage, again.error().message);
             o = *again;
         }
+        fileModel = std::move(doc->model);
     }
     if (o.version) {
         std::cout << "batchfit-cli " << BATCHFIT_VERSION << "\n";
@@ -212,7 +216,7 @@ int main(int argc, char** argv) {
         return fail(kUsage, "--onnx-loss and --onnx-allow-opaque apply to --onnx imports");
     if (!o.measuredFile.empty() && o.command != "estimate" && o.command != "report")
         return fail(kUsage, "--measured applies to estimate and report");
-    auto model = loadModel(o);
+    auto model = loadModel(o, std::move(fileModel));
     if (!model) return fail(kBadInput, model.error().message);
     std::optional<Measurement> measured;
     if (!o.measuredFile.empty()) {
