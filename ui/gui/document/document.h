@@ -88,7 +88,7 @@ private:
     TrainingSetup m_savedSetup;
     TrainingConfig m_config;
     GpuSpec m_gpu;
-    std::int64_t m_batch = 1;
+    std::int64_t m_batch = 64;
     QString m_filePath;
     QString m_presetId;
     QUndoStack m_undo;

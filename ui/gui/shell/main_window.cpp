@@ -97,7 +97,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(&m_requestTimer, &QTimer::timeout, this,
             [this] { // the chart's range covers the batch shown and every measured point
                 m_service->request(m_doc->model(), m_doc->config(), m_doc->gpu(),
-                                   std::max(m_batch, m_chart->measuredMaxBatch()));
+                                   std::max(m_doc->batch(), m_chart->measuredMaxBatch()));
             });
     m_timelineTimer.setSingleShot(true);
     m_timelineTimer.setInterval(60); // the timeline follows the slider once it rests
@@ -130,7 +130,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_service, &EstimationService::leversChanged, this, [this] {
         m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0);
         m_whatIf->setPlan(m_service->plan(), m_service->planTarget(), m_service->smallestGpu());
-        m_gpuFits->setFits(m_service->gpuFits(), m_batch, m_doc->gpu().id);
+        m_gpuFits->setFits(m_service->gpuFits(), m_doc->batch(), m_doc->gpu().id);
     });
     connect(m_whatIf, &WhatIfPanel::applyRequested, this, [this](const Lever& l) {
         m_doc->editConfig(l.config, tr("Apply: %1").arg(LeverModel::title(l)));
@@ -162,9 +162,8 @@ void MainWindow::restoreSettings() {
     m_training->setGpu(gpu);
     setLogScale(m_settings->logScale());
     setLogMemoryScale(m_settings->logMemoryScale());
-    m_batch = m_settings->batch();
-    m_doc->setBatch(m_batch);
-    m_batchPanel->setBatch(m_batch);
+    m_doc->setBatch(m_settings->batch());
+    m_batchPanel->setBatch(m_doc->batch());
     placeOnScreen();
     if (!m_settings->windowState().isEmpty()) m_stateRestored = restoreState(m_settings->windowState());
     for (QSplitter* split : findChildren<QSplitter*>())
@@ -206,7 +205,7 @@ void MainWindow::saveSettings() {
     m_settings->setTrainingConfig(m_doc->config());
     m_settings->setGpuId(QString::fromStdString(m_doc->gpu().id));
     if (m_doc->gpu().id == "custom") m_settings->setCustomGpuGib(ByteFormat::toGib(m_doc->gpu().memoryBytes));
-    m_settings->setBatch(m_batch);
+    m_settings->setBatch(m_doc->batch());
     m_settings->setLogScale(m_chart->logScale());
     m_settings->setLogMemoryScale(m_chart->logMemoryScale());
     m_settings->setLastModelPath(m_doc->filePath());
@@ -242,16 +241,16 @@ void MainWindow::onResult() {
     m_timelineDirty = true;
     if (m_resetBatchPending) { // a new model: keep the batch if it fits, else the largest that does (or 1)
         m_resetBatchPending = false;
-        const auto v = m_result->estimator->verdict(m_batch, m_result->gpu.memoryBytes);
+        const auto v = m_result->estimator->verdict(m_doc->batch(), m_result->gpu.memoryBytes);
         if (v && !v->fits) {
             const MaxBatch& m = m_result->maxBatch;
-            m_batch = m.largestMultipleOf8 > 0 ? m.largestMultipleOf8 : std::max<std::int64_t>(m.largest, 1);
-            m_doc->setBatch(m_batch);
-            m_batchPanel->setBatch(m_batch);
+            m_doc->setBatch(m.largestMultipleOf8 > 0 ? m.largestMultipleOf8
+                                                     : std::max<std::int64_t>(m.largest, 1));
+            m_batchPanel->setBatch(m_doc->batch());
             requestEstimate(); // the what-if plan aims at the batch shown
         }
     }
-    showBatch(m_batch);
+    showBatch(m_doc->batch());
 }
 
 void MainWindow::onFailure(const QString& message) {
@@ -293,7 +292,6 @@ void MainWindow::widenChartTo(std::int64_t batch) {
 }
 
 void MainWindow::showBatch(std::int64_t batch) {
-    m_batch = batch;
     m_doc->setBatch(batch);
     if (!m_result) return;
     if (m_stale) { // keep the problem on screen; only the marker follows
@@ -331,7 +329,7 @@ void MainWindow::showBatch(std::int64_t batch) {
 
 void MainWindow::updateLayerFigures() {
     if (!m_result || m_stale) return;
-    auto e = m_result->estimator->estimate(m_batch);
+    auto e = m_result->estimator->estimate(m_doc->batch());
     if (!e) return;
     m_layers->treeModel()->setEstimate(&*e);
     m_layerRows->setLayers(std::move(e->layers));
@@ -340,7 +338,7 @@ void MainWindow::updateLayerFigures() {
 void MainWindow::updateTimeline() {
     if (!m_result || m_stale || m_tabs->currentWidget() != m_timeline) return;
     m_timelineDirty = false;
-    auto e = m_result->estimator->estimate(m_batch, true);
+    auto e = m_result->estimator->estimate(m_doc->batch(), true);
     if (e)
         m_timeline->setEstimate(*e);
     else
@@ -375,6 +373,10 @@ bool MainWindow::waitForIdle(int timeoutMs, bool levers) {
         QThread::msleep(2);
     }
     return false;
+}
+
+std::int64_t MainWindow::batch() const {
+    return m_doc->batch();
 }
 
 QString MainWindow::verdictText() const {

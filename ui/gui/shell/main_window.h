@@ -50,7 +50,8 @@ public:
 
     /// Sets the batch as if the user had dragged the slider to it.
     void setBatch(std::int64_t batch);
-    std::int64_t batch() const { return m_batch; }
+    /// The batch shown (the document keeps it: Save stores it with the set-up).
+    std::int64_t batch() const;
     /// Jumps to the solver's largest batch.
     void goToMaxBatch();
     void setLogScale(bool log);
@@ -142,7 +143,6 @@ private:
 
     std::shared_ptr<const EstimationResult> m_result;
     std::optional<Estimate> m_shown;
-    std::int64_t m_batch = 64;
     DocsWindow* m_docs = nullptr;
     std::int64_t m_chartRange = 0;
     QTimer m_requestTimer;

@@ -70,7 +70,7 @@ void MainWindow::exportReport() {
     if (path.isEmpty()) return;
     m_settings->setLastReportDir(QFileInfo(path).absolutePath());
     const QString error =
-        ReportExporter::exportTo(path, m_doc->model(), m_doc->config(), m_doc->gpu(), m_batch,
+        ReportExporter::exportTo(path, m_doc->model(), m_doc->config(), m_doc->gpu(), m_doc->batch(),
                                  Language::current(), m_chart->measuredComparisons());
     if (!error.isEmpty())
         QMessageBox::critical(this, tr("Cannot Export Report"), error);
@@ -83,7 +83,7 @@ void MainWindow::copyChart() {
     // verdict, at 1600 x 900 px (a widget grab was small and had neither legend nor title).
     QImage image = m_stale ? QImage()
                            : ReportExporter::chartImage(m_doc->model(), m_doc->config(), m_doc->gpu(),
-                                                        m_batch, Language::current(),
+                                                        m_doc->batch(), Language::current(),
                                                         m_chart->measuredComparisons(), QSize(1600, 900));
     if (image.isNull()) image = m_chart->grab().toImage();
     QGuiApplication::clipboard()->setImage(image);
@@ -97,10 +97,10 @@ void MainWindow::copyCliCommand() {
         statusBar()->showMessage(tr("Save the model first: the command line names its file."), 5000);
         return;
     }
-    const CliCommand c =
-        preset
-            ? cliCommand("--preset", m_doc->presetId().toStdString(), m_doc->config(), m_doc->gpu(), m_batch)
-            : cliCommand("--model", m_doc->filePath().toStdString(), m_doc->config(), m_doc->gpu(), m_batch);
+    const CliCommand c = preset ? cliCommand("--preset", m_doc->presetId().toStdString(), m_doc->config(),
+                                             m_doc->gpu(), m_doc->batch())
+                                : cliCommand("--model", m_doc->filePath().toStdString(), m_doc->config(),
+                                             m_doc->gpu(), m_doc->batch());
     QGuiApplication::clipboard()->setText(QString::fromStdString(c.line));
     QString message = tr("Copied: %1").arg(QString::fromStdString(c.line));
     if (!c.unsaid.empty()) {
