@@ -332,7 +332,8 @@ def write_doc(path, results, preset_rows, preset_ok, torch_version, tv_version, 
         "# Accuracy: torchvision models exported with tools/torch_export.py",
         "",
         "Every torchvision classification model below was exported with `tools/torch_export.py` (fp32, "
-        "cross-entropy loss, Adam) and estimated with `batchfit-cli estimate --model FILE --batch N --json`; "
+        "cross-entropy loss, Adam) and estimated with `batchfit-cli estimate --model FILE --batch N --json "
+        f"--torch {torch_rules()}` (the autograd rules of the torch that measured); "
         "the saved-activation bytes are compared with what autograd really saves for the same model "
         "(`tools/saved_lib.py` counting: unique storages, parameters excluded, input batch, targets and "
         "buffers included; every `nn.Dropout` through `torch.native_dropout`, as CUDA runs it), and the "
