@@ -239,6 +239,63 @@ case("ac_cross_entropy_bf16_logits", "cross_entropy", {"classes": 1000, **AC,
      lambda: nn.Linear(768, 1000), autocast=True)
 
 
+# the elementwise and masking vocabulary of hand-written models (core/src/ops/rules_pointwise.cpp)
+X = [("x", [128, 64], F32, "act")]
+for _n, _f in [("pow2", lambda m, x: x.pow(2)), ("rsqrt", lambda m, x: torch.rsqrt(x)),
+               ("sqrt", lambda m, x: torch.sqrt(x)), ("exp", lambda m, x: torch.exp(x)),
+               ("log", lambda m, x: torch.log(x)), ("clamp", lambda m, x: x.clamp(-1.0, 1.0)),
+               ("clamp_min", lambda m, x: x.clamp(min=1e-6)), ("abs", lambda m, x: x.abs()),
+               ("neg", lambda m, x: -x), ("reciprocal", lambda m, x: torch.reciprocal(x)),
+               ("sin", lambda m, x: torch.sin(x)), ("cos", lambda m, x: torch.cos(x)),
+               ("mean_last_keepdim", lambda m, x: x.mean(-1, keepdim=True)),
+               ("sum_last", lambda m, x: x.sum(-1)),
+               ("tril", lambda m, x: torch.tril(x)),
+               ("compare_masked_fill", lambda m, x: x.masked_fill(x.detach() > 0, 0.0))]:
+    case("pw_" + _n, _n.split("_")[0], {}, X, _f)
+
+
+class _CausalMask(nn.Module):
+    """nanoGPT's mask: a float tril buffer, compared with 0 in forward (a new bool [1,1,T,T] tensor)."""
+
+    def __init__(self, t, bool_buffer=False):
+        super().__init__()
+        m = torch.tril(torch.ones(t, t)).view(1, 1, t, t)
+        self.register_buffer("bias", m.bool() if bool_buffer else m)
+        self.bool_buffer = bool_buffer
+
+    def forward(self, x):
+        t = x.size(-1)
+        mask = self.bias[:, :, :t, :t]
+        if self.bool_buffer:  # HF GPT-2 style: torch.where(mask, x, min)
+            return torch.where(mask, x, torch.tensor(torch.finfo(x.dtype).min))
+        return x.masked_fill(mask == 0, float("-inf"))
+
+
+case("pw_masked_fill_buffer_eq0", "masked_fill", {"buffer": [1, 1, 256, 256], "mask": "bias[:,:,:T,:T] == 0"},
+     [("x", [4, 128, 128], F32, "act")], _mod(None), lambda: _CausalMask(256))
+case("pw_where_bool_buffer", "masked_fill", {"buffer": [1, 1, 256, 256], "mask": "bool buffer view"},
+     [("x", [4, 128, 128], F32, "act")], _mod(None), lambda: _CausalMask(256, True))
+
+
+class _Scale(nn.Module):
+    def __init__(self, shape):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(shape))
+
+    def forward(self, x):
+        return self.weight * x
+
+
+case("pw_learned_mul", "learned_mul", {"shape": [64]}, X, _mod(None), lambda: _Scale(64))
+case("pw_learned_mul_channels", "learned_mul", {"shape": [32, 1, 1]}, [("x", [32, 8, 8], F32, "act")], _mod(None),
+     lambda: _Scale((32, 1, 1)))
+if hasattr(nn, "RMSNorm"):  # torch >= 2.4: F.rms_norm, a composite of the same ops
+    case("rmsnorm_nn", "rmsnorm", {"d": 768, "eps": 1e-6}, [("x", [128, 768], F32, "act")], _mod(None),
+         lambda: nn.RMSNorm(768, eps=1e-6))
+    case("rmsnorm_nn_noaffine", "rmsnorm", {"d": 768, "elementwise_affine": False}, [("x", [128, 768], F32, "act")],
+         _mod(None), lambda: nn.RMSNorm(768, elementwise_affine=False))
+
+
 # ------------------------------------------------------------------ runner
 def make_inputs(c, B):
     xs = []

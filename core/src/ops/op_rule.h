@@ -114,6 +114,7 @@ void registerEmbeddingOps();
 void registerLossOps();
 void registerAttentionOps();
 void registerOpaqueOps();
+void registerPointwiseOps();
 void addOpRule(const std::string& type, std::unique_ptr<OpRule> rule, bool internal = false);
 
 } // namespace batchfit

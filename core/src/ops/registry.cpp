@@ -28,6 +28,7 @@ void ensureRegistered() {
         registerPoolOps();
         registerShapeOps();
         registerElementwiseOps();
+        registerPointwiseOps();
         registerAttentionOps();
         registerLossOps();
         registerOpaqueOps();

@@ -109,32 +109,48 @@ public:
         Shape rows(in.shape.begin(), in.shape.end() - 1);
         rows.push_back(1);
         const bool eager = c.attrs.getString("impl").value_or("eager") != "fused";
+        // nn.RMSNorm(elementwise_affine=False): no weight, and the normalized tensor is the output
+        const bool affine = c.flag("elementwise_affine", true);
         OpPlan p;
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
-        p.params.push_back({"weight", {in.shape.back()}});
+        if (affine) p.params.push_back({"weight", {in.shape.back()}});
         TensorInfo rstd{rows, DType::Float32, in.batched, true};
         if (!eager) {
             p.created = {rstd};
             p.createdRoles = {"rstd"};
-            p.saved = {
-                {SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Param, 0}, {SavedDecl::Kind::Created, 0}};
+            p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Created, 0}};
+            if (affine) p.saved.push_back({SavedDecl::Kind::Param, 0});
             return p;
         }
         // Eager: h = x.float(); r = rsqrt(h.pow(2).mean(-1) + eps); y = (h * r).to(dtype); out = w * y.
-        TensorInfo prod{in.shape, in.dtype, in.batched, true};
-        p.created = {rstd, prod};
-        p.createdRoles = {"rstd", "normalized"};
-        p.saved = {{SavedDecl::Kind::Created, 0}, {SavedDecl::Kind::Created, 1}, {SavedDecl::Kind::Param, 0}};
+        // torch >= 2.4's nn.RMSNorm (F.rms_norm, a composite in aten/src/ATen/native/layer_norm.cpp) is the
+        // same.
+        p.created = {rstd};
+        p.createdRoles = {"rstd"};
+        p.saved = {{SavedDecl::Kind::Created, 0}};
+        if (affine) {
+            p.created.push_back({in.shape, in.dtype, in.batched, true});
+            p.createdRoles.push_back("normalized");
+            p.saved.push_back({SavedDecl::Kind::Created, 1});
+            p.saved.push_back({SavedDecl::Kind::Param, 0});
+        }
         if (in.dtype == DType::Float32) {
             p.saved.push_back({SavedDecl::Kind::Input, 0});
         } else {
             TensorInfo up{in.shape, DType::Float32, in.batched, true};
             p.created.push_back(up);
             p.createdRoles.push_back("fp32 copy");
-            p.saved.push_back({SavedDecl::Kind::Created, 2});
+            p.saved.push_back({SavedDecl::Kind::Created, static_cast<int>(p.created.size()) - 1});
         }
-        auto pow = TensorInfo{in.shape, DType::Float32, in.batched, true}.bytes();
-        if (pow) p.fwdWorkspace = *pow; // the pow(2) result, freed after the mean
+        const TensorInfo squared{in.shape, DType::Float32, in.batched, true};
+        if (c.torch == TorchRules::Torch113) {
+            // 1.13's mean() keeps its input, the pow(2) result (2.x keeps sizes: rules_pointwise.cpp, mean)
+            p.created.push_back(squared);
+            p.createdRoles.push_back("x^2 (kept by 1.13's mean)");
+            p.saved.push_back({SavedDecl::Kind::Created, static_cast<int>(p.created.size()) - 1});
+        } else if (auto pow = squared.bytes()) {
+            p.fwdWorkspace = *pow; // the pow(2) result, freed after the mean
+        }
         auto g = TensorInfo{in.shape, DType::Float32, in.batched, true}.bytes();
         if (g) p.bwdWorkspace = Affine{g->constant * 2, g->perSample * 2};
         return p;

@@ -57,6 +57,22 @@ const QHash<QString, OpCatalogue::Family>& families() {
         {QStringLiteral("add"), F::Arithmetic},
         {QStringLiteral("mul"), F::Arithmetic},
         {QStringLiteral("scale"), F::Arithmetic},
+        {QStringLiteral("pow"), F::Arithmetic},
+        {QStringLiteral("rsqrt"), F::Arithmetic},
+        {QStringLiteral("sqrt"), F::Arithmetic},
+        {QStringLiteral("exp"), F::Arithmetic},
+        {QStringLiteral("log"), F::Arithmetic},
+        {QStringLiteral("clamp"), F::Arithmetic},
+        {QStringLiteral("abs"), F::Arithmetic},
+        {QStringLiteral("neg"), F::Arithmetic},
+        {QStringLiteral("reciprocal"), F::Arithmetic},
+        {QStringLiteral("sin"), F::Arithmetic},
+        {QStringLiteral("cos"), F::Arithmetic},
+        {QStringLiteral("mean"), F::Arithmetic},
+        {QStringLiteral("sum"), F::Arithmetic},
+        {QStringLiteral("compare"), F::Arithmetic},
+        {QStringLiteral("masked_fill"), F::Arithmetic},
+        {QStringLiteral("learned_mul"), F::Arithmetic},
         {QStringLiteral("cross_entropy"), F::Loss},
         {QStringLiteral("mse_loss"), F::Loss},
     };
@@ -74,7 +90,7 @@ const std::vector<OpEntry>& entries() {
         {"batchnorm2d", "eps affine track_running_stats"},
         {"layernorm", "normalized_dims elementwise_affine bias eps"},
         {"groupnorm", "groups affine eps"},
-        {"rmsnorm", "eps impl"},
+        {"rmsnorm", "eps elementwise_affine impl"},
         {"embedding", "num_embeddings embedding_dim indices tied_to"},
         {"relu", "inplace"},
         {"relu6", "inplace"},
@@ -102,6 +118,22 @@ const std::vector<OpEntry>& entries() {
         {"mul", ""},
         {"scale", "factor"},
         {"concat", "dim"},
+        {"pow", "exponent"},
+        {"rsqrt", ""},
+        {"sqrt", ""},
+        {"exp", ""},
+        {"log", ""},
+        {"clamp", "min max"},
+        {"abs", ""},
+        {"neg", ""},
+        {"reciprocal", ""},
+        {"sin", ""},
+        {"cos", ""},
+        {"mean", "dims keepdim"},
+        {"sum", "dims keepdim"},
+        {"compare", ""},
+        {"masked_fill", "mask_shape mask buffer_shape buffer_dtype value"},
+        {"learned_mul", "shape"},
         {"matmul", ""},
         {"attention",
          "heads kv_heads head_dim qkv bias out_bias dropout causal mask max_positions rope impl"},
@@ -196,6 +228,12 @@ Attributes OpCatalogue::starterAttributes(const QString& op) {
         a.set("index", std::int64_t{0});
     } else if (op == QLatin1String("slice"))
         a.set("dim", std::int64_t{0});
+    else if (op == QLatin1String("pow"))
+        a.set("exponent", 2.0);
+    else if (op == QLatin1String("clamp"))
+        a.set("min", 0.0);
+    else if (op == QLatin1String("masked_fill"))
+        a.set("mask_shape", V{1});
     else if (op == QLatin1String("scale"))
         a.set("factor", 1.0);
     else if (op == QLatin1String("attention"))
@@ -248,6 +286,24 @@ QString OpCatalogue::description(const QString& op) {
         {QStringLiteral("mul"), QT_TR_NOOP("Multiplies two inputs (broadcasting).")},
         {QStringLiteral("scale"), QT_TR_NOOP("Multiplies by a constant factor.")},
         {QStringLiteral("concat"), QT_TR_NOOP("Concatenates inputs along a dimension.")},
+        {QStringLiteral("pow"), QT_TR_NOOP("x to a constant power; keeps x for backward.")},
+        {QStringLiteral("rsqrt"), QT_TR_NOOP("1/√x elementwise; keeps its result.")},
+        {QStringLiteral("sqrt"), QT_TR_NOOP("√x elementwise; keeps its result.")},
+        {QStringLiteral("exp"), QT_TR_NOOP("eˣ elementwise; keeps its result.")},
+        {QStringLiteral("log"), QT_TR_NOOP("Natural logarithm; keeps x.")},
+        {QStringLiteral("clamp"), QT_TR_NOOP("Clamps to [min, max]; keeps x.")},
+        {QStringLiteral("abs"), QT_TR_NOOP("Absolute value; keeps x.")},
+        {QStringLiteral("neg"), QT_TR_NOOP("−x; keeps nothing.")},
+        {QStringLiteral("reciprocal"), QT_TR_NOOP("1/x elementwise; keeps its result.")},
+        {QStringLiteral("sin"), QT_TR_NOOP("Sine; keeps x.")},
+        {QStringLiteral("cos"), QT_TR_NOOP("Cosine; keeps x.")},
+        {QStringLiteral("mean"), QT_TR_NOOP("Mean over dims (torch 2.x keeps nothing, 1.13 keeps x).")},
+        {QStringLiteral("sum"), QT_TR_NOOP("Sum over dims; keeps nothing.")},
+        {QStringLiteral("compare"), QT_TR_NOOP("A comparison (x > 0, x == y): a bool mask, no gradient.")},
+        {QStringLiteral("masked_fill"),
+         QT_TR_NOOP("Fills where a mask is set (masked_fill, torch.where); keeps the mask.")},
+        {QStringLiteral("learned_mul"),
+         QT_TR_NOOP("Multiplies by a learned tensor, e.g. RMSNorm's weight or a layer scale.")},
         {QStringLiteral("matmul"), QT_TR_NOOP("Matrix product of two inputs.")},
         {QStringLiteral("attention"), QT_TR_NOOP("Multi-head self-attention, projections included.")},
         {QStringLiteral("class_token"), QT_TR_NOOP("Prepends a learned class token (ViT).")},
