@@ -518,6 +518,12 @@ def main(argv=None):
             Case("hand-written BERT", f"{hand}:HandBert", None, [128], dtype="int64", via_cli=True,
                  note="positions from a sliced arange buffer, token types from zeros_like(ids): embeddings "
                  "indexed by tensors the model builds (issue 13); attention written out; eager trace"),
+            Case("nanoGPT", f"{hand}:NanoGpt", None, [128], dtype="int64", via_cli=True,
+                 note="causal mask masked_fill(bias[:,:,:T,:T] == 0, -inf) on a float tril buffer, positions "
+                 "from torch.arange, tied head, GELU(tanh), dropout"),
+            Case("hand-written Llama", f"{hand}:HandLlama", None, [128], dtype="int64", via_cli=True,
+                 note="RMSNorm as pow/mean/rsqrt/mul, a learned weight * x, SwiGLU, torch.where on a bool "
+                 "causal buffer, softmax in float"),
         ]
     else:
         names = set(args.models.split(",")) if args.models else None

@@ -1,6 +1,7 @@
 """torch.* function and Tensor method calls -> BatchFit layers (dispatch, arithmetic, convolutions)."""
 import torch
 
+from .pointwise_rules import UNARY
 from .tables import FN, FN_SPLIT, METHOD
 from .tracing import untracked_view
 from .values import Const, Param, Unmappable, _compact, _is_default, _listify
@@ -34,6 +35,16 @@ class FunctionRules:
 
     def dispatch(self, n, kind, method):
         a = n.args
+        if kind in UNARY:
+            return self.pointwise(n, kind)
+        if kind in ("mean", "sum"):
+            return self.reduction(n, kind)
+        if kind == "compare":
+            return self.comparison(n)
+        if kind in ("masked_fill", "where"):
+            return self.masked_fill(n, where=kind == "where")
+        if kind == "tril":  # tril/triu of an activation: backward is grad.tril(k), nothing saved
+            return self.emit(n, "scale", [self.tin(a[0])], factor=1.0, torch_op=n.target_name())
         if kind in ("add", "sub"):
             return self.binary(n, "add")
         if kind == "mul":
@@ -137,8 +148,6 @@ class FunctionRules:
             k = self.arg(n, 1, "kernel_size")
             return self.pool(n, "maxpool2d", k, self.arg(n, 2, "stride", None) or k, self.arg(n, 3, "padding", 0),
                              self.arg(n, 4, "dilation", 1), self.arg(n, 5, "ceil_mode", False))
-        if kind == "mean":
-            return self.mean(n)
         if kind == "layer_norm":
             x = self.tin(a[0])
             shape = self.arg(n, 1, "normalized_shape")
@@ -226,6 +235,11 @@ class FunctionRules:
                 pshape = pshape[1:]
             if op == "add" and pshape == xshape and vb.key not in self.owner:
                 return self.emit(n, "learned_add", [va], claims=[(p, "weight")])
+            if op == "mul" and vb.key not in self.owner:
+                try:
+                    return self.learned_mul(n, a, p)
+                except Unmappable:
+                    pass
             return self.opaque_layer(n, f"{op} with a learned parameter of shape {list(p.shape)}")
         if isinstance(vb, Const) and op == "add" and not vb.meta.requires_grad \
                 and self.info(n)[0] == self.ps_shape(a):

@@ -27,6 +27,7 @@ from .common import DTYPE_NAMES
 from .function_rules import FunctionRules
 from .mapper_base import MapperBase
 from .module_rules import ModuleRules
+from .pointwise_rules import PointwiseRules
 from .shape_rules import ShapeRules
 from .tables import (CLONING_INPLACE, FACTORIES, FACTORY_METHODS, FN, FN_SPLIT, IDENTITY_MODULES, METHOD,
                      TORCH_MAJOR)
@@ -38,9 +39,9 @@ __all__ = ["Mapper", "Unmappable", "Param", "Const", "Pending", "Tup", "TORCH_MA
            "FACTORY_METHODS", "FACTORIES", "CLONING_INPLACE", "IDENTITY_MODULES"]
 
 
-class Mapper(MapperBase, ModuleRules, FunctionRules, ShapeRules):
+class Mapper(MapperBase, ModuleRules, FunctionRules, ShapeRules, PointwiseRules):
     """Maps a traced graph to BatchFit layers: the driver and the dispatch here; the rules in the mixins
-    (mapper_base.py, module_rules.py, function_rules.py, shape_rules.py)."""
+    (mapper_base.py, module_rules.py, function_rules.py, shape_rules.py, pointwise_rules.py)."""
 
     def __init__(self, graph, model, options):
         self.g = graph
@@ -232,8 +233,12 @@ class Mapper(MapperBase, ModuleRules, FunctionRules, ShapeRules):
             params = [s for s in srcs if isinstance(s, Param)]
             if params and v0.storage is not None and v0.storage == params[0].key and len(srcs) == 1:
                 return Param(params[0].key, params[0].name, v0)  # a view of a parameter or buffer
-            keys, saved = set(), list(n.saved)
+            keys, bufs, saved = set(), set(), list(n.saved)
             for v in srcs:
+                if isinstance(v, Param) and v.key in self.buffers:
+                    bufs.add(v.key)
+                elif isinstance(v, Const):
+                    bufs |= v.buffers
                 if isinstance(v, Param) and v.key in self.params:
                     keys.add(v.key)
                 elif isinstance(v, Pending) and v.kind == "param-view" and v.data.key in self.params:
@@ -244,7 +249,7 @@ class Mapper(MapperBase, ModuleRules, FunctionRules, ShapeRules):
                         saved = [a + b for a, b in zip(saved, v.saved)]
                         v.consumed = True
             if all(isinstance(v, (Param, Const, Pending)) or v is None or not hasattr(v, "shape") for v in srcs):
-                return Const(n, v0, keys, saved)
+                return Const(n, v0, keys, saved, bufs)
         if n.kind == "module":
             return self.map_module(n)
         if n.kind == "function":

@@ -31,6 +31,8 @@ class ModuleRules:
         if isinstance(m, nn.LayerNorm):
             return self.layernorm(n, self.tin(n.args[0]), len(m.normalized_shape), m.weight,
                                   getattr(m, "bias", None), m.eps)
+        if getattr(nn, "RMSNorm", None) is not None and isinstance(m, nn.RMSNorm):  # torch >= 2.4
+            return self.rmsnorm(n, m)
         if isinstance(m, nn.GroupNorm):
             return self.groupnorm(n, self.tin(n.args[0]), m.num_groups, m.weight, m.bias, m.eps)
         if isinstance(m, nn.Embedding):
@@ -201,6 +203,18 @@ class ModuleRules:
             attrs["eps"] = float(eps)
         params = ([(weight, "weight")] if weight is not None else []) + ([(bias, "bias")] if bias is not None else [])
         return self.emit(n, "layernorm", [x], claims=params, **attrs)
+
+    def rmsnorm(self, n, m):
+        """nn.RMSNorm: F.rms_norm, the composite the eager rmsnorm rule follows (torch_op says which)."""
+        x = self.tin(n.args[0])
+        if len(m.normalized_shape) != 1:
+            raise Unmappable("RMSNorm over more than the last dim")
+        if m.weight is not None and m.weight.data_ptr() in self.owner:
+            return self.opaque_layer(n, "a second use of RMSNorm parameters (shared)")
+        attrs = {"eps": None if m.eps is None else float(m.eps), "torch_op": "nn.RMSNorm"}
+        if m.weight is None:
+            attrs["elementwise_affine"] = False
+        return self.emit(n, "rmsnorm", [x], claims=[(m.weight, "weight")] if m.weight is not None else (), **attrs)
 
     def groupnorm(self, n, x, groups, weight, bias, eps):
         if weight is not None and weight.data_ptr() in self.owner:

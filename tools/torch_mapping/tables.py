@@ -67,6 +67,26 @@ FN = {
     "conv1d": _fn("F.conv1d"),
     "embedding": _fn("F.embedding"),
     "stochastic_depth": _tv_stochastic_depth(),
+    "pow": _fn("torch.pow", "operator.pow"),
+    "square": _fn("torch.square"),
+    "rsqrt": _fn("torch.rsqrt"),
+    "sqrt": _fn("torch.sqrt"),
+    "exp": _fn("torch.exp"),
+    "log": _fn("torch.log"),
+    "clamp": _fn("torch.clamp", "torch.clip"),
+    "clamp_min": _fn("torch.clamp_min"),
+    "clamp_max": _fn("torch.clamp_max"),
+    "abs": _fn("torch.abs", "operator.abs"),
+    "neg": _fn("torch.neg", "torch.negative", "operator.neg"),
+    "reciprocal": _fn("torch.reciprocal"),
+    "sin": _fn("torch.sin"),
+    "cos": _fn("torch.cos"),
+    "sum": _fn("torch.sum"),
+    "compare": _fn("operator.eq", "operator.ne", "operator.lt", "operator.le", "operator.gt", "operator.ge",
+                   "torch.eq", "torch.ne", "torch.lt", "torch.le", "torch.gt", "torch.ge"),
+    "masked_fill": _fn("torch.masked_fill"),
+    "where": _fn("torch.where"),
+    "tril": _fn("torch.tril", "torch.triu"),
     "contiguous": set(),
 }
 
@@ -80,6 +100,11 @@ METHOD = {
     "mean": "mean", "expand": "expand", "expand_as": "expand", "chunk": "chunk", "split": "split",
     "to": "to", "float": "to", "type_as": "to", "type": "to", "clone": "clone", "sigmoid_": "sigmoid",
     "__getitem__": "getitem",
+    "pow": "pow", "square": "square", "rsqrt": "rsqrt", "sqrt": "sqrt", "exp": "exp", "log": "log",
+    "clamp": "clamp", "clip": "clamp", "clamp_min": "clamp_min", "clamp_max": "clamp_max", "abs": "abs",
+    "neg": "neg", "reciprocal": "reciprocal", "sin": "sin", "cos": "cos", "sum": "sum",
+    "eq": "compare", "ne": "compare", "lt": "compare", "le": "compare", "gt": "compare", "ge": "compare",
+    "masked_fill": "masked_fill", "masked_fill_": "masked_fill", "tril": "tril", "triu": "tril",
 }
 FN_SPLIT = _fn("torch.chunk", "torch.split")
 

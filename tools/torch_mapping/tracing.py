@@ -395,7 +395,7 @@ class _EagerTracer:
         self.busy = 0          # > 0 while the tracer itself runs tensor methods
         self.handles = []
         self.counts = {}
-        self.used = set()
+        self.used = {"x", "output"}  # the input and output nodes' names: a module called "output" is output_1
         self.attr_nodes = {}
 
     # -- names and refs -----------------------------------------------------------------------

@@ -16,9 +16,10 @@ class Const:
     from (claimed by the opaque layer that consumes it); ``saved``: what autograd saved while computing
     it (batch 1, 2), carried into that layer."""
 
-    def __init__(self, node, meta, params=(), saved=(0, 0)):
+    def __init__(self, node, meta, params=(), saved=(0, 0), buffers=()):
         self.node, self.meta = node, meta
         self.params = set(params)
+        self.buffers = set(buffers)  # the buffers it was computed from (a mask from a tril buffer)
         self.saved = list(saved)
         self.consumed = False
 

@@ -129,8 +129,10 @@ bool broadcastsTo(const Shape& mask, bool batched, const Shape& in) {
 
 /// masked_fill(x, mask, value) and where(cond, x, value): the output has x's shape; backward keeps the mask.
 /// The mask is the second input (a bool tensor such as a comparison's), or given by attributes: 'mask_shape'
-/// (its full shape, unbatched), made by a comparison on a buffer ('mask': "computed", a new bool tensor) or a
-/// bool buffer itself ('mask': "buffer", no new memory); 'buffer_shape'/'buffer_dtype' declare that buffer.
+/// (its full shape, unbatched), made by a comparison on a buffer ('mask': "computed", a new bool tensor), a
+/// bool buffer itself ('mask': "buffer", no new memory) or one that an earlier layer holds ('mask': "shared",
+/// nothing new: a model-wide causal buffer used by every block); 'buffer_shape'/'buffer_dtype' declare the
+/// buffer.
 class MaskedFillRule : public OpRule {
 public:
     int maxInputs() const override { return 2; }
@@ -158,9 +160,11 @@ public:
             return c.failAttribute("mask_shape", "masked_fill: the mask " + shapeToString(mask) +
                                                      " does not broadcast to [batch] + " + c.in());
         const std::string kind = c.attrs.getString("mask").value_or("computed");
-        if (kind != "computed" && kind != "buffer")
-            return c.failAttribute("mask", "attribute 'mask' must be \"computed\" or \"buffer\", got " +
-                                               attrToString(*c.attrs.find("mask")));
+        if (kind != "computed" && kind != "buffer" && kind != "shared")
+            return c.failAttribute("mask",
+                                   "attribute 'mask' must be \"computed\", \"buffer\" or \"shared\", got " +
+                                       attrToString(*c.attrs.find("mask")));
+        if (kind == "shared") return p; // a view of a bool buffer another layer holds and already saves
         DType bufType = DType::Bool;
         if (auto s = c.attrs.getString("buffer_dtype")) {
             auto d = parseDType(*s);

@@ -1,5 +1,8 @@
 """Models written by hand the way people copy them (not from a library), for the exporter's quick set.
 
+NanoGpt: Karpathy's nanoGPT (masked_fill on a float tril buffer compared with 0, GELU(tanh), tied head).
+HandLlama: RMSNorm written as pow/mean/rsqrt/mul and `weight * x`, SwiGLU, torch.where on one bool causal buffer
+shared by every block.
 HandBert: token, position and token-type embeddings, where the position ids are a slice of an arange buffer and
 the token-type ids are torch.zeros_like(ids) (an embedding indexed by a tensor the model builds itself), then
 post-norm blocks with attention written out (qkv linear, split, view/transpose, q @ k^T, softmax, @ v).
@@ -47,3 +50,129 @@ class HandBert(nn.Module):
         for b in self.blocks:
             x = b(x)
         return self.head(x)
+
+
+class CausalSelfAttention(nn.Module):
+    """nanoGPT's attention as people copy it: a float tril buffer, masked_fill(bias == 0, -inf), softmax."""
+
+    def __init__(self, d, heads, block):
+        super().__init__()
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.attn_dropout = nn.Dropout(0.1)
+        self.resid_dropout = nn.Dropout(0.1)
+        self.n_head = heads
+        self.register_buffer("bias", torch.tril(torch.ones(block, block)).view(1, 1, block, block))
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        att = self.attn_dropout(att)
+        y = att @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.resid_dropout(self.c_proj(y))
+
+
+class GptBlock(nn.Module):
+    def __init__(self, d, heads, block):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d)
+        self.attn = CausalSelfAttention(d, heads, block)
+        self.ln_2 = nn.LayerNorm(d)
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.c_proj = nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.c_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+
+
+class NanoGpt(nn.Module):
+    """nanoGPT (Karpathy): learned positions from torch.arange, tied lm_head, GELU(tanh), the masked_fill mask."""
+
+    def __init__(self, vocab=1000, d=64, block=128, layers=2, heads=4):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(block, d)
+        self.drop = nn.Dropout(0.1)
+        self.h = nn.ModuleList([GptBlock(d, heads, block) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.wte.weight = self.lm_head.weight
+
+    def forward(self, idx):
+        t = idx.size(1)
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+        x = self.drop(self.wte(idx) + self.wpe(pos))
+        for block in self.h:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+class RMSNorm(nn.Module):
+    """Llama's RMSNorm written out: x * rsqrt(mean(x²) + eps) * weight."""
+
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * x
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, d, heads, hidden):
+        super().__init__()
+        self.h = heads
+        self.attention_norm = RMSNorm(d)
+        self.wq = nn.Linear(d, d, bias=False)
+        self.wk = nn.Linear(d, d, bias=False)
+        self.wv = nn.Linear(d, d, bias=False)
+        self.wo = nn.Linear(d, d, bias=False)
+        self.ffn_norm = RMSNorm(d)
+        self.w1 = nn.Linear(d, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, d, bias=False)
+        self.w3 = nn.Linear(d, hidden, bias=False)
+
+    def forward(self, x, mask):
+        B, S, D = x.shape
+        h = self.attention_norm(x)
+        q = self.wq(h).view(B, S, self.h, D // self.h).transpose(1, 2)
+        k = self.wk(h).view(B, S, self.h, D // self.h).transpose(1, 2)
+        v = self.wv(h).view(B, S, self.h, D // self.h).transpose(1, 2)
+        att = (q @ k.transpose(2, 3)) / math.sqrt(D // self.h)
+        att = torch.where(mask, att, torch.finfo(att.dtype).min)
+        att = F.softmax(att.float(), dim=-1).type_as(q)
+        y = (att @ v).transpose(1, 2).contiguous().view(B, S, D)
+        x = x + self.wo(y)
+        h = self.ffn_norm(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
+class HandLlama(nn.Module):
+    """A Llama-style decoder written by hand: RMSNorm as elementwise ops, SwiGLU, a bool causal buffer used
+    through torch.where, no biases, an untied head."""
+
+    def __init__(self, vocab=1000, d=64, seq=128, layers=2, heads=4, hidden=172):
+        super().__init__()
+        self.tok_embeddings = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList([LlamaBlock(d, heads, hidden) for _ in range(layers)])
+        self.norm = RMSNorm(d)
+        self.output = nn.Linear(d, vocab, bias=False)
+        self.register_buffer("causal", torch.ones(seq, seq, dtype=torch.bool).tril())
+
+    def forward(self, ids):
+        S = ids.shape[1]
+        x = self.tok_embeddings(ids)
+        mask = self.causal[:S, :S]
+        for layer in self.layers:
+            x = layer(x, mask)
+        return self.output(self.norm(x))
