@@ -35,7 +35,8 @@ Training set-up:
   --gpu ID|NGiB          a catalogue GPU (see `gpus`) or a custom capacity, e.g. 24GiB
   --optimizer NAME       sgd, sgd-momentum, sgd-nesterov, adam (default), adamw, rmsprop, adagrad,
                          adafactor, lion, adam8bit
-  --impl NAME            for-loop (default), foreach, fused
+  --impl NAME            default (what torch picks on a GPU: foreach in 2.x for SGD/Adam/AdamW/RMSprop/
+                         Adagrad, for-loop in 1.13), for-loop, foreach, fused
   --amsgrad              Adam/AdamW keep max_exp_avg_sq
   --precision NAME       fp32 (default), amp-fp16, amp-bf16, pure-fp16, pure-bf16, mixed-fp16, mixed-bf16
   --checkpointing MODE   none (default), every-block, every-k, selective

@@ -36,7 +36,7 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     os << "Model: " << model.name << "  (" << e.parameterCount << " parameters)\n";
     os << "Set-up: batch " << e.batch;
     if (c.accumulationSteps > 1) os << " x " << c.accumulationSteps << " accumulation steps";
-    os << ", " << optimizerName(c.optimizer) << " (" << optimizerImplName(c.impl) << "), "
+    os << ", " << optimizerName(c.optimizer) << " (" << optimizerImplLabel(c) << "), "
        << precisionName(c.precision) << ", checkpointing " << checkpointingName(c.checkpointing)
        << (c.firstStep ? ", first step" : "") << "\n\n";
     os << "Peak allocated: " << formatBytes(e.peakAllocatedBytes) << "  (" << e.peakAllocatedBytes << " B)\n";

@@ -36,10 +36,11 @@ constexpr std::array<std::pair<std::string_view, OptimizerKind>, 10> kOptimizers
     {"lion", OptimizerKind::Lion},
     {"adam8bit", OptimizerKind::Adam8bit},
 }};
-constexpr std::array<std::pair<std::string_view, OptimizerImpl>, 3> kImpls{
+constexpr std::array<std::pair<std::string_view, OptimizerImpl>, 4> kImpls{
     {{"for-loop", OptimizerImpl::ForLoop},
      {"foreach", OptimizerImpl::Foreach},
-     {"fused", OptimizerImpl::Fused}}};
+     {"fused", OptimizerImpl::Fused},
+     {"default", OptimizerImpl::Default}}};
 constexpr std::array<std::pair<std::string_view, Precision>, 7> kPrecisions{{
     {"fp32", Precision::Fp32},
     {"amp-fp16", Precision::AmpFp16},
@@ -89,6 +90,31 @@ Result<OptimizerKind> parseOptimizer(std::string_view s) {
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s) {
     return parseFrom(kImpls, s, "optimizer implementation");
 }
+OptimizerImpl resolvedImpl(const TrainingConfig& c) {
+    if (c.impl != OptimizerImpl::Default) return c.impl;
+    if (c.torch == TorchRules::Torch113) return OptimizerImpl::ForLoop;
+    switch (c.optimizer) {
+    case OptimizerKind::Sgd:
+    case OptimizerKind::SgdMomentum:
+    case OptimizerKind::SgdNesterov:
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+    case OptimizerKind::RmsProp:
+    case OptimizerKind::Adagrad:
+        return OptimizerImpl::Foreach;
+    case OptimizerKind::Adafactor: // Hugging Face's, a loop over parameters
+    case OptimizerKind::Lion:      // lion-pytorch's reference implementation, a loop
+    case OptimizerKind::Adam8bit:  // bitsandbytes' own kernels
+        return OptimizerImpl::ForLoop;
+    }
+    return OptimizerImpl::ForLoop;
+}
+
+std::string optimizerImplLabel(const TrainingConfig& c) {
+    const std::string name(optimizerImplName(resolvedImpl(c)));
+    return c.impl == OptimizerImpl::Default ? "default: " + name : name;
+}
+
 Result<Precision> parsePrecision(std::string_view s) {
     return parseFrom(kPrecisions, s, "precision");
 }

@@ -47,6 +47,16 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.amsgrad = false;
         consider("sgd-momentum", "SGD with momentum instead of Adam", "may need retuning", c);
     }
+    // fused=True exists for Adam, AdamW and SGD (torch >= 2.0; torch/optim/adam.py `_fused_adam`): no foreach
+    // copy of the parameters during step(). Not offered for 1.13 rules (Adam's fused is 2.0+).
+    const bool fusable = adamLike || config.optimizer == OptimizerKind::Sgd ||
+                         config.optimizer == OptimizerKind::SgdMomentum ||
+                         config.optimizer == OptimizerKind::SgdNesterov;
+    if (fusable && config.torch == TorchRules::Torch2 && resolvedImpl(config) != OptimizerImpl::Fused) {
+        TrainingConfig c = config;
+        c.impl = OptimizerImpl::Fused;
+        consider("fused", "Fused optimizer (fused=True)", "none (CUDA, torch >= 2.0)", c);
+    }
     if (!config.optimizerOffload && config.optimizer != OptimizerKind::Sgd) {
         TrainingConfig c = config;
         c.optimizerOffload = true;

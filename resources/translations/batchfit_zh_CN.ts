@@ -1152,6 +1152,18 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>cost: %1</source>
         <translation>代价：%1</translation>
     </message>
+    <message>
+        <source>Fused optimizer (fused=True)</source>
+        <translation>融合优化器（fused=True）</translation>
+    </message>
+    <message>
+        <source>none (CUDA, torch 2.0 or newer)</source>
+        <translation>无（CUDA，torch 2.0 及以上）</translation>
+    </message>
+    <message>
+        <source>One kernel updates every parameter: no foreach copy of the parameters during step().</source>
+        <translation>一个内核更新全部参数：step() 期间没有 foreach 的参数副本。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MainWindow</name>
@@ -1832,6 +1844,70 @@ The measured points shown before, if any, are unchanged.</source>
         <source>Other</source>
         <translation>其他</translation>
     </message>
+    <message>
+        <source>x to a constant power; keeps x for backward.</source>
+        <translation>x 的常数次幂；为反向保存 x。</translation>
+    </message>
+    <message>
+        <source>1/√x elementwise; keeps its result.</source>
+        <translation>逐元素 1/√x；保存其结果。</translation>
+    </message>
+    <message>
+        <source>√x elementwise; keeps its result.</source>
+        <translation>逐元素 √x；保存其结果。</translation>
+    </message>
+    <message>
+        <source>eˣ elementwise; keeps its result.</source>
+        <translation>逐元素 eˣ；保存其结果。</translation>
+    </message>
+    <message>
+        <source>Natural logarithm; keeps x.</source>
+        <translation>自然对数；保存 x。</translation>
+    </message>
+    <message>
+        <source>Clamps to [min, max]; keeps x.</source>
+        <translation>截断到 [min, max]；保存 x。</translation>
+    </message>
+    <message>
+        <source>Absolute value; keeps x.</source>
+        <translation>绝对值；保存 x。</translation>
+    </message>
+    <message>
+        <source>−x; keeps nothing.</source>
+        <translation>−x；不保存任何张量。</translation>
+    </message>
+    <message>
+        <source>1/x elementwise; keeps its result.</source>
+        <translation>逐元素 1/x；保存其结果。</translation>
+    </message>
+    <message>
+        <source>Sine; keeps x.</source>
+        <translation>正弦；保存 x。</translation>
+    </message>
+    <message>
+        <source>Cosine; keeps x.</source>
+        <translation>余弦；保存 x。</translation>
+    </message>
+    <message>
+        <source>Mean over dims (torch 2.x keeps nothing, 1.13 keeps x).</source>
+        <translation>沿维度求均值（torch 2.x 不保存，1.13 保存 x）。</translation>
+    </message>
+    <message>
+        <source>Sum over dims; keeps nothing.</source>
+        <translation>沿维度求和；不保存任何张量。</translation>
+    </message>
+    <message>
+        <source>A comparison (x &gt; 0, x == y): a bool mask, no gradient.</source>
+        <translation>比较运算（x &gt; 0、x == y）：得到布尔掩码，没有梯度。</translation>
+    </message>
+    <message>
+        <source>Fills where a mask is set (masked_fill, torch.where); keeps the mask.</source>
+        <translation>在掩码为真处填充（masked_fill、torch.where）；保存掩码。</translation>
+    </message>
+    <message>
+        <source>Multiplies by a learned tensor, e.g. RMSNorm&apos;s weight or a layer scale.</source>
+        <translation>乘以可学习张量，例如 RMSNorm 的 weight 或层缩放（layer scale）。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::ReportExporter</name>
@@ -2014,10 +2090,6 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>融合（fused）</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s optimizer implementation: foreach groups tensors and needs temporary copies during the step; fused and for-loop need almost none.</source>
-        <translation>PyTorch 优化器的实现方式：foreach 会把张量分组处理，更新时需要临时副本；fused 和 for 循环几乎不需要。</translation>
-    </message>
-    <message>
         <source>AMSGrad</source>
         <translation>AMSGrad</translation>
     </message>
@@ -2188,6 +2260,14 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>PyTorch %1</source>
         <translation>PyTorch %1</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s optimizer implementation: foreach groups tensors and needs temporary copies during the step; for-loop needs them for one tensor at a time, fused almost none. The default is what torch picks on a GPU: foreach in 2.x, for-loop in 1.13.</source>
+        <translation>PyTorch 优化器的实现方式：foreach 把张量分组处理，step 期间需要临时副本；for-loop 每次只需一个张量的临时副本；fused 几乎不需要。默认值即 torch 在 GPU 上的选择：2.x 为 foreach，1.13 为 for-loop。</translation>
+    </message>
+    <message>
+        <source>default: %1</source>
+        <translation>默认：%1</translation>
     </message>
 </context>
 <context>

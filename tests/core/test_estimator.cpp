@@ -161,6 +161,14 @@ TEST_CASE("what-if levers are ranked and each is a real improvement or not", "[e
         CHECK(e->maxBatch(24ull << 30).largest * l.config.accumulationSteps == l.maxBatch);
     }
     CHECK(sawCheckpointing);
+    // Under torch 2.x the default Adam is foreach: fused=True is a lever; under 1.13 rules it is not offered.
+    const auto has = [](const std::vector<Lever>& ls, const char* id) {
+        return std::any_of(ls.begin(), ls.end(), [&](const Lever& l) { return l.id == id; });
+    };
+    CHECK(has(levers, "fused"));
+    TrainingConfig old;
+    old.torch = TorchRules::Torch113;
+    CHECK_FALSE(has(rankLevers(m, old, 24ull << 30, 536870912), "fused"));
 }
 
 TEST_CASE("the pruned sweep evaluator is exact at every batch", "[estimator][property]") {

@@ -114,6 +114,7 @@ TEST_CASE("first step creates optimizer states in step(); steady state has them 
 TEST_CASE("foreach optimizers hold about one copy of the parameters during step()", "[training][optimizer]") {
     Model m = preset("transformer-12");
     TrainingConfig loop, fe, fused;
+    loop.impl = OptimizerImpl::ForLoop;
     fe.impl = OptimizerImpl::Foreach;
     fused.impl = OptimizerImpl::Fused;
     const auto l = estimator(m, loop).estimate(1, true);
@@ -126,4 +127,45 @@ TEST_CASE("foreach optimizers hold about one copy of the parameters during step(
     CHECK(stepTemp(*f) >= f->parameterBytes);
     CHECK(stepTemp(*u) < stepTemp(*l));
     CHECK(stepTemp(*l) < stepTemp(*f));
+}
+
+TEST_CASE("the default optimizer implementation is what torch picks on a GPU",
+          "[training][optimizer][torch2]") {
+    // torch 2.6 torch/optim/optimizer.py _default_to_fused_or_foreach: foreach when every parameter is on
+    // CUDA; torch 1.13 torch/optim/adam.py: foreach None -> False.
+    TrainingConfig c; // --impl default, --torch 2
+    CHECK(c.impl == OptimizerImpl::Default);
+    for (auto k : {OptimizerKind::Sgd, OptimizerKind::SgdMomentum, OptimizerKind::Adam, OptimizerKind::AdamW,
+                   OptimizerKind::RmsProp, OptimizerKind::Adagrad}) {
+        c.optimizer = k;
+        CHECK(resolvedImpl(c) == OptimizerImpl::Foreach);
+    }
+    c.optimizer = OptimizerKind::Lion; // lion-pytorch: a loop
+    CHECK(resolvedImpl(c) == OptimizerImpl::ForLoop);
+    c.optimizer = OptimizerKind::AdamW;
+    CHECK(optimizerImplLabel(c) == "default: foreach");
+    c.torch = TorchRules::Torch113;
+    CHECK(resolvedImpl(c) == OptimizerImpl::ForLoop);
+    CHECK(optimizerImplLabel(c) == "default: for-loop");
+    c.impl = OptimizerImpl::Fused; // a choice is kept as is
+    CHECK(resolvedImpl(c) == OptimizerImpl::Fused);
+    CHECK(optimizerImplLabel(c) == "fused");
+
+    // The estimate follows: the default under 2.x holds the foreach temporaries, under 1.13 the for-loop
+    // ones.
+    Model m = preset("transformer-12");
+    TrainingConfig def2, fe, def113, loop;
+    fe.impl = OptimizerImpl::Foreach;
+    def113.torch = TorchRules::Torch113;
+    loop.impl = OptimizerImpl::ForLoop;
+    const auto peak = [&](const TrainingConfig& t) {
+        return estimator(m, t).estimate(1)->peakAllocatedBytes;
+    };
+    CHECK(peak(def2) == peak(fe));
+    CHECK(peak(def2) > peak(loop));
+    const auto stepTemp = [&](const TrainingConfig& t) {
+        return estimator(m, t).estimate(1, true)->timeline.back().live[Component::Temporaries];
+    };
+    CHECK(stepTemp(def113) == stepTemp(loop));
+    CHECK(stepTemp(def2) == stepTemp(fe));
 }

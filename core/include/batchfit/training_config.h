@@ -22,7 +22,10 @@ enum class OptimizerKind {
     Lion,
     Adam8bit
 };
-enum class OptimizerImpl { ForLoop, Foreach, Fused };
+/// Default: what torch picks when neither foreach nor fused is passed (resolvedImpl()): foreach on CUDA
+/// in 2.x for torch.optim's SGD/Adam/AdamW/RMSprop/Adagrad, for-loop in 1.13 and for other libraries'
+/// optimizers.
+enum class OptimizerImpl { ForLoop, Foreach, Fused, Default };
 /// fp32; autocast AMP (fp32 weights); pure half (everything in half); half weights + fp32 master (ZeRO
 /// style).
 enum class Precision { Fp32, AmpFp16, AmpBf16, PureFp16, PureBf16, MixedFp16Master, MixedBf16Master };
@@ -33,7 +36,7 @@ enum class TorchRules { Torch2, Torch113 };
 
 struct TrainingConfig {
     OptimizerKind optimizer = OptimizerKind::Adam;
-    OptimizerImpl impl = OptimizerImpl::ForLoop;
+    OptimizerImpl impl = OptimizerImpl::Default;
     bool amsgrad = false;         ///< Adam/AdamW: keeps max_exp_avg_sq
     bool rmspropMomentum = false; ///< RMSprop: momentum buffer
     bool rmspropCentered = false; ///< RMSprop: grad_avg
@@ -57,7 +60,13 @@ struct TrainingConfig {
 };
 
 std::string_view optimizerName(OptimizerKind k);     ///< "adam", "sgd-momentum", "adam8bit", ...
-std::string_view optimizerImplName(OptimizerImpl i); ///< "for-loop", "foreach", "fused"
+std::string_view optimizerImplName(OptimizerImpl i); ///< "for-loop", "foreach", "fused", "default"
+/// The implementation that runs: impl itself, or for Default what torch would pick on a GPU
+/// (torch/optim/optimizer.py, _default_to_fused_or_foreach: foreach when every parameter is on CUDA; 1.13's
+/// optimizers set foreach = False when it is None).
+OptimizerImpl resolvedImpl(const TrainingConfig& c);
+/// "foreach", or "default: foreach" when the implementation was left to torch.
+std::string optimizerImplLabel(const TrainingConfig& c);
 std::string_view precisionName(Precision p);         ///< "fp32", "amp-bf16", "pure-bf16", "mixed-fp16", ...
 std::string_view checkpointingName(Checkpointing c); ///< "none", "every-block", "every-k", "selective"
 std::string_view torchRulesName(TorchRules t);       ///< "2", "1.13"

@@ -70,8 +70,9 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
 }
 
 double stepTemporaryFactor(const TrainingConfig& c) {
-    const bool forLoop = c.impl == OptimizerImpl::ForLoop;
-    if (c.impl == OptimizerImpl::Fused || c.optimizer == OptimizerKind::Adam8bit) return 0.0;
+    const OptimizerImpl impl = resolvedImpl(c);
+    const bool forLoop = impl == OptimizerImpl::ForLoop;
+    if (impl == OptimizerImpl::Fused || c.optimizer == OptimizerKind::Adam8bit) return 0.0;
     switch (c.optimizer) {
     case OptimizerKind::Sgd:
         return 0.0;

@@ -325,7 +325,7 @@ void Scheduler::backwardOp(int opIndex) {
 
 void Scheduler::optimizerStep() {
     std::string label = "optimizer step (" + std::string(optimizerName(m_config.optimizer)) + ", " +
-                        std::string(optimizerImplName(m_config.impl)) + ")";
+                        optimizerImplLabel(m_config) + ")";
     const int s = newStep(Phase::OptimizerStep, label);
     for (int g : m_paramGrad) use(g, s);
     const bool offload = m_config.optimizerOffload;
@@ -351,7 +351,7 @@ void Scheduler::optimizerStep() {
         m_lastUse[static_cast<std::size_t>(inst)] = kForever;
     }
     if (!offload) {
-        const bool forLoop = m_config.impl == OptimizerImpl::ForLoop;
+        const bool forLoop = resolvedImpl(m_config) == OptimizerImpl::ForLoop;
         const double factor = stepTemporaryFactor(m_config);
         const auto base = static_cast<double>(forLoop ? largest : total);
         transient(Affine{static_cast<std::uint64_t>(factor * base), 0}, Component::Temporaries, s);

@@ -25,6 +25,7 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "adam8bit") return tr("8-bit Adam (bitsandbytes)");
     if (l.id == "sgd-momentum") return tr("SGD with momentum instead of Adam");
     if (l.id == "offload") return tr("Offload optimizer states to CPU");
+    if (l.id == "fused") return tr("Fused optimizer (fused=True)");
     if (l.id == "accumulation")
         return tr("Smaller micro-batches with gradient accumulation (×%1)").arg(l.config.accumulationSteps);
     return QString::fromStdString(l.title);
@@ -36,6 +37,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "adam8bit") return tr("small accuracy risk");
     if (l.id == "sgd-momentum") return tr("may need retuning");
     if (l.id == "offload") return tr("slower optimizer step");
+    if (l.id == "fused") return tr("none (CUDA, torch 2.0 or newer)");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
     return QString::fromStdString(l.cost);
 }
@@ -49,6 +51,8 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "adam8bit") return tr("Store Adam's two moments in 8 bits instead of 32.");
     if (l.id == "sgd-momentum") return tr("One state tensor per parameter instead of Adam's two.");
     if (l.id == "offload") return tr("Keep optimizer states and master weights in host memory.");
+    if (l.id == "fused")
+        return tr("One kernel updates every parameter: no foreach copy of the parameters during step().");
     if (l.id == "accumulation")
         return tr("Split each update into micro-batches; the batch column counts samples per update.");
     return {};

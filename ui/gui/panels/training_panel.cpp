@@ -123,12 +123,15 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(buddyLabel(tr("Optimi&zer:"), m_optimizer), m_optimizer);
 
     m_impl = new QComboBox(this);
+    m_impl->addItem(QString(),
+                    static_cast<int>(OptimizerImpl::Default)); // "default: foreach", updateEnabled()
     m_impl->addItem(tr("for-loop"), static_cast<int>(OptimizerImpl::ForLoop));
     m_impl->addItem(tr("foreach"), static_cast<int>(OptimizerImpl::Foreach));
     m_impl->addItem(tr("fused"), static_cast<int>(OptimizerImpl::Fused));
     m_impl->setToolTip(
         tr("PyTorch's optimizer implementation: foreach groups tensors and needs temporary copies "
-           "during the step; fused and for-loop need almost none."));
+           "during the step; for-loop needs them for one tensor at a time, fused almost none. The "
+           "default is what torch picks on a GPU: foreach in 2.x, for-loop in 1.13."));
     m_amsgrad = new QCheckBox(tr("AMSGrad"), this);
     m_amsgrad->setToolTip(tr("Adam/AdamW keep a third state tensor (max_exp_avg_sq)."));
     auto* implRow = new QHBoxLayout;
@@ -372,6 +375,11 @@ void TrainingPanel::updateEnabled() {
     m_amsgrad->setEnabled(adam);
     m_checkpointEvery->setEnabled(m_config.checkpointing == Checkpointing::EveryKthBlock);
     m_contextMib->setEnabled(m_contextOverride->isChecked());
+    TrainingConfig asDefault = m_config;
+    asDefault.impl = OptimizerImpl::Default;
+    m_impl->setItemText(
+        0, tr("default: %1")
+               .arg(QString::fromStdString(std::string(optimizerImplName(resolvedImpl(asDefault))))));
     m_customGib->setEnabled(m_gpu->currentData().toString() == kCustomId);
 }
 
