@@ -289,6 +289,15 @@ class _Scale(nn.Module):
 case("pw_learned_mul", "learned_mul", {"shape": [64]}, X, _mod(None), lambda: _Scale(64))
 case("pw_learned_mul_channels", "learned_mul", {"shape": [32, 1, 1]}, [("x", [32, 8, 8], F32, "act")], _mod(None),
      lambda: _Scale((32, 1, 1)))
+if hasattr(F, "scaled_dot_product_attention"):  # torch >= 2.0; on CPU the flash kernel for CPU
+    QKV = [(n, [4, 40, 16], F32, "act") for n in ("q", "k", "v")]
+    case("sdpa_cpu_flash", "scaled_dot_product_attention", {"backend": "cpu flash"}, QKV,
+         lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v))
+    case("sdpa_cpu_flash_causal", "scaled_dot_product_attention", {"is_causal": True}, QKV,
+         lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+    case("sdpa_cpu_flash_bool_mask", "scaled_dot_product_attention", {"attn_mask": "bool [40,40]"}, QKV,
+         lambda m, q, k, v: F.scaled_dot_product_attention(
+             q, k, v, attn_mask=torch.ones(40, 40, dtype=torch.bool).tril()))
 if hasattr(nn, "RMSNorm"):  # torch >= 2.4: F.rms_norm, a composite of the same ops
     case("rmsnorm_nn", "rmsnorm", {"d": 768, "eps": 1e-6}, [("x", [128, 768], F32, "act")], _mod(None),
          lambda: nn.RMSNorm(768, eps=1e-6))

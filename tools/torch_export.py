@@ -47,9 +47,13 @@ def main(argv=None):
     ap.add_argument("--output", default=None, help="which output the loss is taken on (index or key) when the "
                                                    "model returns a tuple or dict (default: logits / element 0)")
     ap.add_argument("--trace", default="auto", choices=("auto", "fx", "eager"))
-    ap.add_argument("--attention-impl", default="auto", choices=("auto", "eager", "mem_efficient", "flash"),
-                    help="impl of the attention layers written for nn.MultiheadAttention (auto: eager on torch 1.x "
-                         "or with need_weights=True, else mem_efficient, what torch 2.x runs on CUDA in fp32)")
+    ap.add_argument("--attention-impl", default="auto",
+                    choices=("auto", "eager", "mem_efficient", "flash", "cpu_flash"),
+                    help="the SDPA backend of the attention layers written for nn.MultiheadAttention and "
+                         "F.scaled_dot_product_attention (auto: what torch 2.x picks on CUDA: flash for fp16/bf16 "
+                         "without a mask, else mem_efficient; MultiheadAttention on torch 1.x or with "
+                         "need_weights=True is eager); cpu_flash: what a CPU runs, to compare with a CPU "
+                         "measurement")
     ap.add_argument("--name", default=None)
     ap.add_argument("--description", default=None)
     ap.add_argument("--out", required=True, help="model file to write ('-' for stdout)")

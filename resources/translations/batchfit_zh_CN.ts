@@ -1908,6 +1908,10 @@ The measured points shown before, if any, are unchanged.</source>
         <source>Multiplies by a learned tensor, e.g. RMSNorm&apos;s weight or a layer scale.</source>
         <translation>乘以可学习张量，例如 RMSNorm 的 weight 或层缩放（layer scale）。</translation>
     </message>
+    <message>
+        <source>F.scaled_dot_product_attention on q, k, v [heads, seq, dim]: flash or memory-efficient kernels keep q, k, v, the output and a log-sum-exp, never the seq×seq scores.</source>
+        <translation>对 q、k、v [头数, 序列, 维度] 调用 F.scaled_dot_product_attention：flash 或 memory-efficient 内核只保存 q、k、v、输出和 log-sum-exp，从不保存 序列×序列 的注意力分数。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::ReportExporter</name>

@@ -151,6 +151,19 @@ const OpCase kCases[] = {
     {"pw_learned_mul", "[128,64]", "float32", G R"({"name":"w","op":"learned_mul"})"},
     {"pw_learned_mul_channels", "[32,8,8]", "float32",
      G R"({"name":"w","op":"learned_mul","shape":[32,1,1]})"},
+// F.scaled_dot_product_attention on CPU (torch 2.x only): the CPU flash kernel saves q, k, v, out and an
+// unpadded fp32 logsumexp; a bool mask is saved as a float bias.
+#define QKV                                                                                                       \
+    R"({"name":"q","op":"learned_add","inputs":["@input"]},{"name":"k","op":"learned_add","inputs":["@input"]},)" \
+    R"({"name":"v","op":"learned_add","inputs":["@input"]},)"
+    {"sdpa_cpu_flash", "[4,40,16]", "float32",
+     QKV R"({"name":"a","op":"scaled_dot_product_attention","inputs":["q","k","v"],"impl":"cpu_flash"})"},
+    {"sdpa_cpu_flash_causal", "[4,40,16]", "float32",
+     QKV
+     R"({"name":"a","op":"scaled_dot_product_attention","inputs":["q","k","v"],"impl":"cpu_flash","causal":true})"},
+    {"sdpa_cpu_flash_bool_mask", "[4,40,16]", "float32",
+     QKV
+     R"({"name":"a","op":"scaled_dot_product_attention","inputs":["q","k","v"],"impl":"cpu_flash","mask_shape":[40,40]})"},
     {"rmsnorm_nn", "[128,768]", "float32", G R"({"name":"n","op":"rmsnorm","eps":1e-6})"}, // torch >= 2.4
     {"rmsnorm_nn_noaffine", "[128,768]", "float32",
      G R"({"name":"n","op":"rmsnorm","elementwise_affine":false})"},

@@ -109,7 +109,8 @@ TINY_VIT = {"image_size": 32, "patch_size": 8, "num_layers": 2, "num_heads": 2, 
 
 class Case:
     def __init__(self, name, spec, args, shape, dtype="float32", loss="cross-entropy", note="", gap=None,
-                 via_cli=False, allow_opaque=False, check_frozen=False):
+                 via_cli=False, allow_opaque=False, check_frozen=False, attention_impl=None):
+        self.attention_impl = attention_impl  # torch_export.py --attention-impl (cpu_flash: what a CPU runs)
         self.name, self.spec, self.args, self.shape, self.dtype = name, spec, args, shape, dtype
         self.loss, self.note, self.gap, self.via_cli = loss, note, gap, via_cli
         self.allow_opaque, self.check_frozen = allow_opaque, check_frozen
@@ -185,6 +186,8 @@ def run_case(case, cli, root, tmp, threads):
             cmd += ["--args", case.args]
         if case.allow_opaque:
             cmd.append("--allow-opaque")
+        if case.attention_impl:
+            cmd += ["--attention-impl", case.attention_impl]
         if threads:
             cmd += ["--threads", str(threads)]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -508,10 +511,13 @@ def main(argv=None):
     hand = os.path.join(args.root, "tests", "data", "torch", "hand_models.py")
 
     if args.quick:
+        # Under torch 2.x nn.MultiheadAttention runs F.scaled_dot_product_attention: exported for the CPU kernel
+        # that measures it here (CUDA's memory-efficient kernel pads the logsumexp to 32 rows instead).
+        cpu_impl = "cpu_flash" if int(torch.__version__.split(".")[0]) >= 2 else None
         cases = [
             Case("resnet18", "torchvision.models:resnet18", None, [3, 224, 224], via_cli=True),
             Case("tiny ViT", "torchvision.models.vision_transformer:VisionTransformer", json.dumps(TINY_VIT),
-                 [3, 32, 32], via_cli=True, note="torchvision's VisionTransformer (vit_b_16's code) at 2 layers, "
+                 [3, 32, 32], via_cli=True, attention_impl=cpu_impl, note="torchvision's VisionTransformer (vit_b_16's code) at 2 layers, "
                  "width 64: patchify conv, class token, nn.MultiheadAttention, GELU MLP; fx trace"),
             Case("custom TinyLM", f"{custom}:TinyLM", None, [32], dtype="int64", via_cli=True, check_frozen=True,
                  note="tied embedding, frozen wpe/ln_f, residuals, shared proj, concat; eager trace"),
@@ -525,6 +531,12 @@ def main(argv=None):
                  note="RMSNorm as pow/mean/rsqrt/mul, a learned weight * x, SwiGLU, torch.where on a bool "
                  "causal buffer, softmax in float"),
         ]
+        import torch.nn.functional as F
+        if hasattr(F, "scaled_dot_product_attention"):  # torch >= 2.0
+            cases.append(Case("nanoGPT (SDPA)", f"{hand}:NanoGpt", json.dumps({"flash": True}), [128],
+                              dtype="int64", via_cli=True, attention_impl="cpu_flash",
+                              note="nanoGPT's flash path: F.scaled_dot_product_attention(is_causal=True), "
+                              "exported for the CPU kernel that measures it (--attention-impl cpu_flash)"))
     else:
         names = set(args.models.split(",")) if args.models else None
         cases = torchvision_cases(names)

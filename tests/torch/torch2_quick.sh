@@ -1,13 +1,15 @@
 #!/bin/bash
 # The exporter quick set and the torch smoke test under PyTorch 2.6 (Debian 13), in a trixie root made with
-# ../shared/tools/debian-root.sh (fresh trixie DIR, then torch DIR). The CLI is built inside the root (build-trixie/),
-# so it links that release's libraries.
-#   tests/torch/torch2_quick.sh ROOT [DEBIAN_ROOT_SH]
+# scripts/torch2-root.sh ROOT. The CLI is built inside the root (build-trixie/), so it links that release's libraries
+# (a CLI built here links Debian 12's libonnx, which trixie does not ship). ctest runs this as "torch 2: ..." when
+# BATCHFIT_TORCH2_ROOT names such a root, and reports it skipped otherwise.
+#   tests/torch/torch2_quick.sh ROOT
 set -euo pipefail
-root=${1:?usage: tests/torch/torch2_quick.sh ROOT [path/to/debian-root.sh]}
-tool=${2:-$(dirname "$0")/../../../shared/tools/debian-root.sh}
+root=${1:?usage: tests/torch/torch2_quick.sh ROOT}
 src=$(cd "$(dirname "$0")/../.." && pwd)
-exec bash "$tool" run "$root" -b "$src:/src" -- 'cd /src && bash scripts/deps.sh test >/dev/null &&
+[ "$(id -u)" = 0 ] || { echo "SKIPPED: needs root (chroot into $root)"; exit 77; }
+[ -x "$root/usr/bin/python3" ] || { echo "SKIPPED: $root has no python3 (make it: scripts/torch2-root.sh $root)"; exit 77; }
+exec bash "$src/scripts/in-root.sh" "$root" -b "$src:/src" -- 'cd /src && bash scripts/deps.sh test >/dev/null &&
   cmake -S . -B build-trixie -G Ninja >/dev/null && cmake --build build-trixie --target batchfit-cli &&
   cd build-trixie && python3 ../tests/torch/test_export.py app/batchfit-cli .. --quick --threads 2 &&
   python3 ../tests/torch/smoke.py app/batchfit-cli ..'

@@ -41,6 +41,8 @@ class FunctionRules:
             return self.reduction(n, kind)
         if kind == "compare":
             return self.comparison(n)
+        if kind == "sdpa":
+            return self.sdpa(n)
         if kind in ("masked_fill", "where"):
             return self.masked_fill(n, where=kind == "where")
         if kind == "tril":  # tril/triu of an activation: backward is grad.tril(k), nothing saved

@@ -335,7 +335,12 @@ class ModuleRules:
             raise Unmappable("a reshape that drops the batch dimension")
         if out == self.ps_shape(x_arg):
             return x if self.meta_of(x_arg).contiguous else self.emit(n, "reshape", [x], shape=out)
-        return self.emit(n, "reshape", [x], shape=out)
+        # a view of a transposed tensor that torch saw as contiguous (e.g. an SDPA output transposed back):
+        # BatchFit's layout flag would make it a copy, so say it is a view
+        src = next((l for l in reversed(self.layers) if l["name"] == x), None)
+        view = src is not None and src["op"] in ("transpose", "permute") and self.meta_of(x_arg).contiguous \
+            and n.vals[0].storage == self.meta_of(x_arg).storage
+        return self.emit(n, "reshape", [x], shape=out, view=True if view else None)
 
     def mha(self, n, m):
         q, k, v = (self.arg(n, i, nm) for i, nm in enumerate(("query", "key", "value")))
@@ -363,6 +368,8 @@ class ModuleRules:
             # memory-efficient kernel); torch 1.x, and need_weights=True, materialise the scores (eager)
             need_weights = self.arg(n, 4, "need_weights", True)
             impl = "eager" if need_weights or TORCH_MAJOR < 2 else "mem_efficient"
+        elif impl == "cpu_flash" and (self.arg(n, 4, "need_weights", True) or TORCH_MAJOR < 2):
+            impl = "eager"  # the scores are materialised on a CPU too
         attrs = {"heads": int(m.num_heads), "qkv": "fused", "impl": impl}
         if m.in_proj_bias is None:
             attrs["bias"] = False

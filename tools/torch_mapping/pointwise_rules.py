@@ -129,6 +129,36 @@ class PointwiseRules:
             mask_val.consumed = True
         return self.emit(n, "masked_fill", [x], claims=claims, torch_op="where" if where else None, **attrs)
 
+    def sdpa(self, n):
+        """F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale, enable_gqa) on
+        [B, H, S, D] -> scaled_dot_product_attention (core/src/ops/rules_attention.cpp says what each backend
+        saves)."""
+        q, k, v = (self.tin(self.arg(n, i, nm), nm) for i, nm in enumerate(("query", "key", "value")))
+        shapes = [self.ps_shape(self.arg(n, i, nm)) for i, nm in enumerate(("query", "key", "value"))]
+        if any(len(s) != 3 for s in shapes):
+            raise Unmappable(f"scaled_dot_product_attention on per-sample shapes {shapes} (expected [H, S, D])")
+        if shapes[1][0] != shapes[0][0]:
+            raise Unmappable("grouped-query scaled_dot_product_attention (enable_gqa): k, v have fewer heads")
+        attrs = {}
+        mask_arg = self.arg(n, 3, "attn_mask", None)
+        if mask_arg is not None:
+            mv = self.value(mask_arg)
+            if isinstance(mv, Pending) and mv.kind == "param-view":
+                mv = mv.data
+            if not isinstance(mv, (Param, Const)):
+                raise Unmappable("scaled_dot_product_attention with a mask computed from the input")
+            attrs["mask_shape"] = list(mv.meta.shape)
+        p = float(self.arg(n, 4, "dropout_p", 0.0) or 0.0)
+        if p:
+            attrs["dropout"] = p
+        if self.arg(n, 5, "is_causal", False):
+            attrs["causal"] = True
+        impl = self.opts.get("attention_impl") or "auto"
+        if impl == "eager":
+            raise Unmappable("--attention-impl eager: F.scaled_dot_product_attention has no eager form here")
+        attrs["impl"] = None if impl == "auto" else impl
+        return self.emit(n, "scaled_dot_product_attention", [q, k, v], **attrs)
+
     def learned_mul(self, n, x_arg, p):
         """x * weight (a parameter broadcast over the per-sample shape)."""
         x = self.tin(x_arg)

@@ -87,6 +87,7 @@ FN = {
     "masked_fill": _fn("torch.masked_fill"),
     "where": _fn("torch.where"),
     "tril": _fn("torch.tril", "torch.triu"),
+    "sdpa": _fn("F.scaled_dot_product_attention"),
     "contiguous": set(),
 }
 

@@ -80,6 +80,10 @@ public:
             return c.fail("reshape: " + c.in() + " has " + std::to_string(total) + " elements per sample, " +
                           shapeToString(*shape) + " has " + std::to_string(known));
         }
+        // "view": true - the input's memory is already in this order although its layout flag says otherwise
+        // (an SDPA output [H, S, D] transposed back to [S, H, D] is the kernel's [S, H, D] storage); written
+        // by the exporter when the traced reshape shared its input's storage.
+        if (c.flag("view", false)) return viewPlan(in, std::move(out), true);
         return reshapePlan(in, out);
     }
 };

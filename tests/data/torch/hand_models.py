@@ -55,8 +55,9 @@ class HandBert(nn.Module):
 class CausalSelfAttention(nn.Module):
     """nanoGPT's attention as people copy it: a float tril buffer, masked_fill(bias == 0, -inf), softmax."""
 
-    def __init__(self, d, heads, block):
+    def __init__(self, d, heads, block, flash=False):
         super().__init__()
+        self.flash = flash  # nanoGPT: F.scaled_dot_product_attention(is_causal=True) when torch has it
         self.c_attn = nn.Linear(d, 3 * d)
         self.c_proj = nn.Linear(d, d)
         self.attn_dropout = nn.Dropout(0.1)
@@ -70,20 +71,23 @@ class CausalSelfAttention(nn.Module):
         k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
         v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
-        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
-        att = F.softmax(att, dim=-1)
-        att = self.attn_dropout(att)
-        y = att @ v
+        if self.flash:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=True)
+        else:
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+            att = F.softmax(att, dim=-1)
+            att = self.attn_dropout(att)
+            y = att @ v
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_dropout(self.c_proj(y))
 
 
 class GptBlock(nn.Module):
-    def __init__(self, d, heads, block):
+    def __init__(self, d, heads, block, flash=False):
         super().__init__()
         self.ln_1 = nn.LayerNorm(d)
-        self.attn = CausalSelfAttention(d, heads, block)
+        self.attn = CausalSelfAttention(d, heads, block, flash)
         self.ln_2 = nn.LayerNorm(d)
         self.c_fc = nn.Linear(d, 4 * d)
         self.c_proj = nn.Linear(4 * d, d)
@@ -96,12 +100,12 @@ class GptBlock(nn.Module):
 class NanoGpt(nn.Module):
     """nanoGPT (Karpathy): learned positions from torch.arange, tied lm_head, GELU(tanh), the masked_fill mask."""
 
-    def __init__(self, vocab=1000, d=64, block=128, layers=2, heads=4):
+    def __init__(self, vocab=1000, d=64, block=128, layers=2, heads=4, flash=False):
         super().__init__()
         self.wte = nn.Embedding(vocab, d)
         self.wpe = nn.Embedding(block, d)
         self.drop = nn.Dropout(0.1)
-        self.h = nn.ModuleList([GptBlock(d, heads, block) for _ in range(layers)])
+        self.h = nn.ModuleList([GptBlock(d, heads, block, flash) for _ in range(layers)])
         self.ln_f = nn.LayerNorm(d)
         self.lm_head = nn.Linear(d, vocab, bias=False)
         self.wte.weight = self.lm_head.weight
