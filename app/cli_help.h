@@ -41,6 +41,8 @@ Training set-up:
   --precision NAME       fp32 (default), amp-fp16, amp-bf16, pure-fp16, pure-bf16, mixed-fp16, mixed-bf16
   --checkpointing MODE   none (default), every-block, every-k, selective
   --checkpoint-every K   k for every-k (default 2)
+  --checkpoint-mode M    reentrant (torch.utils.checkpoint's default, and Hugging Face's) or non-reentrant
+                         (use_reentrant=False): what the recomputation keeps
   --accumulation N       micro-batches per optimizer step (default 1)
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)

@@ -152,6 +152,11 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseTorchRules(v);
             if (!r) return r.error();
             o.config.torch = *r;
+        } else if (a == "--checkpoint-mode") {
+            BF_NEXT(v);
+            auto r = parseCheckpointMode(v);
+            if (!r) return r.error();
+            o.config.checkpointMode = *r;
         } else if (a == "--checkpoint-every") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, 1000000);

@@ -42,6 +42,8 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
         option("--checkpointing", checkpointingName(config.checkpointing));
     if (config.checkpointing == Checkpointing::EveryKthBlock && config.checkpointEvery != d.checkpointEvery)
         option("--checkpoint-every", std::to_string(config.checkpointEvery));
+    if (config.checkpointing != Checkpointing::None && config.checkpointMode != d.checkpointMode)
+        option("--checkpoint-mode", checkpointModeName(config.checkpointMode));
     if (config.accumulationSteps != d.accumulationSteps)
         option("--accumulation", std::to_string(config.accumulationSteps));
     if (config.marginFraction != d.marginFraction) option("--margin", number(config.marginFraction));

@@ -16,6 +16,7 @@ ojson configObject(const TrainingConfig& c) {
     o["precision"] = std::string(precisionName(c.precision));
     o["checkpointing"] = std::string(checkpointingName(c.checkpointing));
     if (c.checkpointing == Checkpointing::EveryKthBlock) o["checkpoint_every"] = c.checkpointEvery;
+    o["checkpoint_mode"] = std::string(checkpointModeName(c.checkpointMode));
     o["accumulation_steps"] = c.accumulationSteps;
     o["zero_grad_set_to_none"] = c.zeroGradSetToNone;
     o["optimizer_offload"] = c.optimizerOffload;

@@ -57,6 +57,11 @@ constexpr std::array<std::pair<std::string_view, Checkpointing>, 4> kCheckpointi
     {"selective", Checkpointing::Selective},
 }};
 
+constexpr std::array<std::pair<std::string_view, CheckpointMode>, 2> kCheckpointModes{{
+    {"reentrant", CheckpointMode::Reentrant},
+    {"non-reentrant", CheckpointMode::NonReentrant},
+}};
+
 constexpr std::array<std::pair<std::string_view, TorchRules>, 3> kTorch{{
     {"2", TorchRules::Torch2},
     {"1.13", TorchRules::Torch113},
@@ -64,6 +69,13 @@ constexpr std::array<std::pair<std::string_view, TorchRules>, 3> kTorch{{
 }};
 
 } // namespace
+
+std::string_view checkpointModeName(CheckpointMode m) {
+    return nameFrom(kCheckpointModes, m);
+}
+Result<CheckpointMode> parseCheckpointMode(std::string_view s) {
+    return parseFrom(kCheckpointModes, s, "checkpoint mode");
+}
 
 std::string_view torchRulesName(TorchRules t) {
     return nameFrom(kTorch, t);

@@ -129,6 +129,10 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
          [&](const json& v, const std::string& k) {
              return r.name(v, k, &parseCheckpointing, c.checkpointing);
          }},
+        {"checkpoint_mode",
+         [&](const json& v, const std::string& k) {
+             return r.name(v, k, &parseCheckpointMode, c.checkpointMode);
+         }},
         {"checkpoint_every",
          [&](const json& v, const std::string& k) { return r.integer(v, k, 1, 1000000, c.checkpointEvery); }},
         {"accumulation_steps",
@@ -193,6 +197,7 @@ ojson write(const TrainingSetup& s) {
     o["precision"] = std::string(precisionName(c.precision));
     o["checkpointing"] = std::string(checkpointingName(c.checkpointing));
     o["checkpoint_every"] = c.checkpointEvery;
+    o["checkpoint_mode"] = std::string(checkpointModeName(c.checkpointMode));
     o["accumulation_steps"] = c.accumulationSteps;
     o["zero_grad_set_to_none"] = c.zeroGradSetToNone;
     o["optimizer_offload"] = c.optimizerOffload;

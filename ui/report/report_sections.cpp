@@ -57,6 +57,8 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
     QString ckpt = qs(checkpointingName(c.checkpointing));
     if (c.checkpointing == Checkpointing::EveryKthBlock)
         ckpt += ReportText::tr(" (every %1 blocks)").arg(c.checkpointEvery);
+    if (c.checkpointing != Checkpointing::None)
+        ckpt += QStringLiteral(", ") + qs(checkpointModeName(c.checkpointMode));
     out.emplace_back(ReportText::tr("Checkpointing"), ckpt);
     out.emplace_back(ReportText::tr("Safety margin"),
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));

@@ -30,6 +30,11 @@ enum class OptimizerImpl { ForLoop, Foreach, Fused, Default };
 /// style).
 enum class Precision { Fp32, AmpFp16, AmpBf16, PureFp16, PureBf16, MixedFp16Master, MixedBf16Master };
 enum class Checkpointing { None, EveryBlock, EveryKthBlock, Selective };
+/// torch.utils.checkpoint's use_reentrant: True (torch 2.6's default when not given, and what Hugging Face's
+/// gradient_checkpointing_enable() passes unless told otherwise) keeps the recomputed block's output until the
+/// block's backward ends; False (torch's recommended mode) stops recomputing after the last saved tensor and keeps
+/// nothing else (docs/memory-model.md, "Checkpointing").
+enum class CheckpointMode { Reentrant, NonReentrant };
 /// Whose autograd formulas decide what is saved: PyTorch 2.x (the reference) or 1.13, where some formulas
 /// kept more (a mean over dims kept its input: docs/memory-model.md, "PyTorch 1.13").
 enum class TorchRules { Torch2, Torch113 };
@@ -43,6 +48,7 @@ struct TrainingConfig {
     Precision precision = Precision::Fp32;
     Checkpointing checkpointing = Checkpointing::None;
     std::int64_t checkpointEvery = 2;   ///< k for EveryKthBlock
+    CheckpointMode checkpointMode = CheckpointMode::Reentrant;
     std::int64_t accumulationSteps = 1; ///< micro-batches per optimizer step (batch = micro-batch size)
     bool zeroGradSetToNone = true;
     bool optimizerOffload = false; ///< optimizer states and master weights in host memory
@@ -70,11 +76,13 @@ std::string optimizerImplLabel(const TrainingConfig& c);
 std::string_view precisionName(Precision p);         ///< "fp32", "amp-bf16", "pure-bf16", "mixed-fp16", ...
 std::string_view checkpointingName(Checkpointing c); ///< "none", "every-block", "every-k", "selective"
 std::string_view torchRulesName(TorchRules t);       ///< "2", "1.13"
+std::string_view checkpointModeName(CheckpointMode m); ///< "reentrant", "non-reentrant"
 Result<OptimizerKind> parseOptimizer(std::string_view s);
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);
 Result<Precision> parsePrecision(std::string_view s);
 Result<Checkpointing> parseCheckpointing(std::string_view s);
 Result<TorchRules> parseTorchRules(std::string_view s); ///< "2" (also "2.x"), "1.13"
+Result<CheckpointMode> parseCheckpointMode(std::string_view s);
 std::vector<OptimizerKind> allOptimizers();
 std::vector<Precision> allPrecisions();
 

@@ -187,6 +187,7 @@ void Scheduler::microStep(bool first) {
     }
     m_savedBy.assign(m_graph.ops.size(), {});
     m_unitHeld.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
+    m_unitOutputs.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
     m_recomputed.assign(static_cast<std::size_t>(m_graph.checkpointUnits), false);
     m_autocastPending.clear();
 
@@ -270,8 +271,25 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
 void Scheduler::recompute(int unit) {
     m_recomputed[static_cast<std::size_t>(unit)] = true;
     const auto& ops = m_unitOps[static_cast<std::size_t>(unit)];
-    const int lastStep = static_cast<int>(m_program.steps.size()) + static_cast<int>(ops.size()) - 1;
-    for (int i : ops) forwardOp(i, true, lastStep);
+    std::size_t end = ops.size();
+    const bool reentrant = m_config.checkpointMode == CheckpointMode::Reentrant;
+    if (!reentrant) {
+        // torch/utils/checkpoint.py (2.x, _checkpoint_without_reentrant_generator with early stop, the default):
+        // the recomputation stops once every saved tensor of the unit has been recomputed.
+        end = 0;
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            if (!m_graph.ops[static_cast<std::size_t>(ops[i])].saved.empty()) end = i + 1;
+    }
+    const int lastStep = static_cast<int>(m_program.steps.size()) + static_cast<int>(end) - 1;
+    for (std::size_t i = 0; i < end; ++i) forwardOp(ops[i], true, lastStep);
+    if (reentrant && !ops.empty()) {
+        // CheckpointFunction.backward: outputs = ctx.run_function(*detached_inputs), then
+        // torch.autograd.backward(outputs, ...): the recomputed outputs live until the unit's backward returns.
+        for (int t : m_graph.ops[static_cast<std::size_t>(ops.back())].outputs) {
+            const int inst = m_recompInst[static_cast<std::size_t>(m_graph.storageOf(t))];
+            if (inst >= 0) m_unitOutputs[static_cast<std::size_t>(unit)].push_back(inst);
+        }
+    }
 }
 
 void Scheduler::backwardOp(int opIndex) {
@@ -282,8 +300,10 @@ void Scheduler::backwardOp(int opIndex) {
     const bool unitStart = u >= 0 && m_unitOps[static_cast<std::size_t>(u)].front() == opIndex;
     if (!hasGrad && !unitStart) return;
     const int s = newStep(Phase::Backward, "backward of " + op.path + " (" + op.type + ")");
-    if (unitStart)
+    if (unitStart) {
         for (int inst : m_unitHeld[static_cast<std::size_t>(u)]) use(inst, s);
+        for (int inst : m_unitOutputs[static_cast<std::size_t>(u)]) use(inst, s);
+    }
     if (!hasGrad) return;
     for (int o : op.outputs) use(m_gradOf[static_cast<std::size_t>(o)], s);
     for (int inst : m_savedBy[static_cast<std::size_t>(opIndex)]) use(inst, s);

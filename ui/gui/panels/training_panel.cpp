@@ -157,9 +157,19 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_checkpointEvery->setRange(1, 64);
     m_checkpointEvery->setPrefix(tr("k = "));
     m_checkpointEvery->setToolTip(tr("With every k-th block: checkpoint one block in k."));
+    m_checkpointMode = new QComboBox(this);
+    m_checkpointMode->setObjectName(QStringLiteral("checkpointModeBox"));
+    m_checkpointMode->addItem(tr("reentrant"), static_cast<int>(CheckpointMode::Reentrant));
+    m_checkpointMode->addItem(tr("non-reentrant"), static_cast<int>(CheckpointMode::NonReentrant));
+    m_checkpointMode->setToolTip(
+        tr("torch.utils.checkpoint's use_reentrant. Reentrant (the default in torch 2.6 and Hugging Face) "
+           "keeps each recomputed block's output until the block's backward ends; non-reentrant "
+           "(use_reentrant=False, recommended by PyTorch) stops recomputing after the last tensor the "
+           "backward needs."));
     auto* ckptRow = new QHBoxLayout;
     ckptRow->addWidget(m_checkpointing, 1);
     ckptRow->addWidget(m_checkpointEvery);
+    ckptRow->addWidget(m_checkpointMode);
     form->addRow(buddyLabel(tr("&Checkpointing:"), m_checkpointing), ckptRow);
 
     m_accumulation = new QSpinBox(this);
@@ -213,7 +223,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_offload);
     form->addRow(m_firstStep);
 
-    for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing}) {
+    for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(10);
     }
@@ -224,7 +234,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_amsgrad, m_precision);
     setTabOrder(m_precision, m_checkpointing);
     setTabOrder(m_checkpointing, m_checkpointEvery);
-    setTabOrder(m_checkpointEvery, m_accumulation);
+    setTabOrder(m_checkpointEvery, m_checkpointMode);
+    setTabOrder(m_checkpointMode, m_accumulation);
     setTabOrder(m_accumulation, m_margin);
     setTabOrder(m_margin, m_contextOverride);
     setTabOrder(m_contextOverride, m_contextMib);
@@ -251,6 +262,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     connect(m_checkpointing, &QComboBox::currentIndexChanged, this, [this] {
         m_config.checkpointing = dataOf<Checkpointing>(m_checkpointing);
         emitEdit(tr("Checkpointing: %1").arg(m_checkpointing->currentText()));
+    });
+    connect(m_checkpointMode, &QComboBox::currentIndexChanged, this, [this] {
+        m_config.checkpointMode = dataOf<CheckpointMode>(m_checkpointMode);
+        emitEdit(tr("Checkpoint mode: %1").arg(m_checkpointMode->currentText()));
     });
     connect(m_checkpointEvery, &QSpinBox::valueChanged, this, [this](int k) {
         m_config.checkpointEvery = k;
@@ -326,6 +341,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     selectData(m_precision, config.precision);
     selectData(m_checkpointing, config.checkpointing);
     m_checkpointEvery->setValue(static_cast<int>(config.checkpointEvery));
+    selectData(m_checkpointMode, config.checkpointMode);
     m_accumulation->setValue(static_cast<int>(config.accumulationSteps));
     m_margin->setValue(config.marginFraction * 100.0);
     m_contextOverride->setChecked(config.cudaContextBytes.has_value());
@@ -374,6 +390,7 @@ void TrainingPanel::updateEnabled() {
     const bool adam = m_config.optimizer == OptimizerKind::Adam || m_config.optimizer == OptimizerKind::AdamW;
     m_amsgrad->setEnabled(adam);
     m_checkpointEvery->setEnabled(m_config.checkpointing == Checkpointing::EveryKthBlock);
+    m_checkpointMode->setEnabled(m_config.checkpointing != Checkpointing::None);
     m_contextMib->setEnabled(m_contextOverride->isChecked());
     TrainingConfig asDefault = m_config;
     asDefault.impl = OptimizerImpl::Default;

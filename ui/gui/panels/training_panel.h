@@ -51,6 +51,7 @@ private:
     QComboBox* m_precision = nullptr;
     QComboBox* m_checkpointing = nullptr;
     QSpinBox* m_checkpointEvery = nullptr;
+    QComboBox* m_checkpointMode = nullptr;
     QSpinBox* m_accumulation = nullptr;
     QDoubleSpinBox* m_margin = nullptr;
     QCheckBox* m_contextOverride = nullptr;

@@ -139,6 +139,7 @@ TrainingConfig AppSettings::trainingConfig() const {
     if (auto v = parseOptimizerImpl(str(s.value("training/impl")))) c.impl = *v;
     if (auto v = parsePrecision(str(s.value("training/precision")))) c.precision = *v;
     if (auto v = parseCheckpointing(str(s.value("training/checkpointing")))) c.checkpointing = *v;
+    if (auto v = parseCheckpointMode(str(s.value("training/checkpointMode")))) c.checkpointMode = *v;
     c.amsgrad = s.value("training/amsgrad", c.amsgrad).toBool();
     c.rmspropMomentum = s.value("training/rmspropMomentum", c.rmspropMomentum).toBool();
     c.rmspropCentered = s.value("training/rmspropCentered", c.rmspropCentered).toBool();
@@ -166,6 +167,7 @@ void AppSettings::setTrainingConfig(const TrainingConfig& c) {
     s.setValue("training/rmspropMomentum", c.rmspropMomentum);
     s.setValue("training/rmspropCentered", c.rmspropCentered);
     s.setValue("training/checkpointEvery", qint64(c.checkpointEvery));
+    s.setValue("training/checkpointMode", qstr(checkpointModeName(c.checkpointMode)));
     s.setValue("training/accumulation", qint64(c.accumulationSteps));
     s.setValue("training/setToNone", c.zeroGradSetToNone);
     s.setValue("training/offload", c.optimizerOffload);
