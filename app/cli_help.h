@@ -46,6 +46,8 @@ Training set-up:
   --accumulation N       micro-batches per optimizer step (default 1)
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)
+  --cublas-workspace-kib N  cuBLAS workspace per handle in KiB (default: the GPU's; 0 as with
+                         CUBLAS_WORKSPACE_CONFIG=:0:0, or to compare with a CPU measurement)
   --no-set-to-none       zero_grad(set_to_none=False): gradients stay allocated
   --offload              optimizer states and master weights in host memory
   --first-step           simulate step 1 (optimizer states created in step()) instead of the steady state

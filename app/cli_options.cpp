@@ -180,6 +180,11 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseInt(v, a, 0, 1 << 20);
             if (!r) return r.error();
             o.config.cudaContextBytes = static_cast<std::uint64_t>(*r) << 20;
+        } else if (a == "--cublas-workspace-kib") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 0, 1 << 22);
+            if (!r) return r.error();
+            o.config.cublasWorkspaceBytes = static_cast<std::uint64_t>(*r) << 10;
         } else if (a == "--top") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 0, 100000);

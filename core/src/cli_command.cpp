@@ -55,7 +55,12 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     if (config.torch != d.torch) option("--torch", torchRulesName(config.torch));
     if (config.rmspropMomentum) c.unsaid.emplace_back("RMSprop momentum");
     if (config.rmspropCentered) c.unsaid.emplace_back("RMSprop centered");
-    if (config.cublasWorkspaceBytes) c.unsaid.emplace_back("cuBLAS workspace override");
+    if (config.cublasWorkspaceBytes) {
+        if (*config.cublasWorkspaceBytes % 1024 == 0)
+            option("--cublas-workspace-kib", std::to_string(*config.cublasWorkspaceBytes / 1024));
+        else
+            c.unsaid.emplace_back("cuBLAS workspace override");
+    }
     if (config.fragmentationFraction != d.fragmentationFraction)
         c.unsaid.emplace_back("fragmentation reserve");
     c.line = "batchfit-cli";

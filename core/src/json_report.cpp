@@ -11,7 +11,7 @@ ojson configObject(const TrainingConfig& c) {
     ojson o;
     o["optimizer"] = std::string(optimizerName(c.optimizer));
     o["optimizer_impl"] = std::string(optimizerImplName(resolvedImpl(c))); // what runs
-    o["optimizer_impl_default"] = c.impl == OptimizerImpl::Default;     // chosen by torch, not the user
+    o["optimizer_impl_default"] = c.impl == OptimizerImpl::Default;        // chosen by torch, not the user
     o["amsgrad"] = c.amsgrad;
     o["precision"] = std::string(precisionName(c.precision));
     o["checkpointing"] = std::string(checkpointingName(c.checkpointing));

@@ -2273,6 +2273,26 @@ The measured points shown before, if any, are unchanged.</source>
         <source>default: %1</source>
         <translation>默认：%1</translation>
     </message>
+    <message>
+        <source>reentrant</source>
+        <translation>可重入</translation>
+    </message>
+    <message>
+        <source>non-reentrant</source>
+        <translation>非重入</translation>
+    </message>
+    <message>
+        <source>torch.utils.checkpoint&apos;s use_reentrant. Reentrant (the default in torch 2.6 and Hugging Face) keeps each recomputed block&apos;s output until the block&apos;s backward ends; non-reentrant (use_reentrant=False, recommended by PyTorch) stops recomputing after the last tensor the backward needs.</source>
+        <translation>torch.utils.checkpoint 的 use_reentrant 参数。可重入模式（torch 2.6 与 Hugging Face 的默认）会一直保留每个重算块的输出，直到该块的反向结束；非重入模式（use_reentrant=False，PyTorch 推荐）在反向所需的最后一个张量重算完成后即停止重算。</translation>
+    </message>
+    <message>
+        <source>Checkpoint mode: %1</source>
+        <translation>检查点模式：%1</translation>
+    </message>
+    <message>
+        <source>Checkpoint mode:</source>
+        <translation>检查点模式：</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::WhatIfPanel</name>

@@ -1,4 +1,8 @@
+#include "batchfit/model_io.h"
 #include "test_util.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -168,4 +172,42 @@ TEST_CASE("the default optimizer implementation is what torch picks on a GPU",
     };
     CHECK(stepTemp(def113) == stepTemp(loop));
     CHECK(stepTemp(def2) == stepTemp(fe));
+}
+
+TEST_CASE("reentrant checkpointing keeps each recomputed block's output; non-reentrant stops early",
+          "[training][checkpointing][torch2]") {
+    // tests/data/torch/checkpoint_peak-torch2.json: the CPU heap peak of a step of
+    // tests/data/torch/mlp_blocks.json at batch 4 under torch 2.6 (tests/torch/checkpoint_peak.py), each mode
+    // next to BatchFit's figure then.
+    const auto data = nlohmann::json::parse(
+        readFile(std::string(BATCHFIT_TEST_DATA) + "/torch/checkpoint_peak-torch2.json"));
+    auto m = loadModelFile(std::string(BATCHFIT_TEST_DATA) + "/torch/mlp_blocks.json");
+    REQUIRE(m);
+    std::map<std::string, std::int64_t> measured, estimated;
+    for (const auto& row : data["rows"]) {
+        const std::string mode = row["mode"];
+        TrainingConfig c;
+        c.optimizer = OptimizerKind::Sgd;
+        c.cublasWorkspaceBytes = 0; // a CPU has none
+        if (mode != "none") {
+            c.checkpointing = Checkpointing::EveryBlock;
+            c.checkpointMode = *parseCheckpointMode(mode);
+        }
+        const auto e = estimator(*m, c).estimate(4);
+        REQUIRE(e);
+        estimated[mode] = static_cast<std::int64_t>(e->peakAllocatedBytes - e->atPeak[Component::Parameters]);
+        measured[mode] = row["measured_peak"].get<std::int64_t>();
+        INFO(mode);
+        CHECK(estimated[mode] == row["estimated_peak"].get<std::int64_t>()); // the figure the table shows
+        // within 7% of torch: the first backward op on a CPU holds one [B,S,D] and one weight-sized tensor
+        // more
+        CHECK(std::abs(estimated[mode] - measured[mode]) <= measured[mode] * 7 / 100);
+    }
+    // The recomputed block output [4, 64, 128] fp32 that reentrant holds until the block's backward returns;
+    // torch also keeps 3 CPU RNG states (torch.get_rng_state(), 5,056 B of host memory each) in reentrant
+    // mode.
+    const std::int64_t de = estimated["reentrant"] - estimated["non-reentrant"];
+    CHECK(de == 4 * 64 * 128 * 4);
+    CHECK(measured["reentrant"] - measured["non-reentrant"] == de + 3 * 5056);
+    CHECK(estimated["non-reentrant"] < estimated["none"]);
 }

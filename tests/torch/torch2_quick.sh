@@ -12,4 +12,5 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 exec bash "$src/scripts/in-root.sh" "$root" -b "$src:/src" -- 'cd /src && bash scripts/deps.sh test >/dev/null &&
   cmake -S . -B build-trixie -G Ninja >/dev/null && cmake --build build-trixie --target batchfit-cli &&
   cd build-trixie && python3 ../tests/torch/test_export.py app/batchfit-cli .. --quick --threads 2 &&
-  python3 ../tests/torch/smoke.py app/batchfit-cli ..'
+  python3 ../tests/torch/smoke.py app/batchfit-cli .. &&
+  python3 ../tests/torch/checkpoint_peak.py app/batchfit-cli ..'

@@ -42,8 +42,7 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
     out.emplace_back(ReportText::tr("GPU"),
                      ReportText::tr("%1 (%2)").arg(qs(g.name), ReportText::bytes(g.memoryBytes)));
     out.emplace_back(ReportText::tr("Micro-batch"), ReportText::number(m_data.request.batch));
-    QString opt =
-        ReportText::tr("%1 (%2)").arg(qs(optimizerName(c.optimizer)), qs(optimizerImplLabel(c)));
+    QString opt = ReportText::tr("%1 (%2)").arg(qs(optimizerName(c.optimizer)), qs(optimizerImplLabel(c)));
     if (c.amsgrad) opt += QStringLiteral(", amsgrad");
     if (c.optimizerOffload) opt += ReportText::tr(", states in host memory");
     out.emplace_back(ReportText::tr("Optimizer"), opt);

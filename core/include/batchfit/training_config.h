@@ -31,9 +31,9 @@ enum class OptimizerImpl { ForLoop, Foreach, Fused, Default };
 enum class Precision { Fp32, AmpFp16, AmpBf16, PureFp16, PureBf16, MixedFp16Master, MixedBf16Master };
 enum class Checkpointing { None, EveryBlock, EveryKthBlock, Selective };
 /// torch.utils.checkpoint's use_reentrant: True (torch 2.6's default when not given, and what Hugging Face's
-/// gradient_checkpointing_enable() passes unless told otherwise) keeps the recomputed block's output until the
-/// block's backward ends; False (torch's recommended mode) stops recomputing after the last saved tensor and keeps
-/// nothing else (docs/memory-model.md, "Checkpointing").
+/// gradient_checkpointing_enable() passes unless told otherwise) keeps the recomputed block's output until
+/// the block's backward ends; False (torch's recommended mode) stops recomputing after the last saved tensor
+/// and keeps nothing else (docs/memory-model.md, "Checkpointing").
 enum class CheckpointMode { Reentrant, NonReentrant };
 /// Whose autograd formulas decide what is saved: PyTorch 2.x (the reference) or 1.13, where some formulas
 /// kept more (a mean over dims kept its input: docs/memory-model.md, "PyTorch 1.13").
@@ -47,7 +47,7 @@ struct TrainingConfig {
     bool rmspropCentered = false; ///< RMSprop: grad_avg
     Precision precision = Precision::Fp32;
     Checkpointing checkpointing = Checkpointing::None;
-    std::int64_t checkpointEvery = 2;   ///< k for EveryKthBlock
+    std::int64_t checkpointEvery = 2; ///< k for EveryKthBlock
     CheckpointMode checkpointMode = CheckpointMode::Reentrant;
     std::int64_t accumulationSteps = 1; ///< micro-batches per optimizer step (batch = micro-batch size)
     bool zeroGradSetToNone = true;
@@ -73,9 +73,9 @@ std::string_view optimizerImplName(OptimizerImpl i); ///< "for-loop", "foreach",
 OptimizerImpl resolvedImpl(const TrainingConfig& c);
 /// "foreach", or "default: foreach" when the implementation was left to torch.
 std::string optimizerImplLabel(const TrainingConfig& c);
-std::string_view precisionName(Precision p);         ///< "fp32", "amp-bf16", "pure-bf16", "mixed-fp16", ...
-std::string_view checkpointingName(Checkpointing c); ///< "none", "every-block", "every-k", "selective"
-std::string_view torchRulesName(TorchRules t);       ///< "2", "1.13"
+std::string_view precisionName(Precision p);           ///< "fp32", "amp-bf16", "pure-bf16", "mixed-fp16", ...
+std::string_view checkpointingName(Checkpointing c);   ///< "none", "every-block", "every-k", "selective"
+std::string_view torchRulesName(TorchRules t);         ///< "2", "1.13"
 std::string_view checkpointModeName(CheckpointMode m); ///< "reentrant", "non-reentrant"
 Result<OptimizerKind> parseOptimizer(std::string_view s);
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);

@@ -274,8 +274,8 @@ void Scheduler::recompute(int unit) {
     std::size_t end = ops.size();
     const bool reentrant = m_config.checkpointMode == CheckpointMode::Reentrant;
     if (!reentrant) {
-        // torch/utils/checkpoint.py (2.x, _checkpoint_without_reentrant_generator with early stop, the default):
-        // the recomputation stops once every saved tensor of the unit has been recomputed.
+        // torch/utils/checkpoint.py (2.x, _checkpoint_without_reentrant_generator with early stop, the
+        // default): the recomputation stops once every saved tensor of the unit has been recomputed.
         end = 0;
         for (std::size_t i = 0; i < ops.size(); ++i)
             if (!m_graph.ops[static_cast<std::size_t>(ops[i])].saved.empty()) end = i + 1;
@@ -284,7 +284,8 @@ void Scheduler::recompute(int unit) {
     for (std::size_t i = 0; i < end; ++i) forwardOp(ops[i], true, lastStep);
     if (reentrant && !ops.empty()) {
         // CheckpointFunction.backward: outputs = ctx.run_function(*detached_inputs), then
-        // torch.autograd.backward(outputs, ...): the recomputed outputs live until the unit's backward returns.
+        // torch.autograd.backward(outputs, ...): the recomputed outputs live until the unit's backward
+        // returns.
         for (int t : m_graph.ops[static_cast<std::size_t>(ops.back())].outputs) {
             const int inst = m_recompInst[static_cast<std::size_t>(m_graph.storageOf(t))];
             if (inst >= 0) m_unitOutputs[static_cast<std::size_t>(unit)].push_back(inst);

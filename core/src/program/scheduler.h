@@ -48,7 +48,8 @@ private:
     std::vector<int> m_paramLayer;
     std::vector<std::vector<int>> m_unitOps;
     std::vector<std::vector<int>> m_unitHeld;
-    std::vector<std::vector<int>> m_unitOutputs; ///< reentrant: recomputed outputs held to the unit's backward end
+    std::vector<std::vector<int>>
+        m_unitOutputs; ///< reentrant: recomputed outputs held to the unit's backward end
     std::vector<bool> m_recomputed;
     std::vector<int> m_autocastPending; ///< copies alive until the forward ends
     int m_layerCount = 0;

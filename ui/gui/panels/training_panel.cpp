@@ -169,8 +169,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     auto* ckptRow = new QHBoxLayout;
     ckptRow->addWidget(m_checkpointing, 1);
     ckptRow->addWidget(m_checkpointEvery);
-    ckptRow->addWidget(m_checkpointMode);
     form->addRow(buddyLabel(tr("&Checkpointing:"), m_checkpointing), ckptRow);
+    form->addRow(tr("Checkpoint mode:"), m_checkpointMode); // no Alt+letter left that reads well
 
     m_accumulation = new QSpinBox(this);
     m_accumulation->setRange(1, 4096);
