@@ -76,6 +76,8 @@ exact, saved activations within 1% (resnet50: exact). Worst saved-activation err
 
 ## PyTorch 2.6 against 1.13 (issue 5's "cannot be checked here", answered)
 
+Everything measured under 2.6 is listed in [accuracy-torch2.md](accuracy-torch2.md).
+
 Debian 13's torch 2.6 runs in a root on this machine (`scripts/torch2-root.sh`). Every torchvision model passes
 there too, parameters exact, 74 of 80 byte-exact; the same model saves less under 2.6 in 24 of the 69, and
 BatchFit's `--torch 2` estimate follows each change to the byte:
