@@ -115,6 +115,7 @@ void registerLossOps();
 void registerAttentionOps();
 void registerOpaqueOps();
 void registerPointwiseOps();
+void registerSdpaOps();
 void addOpRule(const std::string& type, std::unique_ptr<OpRule> rule, bool internal = false);
 
 } // namespace batchfit

@@ -1,11 +1,10 @@
 // Multi-head self-attention, expanded into primitives. Eager follows Hugging Face BERT/GPT-2 code (bmm saves
-// both operands, softmax saves its result, dropout its mask); flash / memory-efficient SDPA saves q, k, v,
+// both operands, softmax saves its result, dropout its mask); flash / memory-efficient SDPA (rules_sdpa.cpp) saves q, k, v,
 // the output and a per-row log-sum-exp (aten/src/ATen/native/transformers, derivatives.yaml
 // `_scaled_dot_product_flash_attention`). Rotary embeddings (Llama) save cos and sin, shared by all layers.
 #include "graph/graph_builder.h"
 #include "ops/op_rule.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace batchfit {
@@ -94,113 +93,6 @@ public:
         auto b = in.bytes();
         if (b) p.fwdWorkspace = Affine{b->constant * 3, b->perSample * 3}; // rotate_half: two halves + cat
         if (b) p.bwdWorkspace = Affine{b->constant * 2, b->perSample * 2};
-        return p;
-    }
-};
-
-/// Fused SDPA (flash or memory-efficient): saves q, k, v, output, logsumexp.
-class SdpaRule : public OpRule {
-public:
-    PrecisionClass precision() const override { return PrecisionClass::Lower; }
-    int minInputs() const override { return 3; }
-    int maxInputs() const override { return 3; }
-    Result<OpPlan> plan(const OpContext& c) const override {
-        const auto& q = c.inputs[0];
-        auto h = c.positive("heads");
-        if (!h) return h.error();
-        const std::string impl = c.attrs.getString("impl").value_or("flash");
-        // the CPU kernel (_scaled_dot_product_flash_attention_for_cpu) keeps an unpadded logsumexp in fp32
-        // too
-        const bool flash = (impl == "flash" && q.dtype != DType::Float32) || impl == "cpu_flash";
-        std::int64_t rows = q.shape[0];
-        if (!flash) rows = (rows + 31) / 32 * 32; // memory-efficient kernel pads logsumexp to 32 rows
-        OpPlan p;
-        p.outputs.push_back({q.shape, q.dtype, q.batched, true});
-        p.created.push_back({{*h, rows}, DType::Float32, q.batched, true});
-        p.createdRoles.push_back("logsumexp");
-        p.saved = {{SavedDecl::Kind::Input, 0},
-                   {SavedDecl::Kind::Input, 1},
-                   {SavedDecl::Kind::Input, 2},
-                   {SavedDecl::Kind::Output, 0},
-                   {SavedDecl::Kind::Created, 0}};
-        if (c.real("dropout", 0.0) > 0 && impl != "cpu_flash") { // philox seed and offset
-            p.created.push_back({{2}, DType::Int64, false, true});
-            p.createdRoles.push_back("rng state");
-            p.saved.push_back({SavedDecl::Kind::Created, 1});
-        }
-        // Backward: an fp32 accumulator for dq and the per-row softmax_d.
-        auto dq = TensorInfo{q.shape, DType::Float32, q.batched, true}.bytes();
-        auto d = TensorInfo{{*h, rows}, DType::Float32, q.batched, true}.bytes();
-        if (dq && d) p.bwdWorkspace = Affine{dq->constant + d->constant, dq->perSample + d->perSample};
-        return p;
-    }
-};
-
-/// F.scaled_dot_product_attention on [H, S, D] per-sample q, k, v (a hand-written model's call). What each
-/// backend saves (derivatives.yaml, 2.6): flash (CUDA, fp16/bf16, sm80+; also the CPU kernel,
-/// `_scaled_dot_product_flash_attention_for_cpu`) q, k, v, out and an fp32 logsumexp [H, S]; memory-efficient
-/// (CUDA: fp32, masks, older GPUs) the logsumexp padded to 32 rows (`ceil_div(S, 32) * 32`) and the mask as a
-/// bias; CUDA kernels add the philox seed and offset with dropout. impl "auto" is CUDA's default choice
-/// (sdp_utils.cpp priority order: flash, then memory-efficient): flash for half inputs without a mask, else
-/// memory-efficient. "cpu_flash" is what a CPU runs (measured: tests/data/reference/ops-torch2.json).
-class ScaledDotProductRule : public OpRule {
-public:
-    PrecisionClass precision() const override { return PrecisionClass::Lower; }
-    int minInputs() const override { return 3; }
-    int maxInputs() const override { return 3; }
-    Result<OpPlan> plan(const OpContext& c) const override {
-        const auto &q = c.inputs[0], &k = c.inputs[1], &v = c.inputs[2];
-        if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3)
-            return c.fail(
-                "scaled_dot_product_attention expects q, k, v of per-sample shape [heads, seq, dim], got " +
-                c.in(0) + ", " + c.in(1) + ", " + c.in(2));
-        if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] || k.shape[1] != v.shape[1] ||
-            k.shape[2] != q.shape[2])
-            return c.fail("scaled_dot_product_attention: q " + c.in(0) + ", k " + c.in(1) + " and v " +
-                          c.in(2) + " do not match (grouped-query k, v must be repeated first)");
-        const std::string impl = c.attrs.getString("impl").value_or("auto");
-        if (impl != "auto" && impl != "flash" && impl != "mem_efficient" && impl != "cpu_flash")
-            return c.failAttribute("impl", "impl must be \"auto\", \"flash\", \"mem_efficient\" or "
-                                           "\"cpu_flash\", got \"" +
-                                               impl + "\"");
-        std::optional<Shape> mask;
-        if (c.attrs.has("mask_shape")) {
-            auto m = c.attrs.getInts("mask_shape", 0);
-            if (!m || m->empty() || std::any_of(m->begin(), m->end(), [](std::int64_t d) {
-                    return d <= 0 || d > (std::int64_t{1} << 32);
-                }))
-                return c.failAttribute("mask_shape", "'mask_shape' must be a list of positive integers");
-            mask = Shape(m->begin(), m->end());
-        }
-        const double drop = c.real("dropout", 0.0);
-        if (!(drop >= 0.0 && drop < 1.0)) return c.failAttribute("dropout", "dropout must be in [0, 1)");
-        const bool half = q.dtype != DType::Float32;
-        const bool flash =
-            impl == "cpu_flash" || (impl == "flash" && half && !mask) || (impl == "auto" && half && !mask);
-        std::int64_t rows = q.shape[1];
-        if (!flash) rows = (rows + 31) / 32 * 32;
-        OpPlan p;
-        p.outputs.push_back({{q.shape[0], q.shape[1], v.shape[2]}, q.dtype, q.batched, true});
-        p.created.push_back({{q.shape[0], rows}, DType::Float32, q.batched, true});
-        p.createdRoles.push_back("logsumexp");
-        p.saved = {{SavedDecl::Kind::Input, 0},
-                   {SavedDecl::Kind::Input, 1},
-                   {SavedDecl::Kind::Input, 2},
-                   {SavedDecl::Kind::Output, 0},
-                   {SavedDecl::Kind::Created, 0}};
-        if (mask) { // a bool mask becomes an additive bias in q's dtype (convert_boolean_attn_mask), saved
-            p.created.push_back({*mask, q.dtype, false, true});
-            p.createdRoles.push_back("attn_bias");
-            p.saved.push_back({SavedDecl::Kind::Created, static_cast<int>(p.created.size()) - 1});
-        }
-        if (drop > 0 && impl != "cpu_flash") { // philox seed and offset
-            p.created.push_back({{2}, DType::Int64, false, true});
-            p.createdRoles.push_back("rng state");
-            p.saved.push_back({SavedDecl::Kind::Created, static_cast<int>(p.created.size()) - 1});
-        }
-        auto dq = TensorInfo{q.shape, DType::Float32, q.batched, true}.bytes();
-        auto d = TensorInfo{{q.shape[0], rows}, DType::Float32, q.batched, true}.bytes();
-        if (dq && d) p.bwdWorkspace = Affine{dq->constant + d->constant, dq->perSample + d->perSample};
         return p;
     }
 };
@@ -343,8 +235,6 @@ void registerAttentionOps() {
     addOpRule("merge_heads", std::make_unique<MergeHeadsRule>(), true);
     addOpRule("repeat_kv", std::make_unique<RepeatKvRule>(), true);
     addOpRule("rope", std::make_unique<RopeRule>(), true);
-    addOpRule("sdpa", std::make_unique<SdpaRule>(), true);
-    addOpRule("scaled_dot_product_attention", std::make_unique<ScaledDotProductRule>());
 }
 
 } // namespace batchfit

@@ -1,0 +1,111 @@
+// Fused scaled-dot-product attention: what each backend of F.scaled_dot_product_attention saves (torch 2.6,
+// tools/autograd/derivatives.yaml): flash (CUDA: fp16/bf16, sm80+, no arbitrary mask; also the CPU kernel,
+// `_scaled_dot_product_flash_attention_for_cpu`) keeps q, k, v, out and an fp32 logsumexp [H, S];
+// memory-efficient (CUDA: fp32, masks, older GPUs) pads the logsumexp to 32 rows (`ceil_div(S, 32) * 32`) and
+// keeps a mask as a bias; the CUDA kernels add the philox seed and offset when dropout is on. The CPU kernel
+// is measured (tests/data/reference/ops-torch2.json); the CUDA ones are source-checked
+// (aten/src/ATen/native/transformers).
+#include "ops/op_rule.h"
+
+#include <algorithm>
+
+namespace batchfit {
+namespace {
+
+/// The plan both ops share: q, k, v, out and logsumexp saved; a mask bias and the rng state when present.
+OpPlan fusedPlan(const TensorInfo& q, Shape out, std::int64_t heads, std::int64_t seq, bool unpadded,
+                 const std::optional<Shape>& mask, bool rngState) {
+    const std::int64_t rows = unpadded ? seq : (seq + 31) / 32 * 32;
+    OpPlan p;
+    p.outputs.push_back({std::move(out), q.dtype, q.batched, true});
+    p.created.push_back({{heads, rows}, DType::Float32, q.batched, true});
+    p.createdRoles.push_back("logsumexp");
+    p.saved = {{SavedDecl::Kind::Input, 0},
+               {SavedDecl::Kind::Input, 1},
+               {SavedDecl::Kind::Input, 2},
+               {SavedDecl::Kind::Output, 0},
+               {SavedDecl::Kind::Created, 0}};
+    auto keep = [&](TensorInfo t, const char* role) {
+        p.created.push_back(std::move(t));
+        p.createdRoles.push_back(role);
+        p.saved.push_back({SavedDecl::Kind::Created, static_cast<int>(p.created.size()) - 1});
+    };
+    if (mask)
+        keep({*mask, q.dtype, false, true},
+             "attn_bias"); // a bool mask becomes a bias (convert_boolean_attn_mask)
+    if (rngState) keep({{2}, DType::Int64, false, true}, "rng state"); // philox seed and offset
+    // Backward: an fp32 accumulator for dq and the per-row softmax_d.
+    auto dq = TensorInfo{q.shape, DType::Float32, q.batched, true}.bytes();
+    auto d = TensorInfo{{heads, rows}, DType::Float32, q.batched, true}.bytes();
+    if (dq && d) p.bwdWorkspace = Affine{dq->constant + d->constant, dq->perSample + d->perSample};
+    return p;
+}
+
+/// The attention op's core on its projections' [S, H*hd] layout: impl "flash" (fp32 falls back to the
+/// memory-efficient kernel), "mem_efficient" or "cpu_flash".
+class SdpaRule : public OpRule {
+public:
+    PrecisionClass precision() const override { return PrecisionClass::Lower; }
+    int minInputs() const override { return 3; }
+    int maxInputs() const override { return 3; }
+    Result<OpPlan> plan(const OpContext& c) const override {
+        const auto& q = c.inputs[0];
+        auto h = c.positive("heads");
+        if (!h) return h.error();
+        const std::string impl = c.attrs.getString("impl").value_or("flash");
+        const bool unpadded = (impl == "flash" && q.dtype != DType::Float32) || impl == "cpu_flash";
+        const bool rng = c.real("dropout", 0.0) > 0 && impl != "cpu_flash";
+        return fusedPlan(q, q.shape, *h, q.shape[0], unpadded, std::nullopt, rng);
+    }
+};
+
+/// F.scaled_dot_product_attention on [H, S, D] per-sample q, k, v (a hand-written model's call). impl "auto"
+/// is CUDA's default choice (sdp_utils.cpp priority order: flash, then memory-efficient): flash for half
+/// inputs without a mask, else memory-efficient; "cpu_flash" is what a CPU runs.
+class ScaledDotProductRule : public OpRule {
+public:
+    PrecisionClass precision() const override { return PrecisionClass::Lower; }
+    int minInputs() const override { return 3; }
+    int maxInputs() const override { return 3; }
+    Result<OpPlan> plan(const OpContext& c) const override {
+        const auto &q = c.inputs[0], &k = c.inputs[1], &v = c.inputs[2];
+        if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3)
+            return c.fail(
+                "scaled_dot_product_attention expects q, k, v of per-sample shape [heads, seq, dim], "
+                "got " +
+                c.in(0) + ", " + c.in(1) + ", " + c.in(2));
+        if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] || k.shape[1] != v.shape[1] ||
+            k.shape[2] != q.shape[2])
+            return c.fail("scaled_dot_product_attention: q " + c.in(0) + ", k " + c.in(1) + " and v " +
+                          c.in(2) + " do not match (grouped-query k, v must be repeated first)");
+        const std::string impl = c.attrs.getString("impl").value_or("auto");
+        if (impl != "auto" && impl != "flash" && impl != "mem_efficient" && impl != "cpu_flash")
+            return c.failAttribute("impl", "impl must be \"auto\", \"flash\", \"mem_efficient\" or "
+                                           "\"cpu_flash\", got \"" +
+                                               impl + "\"");
+        std::optional<Shape> mask;
+        if (c.attrs.has("mask_shape")) {
+            auto m = c.attrs.getInts("mask_shape", 0);
+            if (!m || m->empty() || std::any_of(m->begin(), m->end(), [](std::int64_t d) {
+                    return d <= 0 || d > (std::int64_t{1} << 32);
+                }))
+                return c.failAttribute("mask_shape", "'mask_shape' must be a list of positive integers");
+            mask = Shape(m->begin(), m->end());
+        }
+        const double drop = c.real("dropout", 0.0);
+        if (!(drop >= 0.0 && drop < 1.0)) return c.failAttribute("dropout", "dropout must be in [0, 1)");
+        const bool half = q.dtype != DType::Float32;
+        const bool unpadded = impl == "cpu_flash" || ((impl == "flash" || impl == "auto") && half && !mask);
+        return fusedPlan(q, {q.shape[0], q.shape[1], v.shape[2]}, q.shape[0], q.shape[1], unpadded, mask,
+                         drop > 0 && impl != "cpu_flash");
+    }
+};
+
+} // namespace
+
+void registerSdpaOps() {
+    addOpRule("sdpa", std::make_unique<SdpaRule>(), true);
+    addOpRule("scaled_dot_product_attention", std::make_unique<ScaledDotProductRule>());
+}
+
+} // namespace batchfit
