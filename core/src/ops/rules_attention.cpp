@@ -1,5 +1,6 @@
 // Multi-head self-attention, expanded into primitives. Eager follows Hugging Face BERT/GPT-2 code (bmm saves
-// both operands, softmax saves its result, dropout its mask); flash / memory-efficient SDPA (rules_sdpa.cpp) saves q, k, v,
+// both operands, softmax saves its result, dropout its mask); flash / memory-efficient SDPA (rules_sdpa.cpp)
+// saves q, k, v,
 // the output and a per-row log-sum-exp (aten/src/ATen/native/transformers, derivatives.yaml
 // `_scaled_dot_product_flash_attention`). Rotary embeddings (Llama) save cos and sin, shared by all layers.
 #include "graph/graph_builder.h"
