@@ -267,6 +267,23 @@ def judge(res, check_frozen=False):
     return ok, msgs
 
 
+def checkpoint_warning_check(root, tmp):
+    """A model that runs torch.utils.checkpoint is exported flat with a warning naming the mode."""
+    spec = os.path.join(root, "tests", "data", "torch", "hand_models.py") + ":CheckpointedMlp"
+    msgs = []
+    for reentrant, mode in ((False, "non-reentrant"), (True, "reentrant")):
+        out = os.path.join(tmp, f"ckpt_{mode}.json")
+        r = subprocess.run([sys.executable, os.path.join(root, "tools", "torch_export.py"), spec, "--args",
+                            json.dumps({"reentrant": reentrant}), "--input-shape", "16,64", "--loss", "mse",
+                            "--out", out], capture_output=True, text=True)
+        if r.returncode != 0:
+            msgs.append(f"{mode}: exit {r.returncode}: {r.stderr.strip()}")
+        elif f"runs torch.utils.checkpoint ({mode})" not in r.stderr or \
+                f"--checkpoint-mode {mode}" not in r.stderr:
+            msgs.append(f"{mode}: no checkpoint warning naming the mode: {r.stderr.strip()}")
+    return not msgs, msgs
+
+
 def unmappable_check(root, tmp, cli):
     """An op without a BatchFit op is named with its location (exit 2); --allow-opaque writes it opaque."""
     spec = os.path.join(root, "tests", "data", "torch", "custom_model.py") + ":WithUpsample"
@@ -398,7 +415,8 @@ def write_doc(path, results, preset_rows, preset_ok, torch_version, tv_version, 
         "`[B,1,1,1]` noise: it saves the noise, 4 bytes per sample (row mode).  In eval mode, or with p = 0, it "
         "is the identity and emits nothing.",
         "* `Hardsigmoid` (MobileNetV3's squeeze-excitation gate) saves its input.",
-        "* ConvNeXt's `layer_scale * x` (a learned per-channel scale, `[C,1,1]`): its parameter and the saved input.",
+        "* (ConvNeXt's `layer_scale * x`, a learned per-channel scale `[C,1,1]`, is not opaque any more: it is the "
+        "`learned_mul` op, which saves the input and the parameter, the same bytes.)",
         "* With `--allow-opaque` (Swin v1 and v2, MaxViT): Swin's `shifted_window_attention(_v2)` and "
         "`_patch_merging_pad` (functions torchvision marks as fx leaves; the attention module is written whole, "
         "because inside it q, k, v are `[3, B, ...]` — the batch is not dim 0), MaxViT's `einsum` attention "
@@ -631,6 +649,13 @@ def main(argv=None):
                 ok, msgs = False, [f"{type(exc).__name__}: {exc}"]
             print(f"{'ok  ' if ok else 'FAIL'} unmappable ops are reported by name and location; --allow-opaque "
                   "writes them opaque")
+            for m in msgs:
+                print(f"     {m}")
+            passed += ok
+            failed += not ok
+            ok, msgs = checkpoint_warning_check(args.root, tmp)
+            print(f"{'ok  ' if ok else 'FAIL'} a model running torch.utils.checkpoint is exported with a warning "
+                  "naming the mode")
             for m in msgs:
                 print(f"     {m}")
             passed += ok

@@ -22,17 +22,51 @@ def trace(model, inputs, leaf_paths, method):
     return trace_eager(model, inputs, leaf_paths)
 
 
-def export_model(model, input_shape, input_dtype=torch.float32, loss="cross-entropy", allow_opaque=False,
-                 output_key=None, name=None, description=None, method="auto", seed=0, log=None,
-                 attention_impl="auto"):
-    """Returns (model_file_dict, report). Raises ExportError with the unmapped nodes."""
-    log = log or (lambda *_: None)
-    model.train()
-    inputs = [make_input(model, input_shape, input_dtype, b, seed) for b in (1, 2)]
-    leaf_paths = set()
-    methods = ["fx", "eager"] if method == "auto" else [method]
-    fx_error = None
-    report = {"trace": None, "leaf_modules_added": [], "fx_error": None}
+class _CheckpointCalls:
+    """Counts torch.utils.checkpoint regions run while tracing, by mode: the export is flat (no checkpoint
+    regions yet), so the caller warns that the estimate needs --checkpointing. Patches the module's internals,
+    which checkpoint() looks up at call time however the model imported it (1.13 and 2.x names)."""
+
+    def __init__(self):
+        self.counts = {"reentrant": 0, "non-reentrant": 0}
+        self._saved = []
+
+    def __enter__(self):
+        import torch.utils.checkpoint as ck
+        calls = self
+
+        class _Counted:
+            @staticmethod
+            def apply(*args, **kwargs):
+                calls.counts["reentrant"] += 1
+                return orig_fn.apply(*args, **kwargs)
+
+        orig_fn = getattr(ck, "CheckpointFunction", None)
+        if orig_fn is not None:
+            self._saved.append(("CheckpointFunction", orig_fn))
+            ck.CheckpointFunction = _Counted
+        for name in ("_checkpoint_without_reentrant_generator", "_checkpoint_without_reentrant"):
+            orig = getattr(ck, name, None)
+            if orig is None:
+                continue
+
+            def counted(*args, __orig=orig, **kwargs):
+                calls.counts["non-reentrant"] += 1
+                return __orig(*args, **kwargs)
+
+            self._saved.append((name, orig))
+            setattr(ck, name, counted)
+        return self
+
+    def __exit__(self, *exc):
+        import torch.utils.checkpoint as ck
+        for name, orig in self._saved:
+            setattr(ck, name, orig)
+        return False
+
+
+def _trace_and_map(model, inputs, leaf_paths, methods, allow_opaque, attention_impl, output_key, report, log):
+    """Traces (fx, else eager) and maps; retraces with coarser leaves where an op cannot even be opaque."""
     for _attempt in range(50):
         m = methods[0]
         try:
@@ -67,6 +101,32 @@ def export_model(model, input_shape, input_dtype=torch.float32, loss="cross-entr
                 report["leaf_modules_added"] = sorted(leaf_paths)
                 continue
         break
+    mapper.out_ref = out_ref
+    return graph, mapper
+
+
+def export_model(model, input_shape, input_dtype=torch.float32, loss="cross-entropy", allow_opaque=False,
+                 output_key=None, name=None, description=None, method="auto", seed=0, log=None,
+                 attention_impl="auto"):
+    """Returns (model_file_dict, report). Raises ExportError with the unmapped nodes."""
+    log = log or (lambda *_: None)
+    model.train()
+    inputs = [make_input(model, input_shape, input_dtype, b, seed) for b in (1, 2)]
+    leaf_paths = set()
+    methods = ["fx", "eager"] if method == "auto" else [method]
+    report = {"trace": None, "leaf_modules_added": [], "fx_error": None}
+    ckpt = _CheckpointCalls()
+    with ckpt:
+        graph, mapper = _trace_and_map(model, inputs, leaf_paths, methods, allow_opaque, attention_impl, output_key,
+                                       report, log)
+    modes = [mode for mode, n in ckpt.counts.items() if n]
+    if modes:  # (traced and run more than once: the counts are not per step)
+        mapper.warnings.append(
+            f"the model runs torch.utils.checkpoint ({' and '.join(modes)}); the export has no checkpoint regions "
+            "and counts what the model would save without them: group the checkpointed layers into blocks with "
+            f"\"checkpoint\": true and estimate with --checkpointing every-block --checkpoint-mode {modes[0]}")
+        report["checkpoint_modes"] = modes
+    out_ref = mapper.out_ref
     report["trace"] = graph.method
     if mapper.unmapped:
         def what(n):

@@ -1,6 +1,7 @@
 """Models written by hand the way people copy them (not from a library), for the exporter's quick set.
 
 NanoGpt: Karpathy's nanoGPT (masked_fill on a float tril buffer compared with 0, GELU(tanh), tied head).
+CheckpointedMlp: blocks run through torch.utils.checkpoint (the exporter warns: its export has no regions).
 HandLlama: RMSNorm written as pow/mean/rsqrt/mul and `weight * x`, SwiGLU, torch.where on one bool causal buffer
 shared by every block.
 HandBert: token, position and token-type embeddings, where the position ids are a slice of an arange buffer and
@@ -180,3 +181,30 @@ class HandLlama(nn.Module):
         for layer in self.layers:
             x = layer(x, mask)
         return self.output(self.norm(x))
+
+
+class _CkBlock(nn.Module):
+    def __init__(self, d=64):
+        super().__init__()
+        self.ln, self.fc1, self.fc2 = nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return x + self.fc2(F.gelu(self.fc1(self.ln(x))))
+
+
+class CheckpointedMlp(nn.Module):
+    """Three residual MLP blocks, each run through torch.utils.checkpoint (use_reentrant as given)."""
+
+    def __init__(self, reentrant=False):
+        super().__init__()
+        self.proj = nn.Linear(64, 64)
+        self.blocks = nn.ModuleList([_CkBlock() for _ in range(3)])
+        self.head = nn.Linear(64, 10)
+        self.reentrant = reentrant
+
+    def forward(self, x):
+        from torch.utils.checkpoint import checkpoint
+        h = self.proj(x)
+        for b in self.blocks:
+            h = checkpoint(b, h, use_reentrant=self.reentrant)
+        return self.head(h)
