@@ -68,7 +68,7 @@ class PointwiseRules:
             raise Unmappable("a comparison of an activation with a tensor")
         return self.emit(n, "compare", inputs, torch_op=n.target_name())
 
-    def _mask_attrs(self, mask_arg, mask_val):
+    def _mask_attrs(self, mask_val):
         """Attributes of a mask computed without the model input (a buffer, or a comparison on one)."""
         meta = mask_val.meta
         if meta.dtype != torch.bool:
@@ -124,7 +124,7 @@ class PointwiseRules:
             mask_val = mask_val.data
         if not isinstance(mask_val, (Param, Const)):
             raise Unmappable("a mask that is not a tensor")
-        attrs, claims = self._mask_attrs(mask_arg, mask_val)
+        attrs, claims = self._mask_attrs(mask_val)
         if isinstance(mask_val, Const):
             mask_val.consumed = True
         return self.emit(n, "masked_fill", [x], claims=claims, torch_op="where" if where else None, **attrs)
