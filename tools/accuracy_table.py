@@ -99,7 +99,11 @@ written out and SwiGLU) are byte-exact under 2.6 (`tests/torch/torch2_quick.sh`)
 Hugging Face `config.json` imports (`tests/core/test_hf_import.cpp`) give the published parameter counts for
 gpt2 (124,439,808), Llama-2-7B (6,738,415,616), Mistral-7B (7,241,732,096), Llama-3-8B (8,030,261,248),
 Qwen2-0.5B (494,032,768), Gemma-2B (2,506,172,416), Phi-3-mini (3,821,079,552), Pythia-160M (162,322,944) and
-BERT-base (109,514,298 with the MLM head); the gpt2 config's estimate equals the gpt2-small preset's exactly.
+BERT-base (109,514,298 with the MLM head); the gpt2 config's estimate with `--attention eager` equals the
+gpt2-small preset's exactly. An import's attention defaults to SDPA (`flash`: the kernel torch picks, which keeps
+no S×S tensors), which is what transformers runs on torch ≥ 2.1.1 for every family imported here (BERT since
+huggingface/transformers#28802, GPT-2 since #31172, v4.42); `--attention eager` is the old transformers, torch
+1.13, or `output_attentions=True`.
 """
     with open(args.out, "w") as f:
         f.write(text)

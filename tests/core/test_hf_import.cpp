@@ -42,7 +42,10 @@ TEST_CASE("Hugging Face configs give the published parameter counts", "[hf]") {
 }
 
 TEST_CASE("the gpt2 config gives the same estimate as the gpt2-small preset", "[hf]") {
-    Estimator a = estimator(hf("gpt2.json"));
+    // The preset is Hugging Face's eager GPT-2 (measured with torch 1.13); an import defaults to SDPA.
+    HfImportOptions eager;
+    eager.attention = "eager";
+    Estimator a = estimator(hf("gpt2.json", eager));
     Estimator b = estimator(preset("gpt2-small"));
     for (std::int64_t batch : {1, 4}) {
         auto ea = a.estimate(batch), eb = b.estimate(batch);
@@ -57,6 +60,7 @@ TEST_CASE("the gpt2 config gives the same estimate as the gpt2-small preset", "[
 TEST_CASE("a BERT classifier config at sequence 128 matches the transformer-12 preset", "[hf]") {
     HfImportOptions o;
     o.sequenceLength = 128;
+    o.attention = "eager"; // the preset's attention
     auto ea = estimator(hf("bert-base-classifier.json", o)).estimate(2);
     auto eb = estimator(preset("transformer-12")).estimate(2);
     REQUIRE(ea);
@@ -80,6 +84,19 @@ TEST_CASE("GQA and flash attention shape the estimate", "[hf]") {
     const auto le = estimateAt(hf("llama-2-7b.json", eager), 1);
     // Eager attention materialises 32 x 4096 x 4096 scores per layer: far more than flash.
     CHECK(le.savedActivationBytes > l.savedActivationBytes + 32ull * 32 * 4096 * 4096 * 4 / 10 * 9);
+}
+
+TEST_CASE("a GPT-2 or BERT import runs SDPA by default, as transformers >= 4.42 on torch 2 does", "[hf]") {
+    // transformers picks attn_implementation="sdpa" when the model has it (BERT: PR #28802, GPT-2: PR #31172)
+    // and torch >= 2.1.1; GPT-2 then passes is_causal, no S x S mask or scores are kept.
+    HfImportOptions eager;
+    eager.attention = "eager";
+    for (const char* file : {"gpt2.json", "bert-base-classifier.json"}) {
+        INFO(file);
+        const auto sdpa = estimateAt(hf(file), 1), old = estimateAt(hf(file, eager), 1);
+        CHECK(sdpa.parameterCount == old.parameterCount);
+        CHECK(sdpa.savedActivationBytes * 2 < old.savedActivationBytes); // the S x S tensors are gone
+    }
 }
 
 TEST_CASE("bad or unsupported configs are explained", "[hf][bad-input]") {

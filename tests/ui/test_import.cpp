@@ -74,10 +74,13 @@ TEST_CASE("importing the gpt2 config fills the tree and matches the gpt2-small p
     Fixture f;
     MainWindow& w = f.window;
     test::ModalWatcher watcher;
-    REQUIRE(f.imports()->importHfPath(data(QStringLiteral("hf/gpt2.json")), {}, false));
+    HfImportOptions eager; // the preset is Hugging Face's eager GPT-2; an import defaults to SDPA
+    eager.attention = "eager";
+    REQUIRE(f.imports()->importHfPath(data(QStringLiteral("hf/gpt2.json")), eager, false));
     REQUIRE(w.waitForIdle());
     CHECK(watcher.texts().isEmpty());
-    CHECK(w.document()->model() == *importHfConfigFile(data(QStringLiteral("hf/gpt2.json")).toStdString()));
+    CHECK(w.document()->model() ==
+          *importHfConfigFile(data(QStringLiteral("hf/gpt2.json")).toStdString(), eager));
     // One row per top-level layer, after the input row.
     CHECK(w.layerPanel()->treeModel()->rowCount() ==
           static_cast<int>(w.document()->model().layers.size()) + 1);
@@ -120,13 +123,14 @@ TEST_CASE("the Hugging Face dialog starts at the config's defaults and sets only
     HfImportDialog dialog(data(QStringLiteral("hf/gpt2.json")), preview);
     CHECK(dialog.sequenceBox()->value() == 1024); // gpt2's n_positions, smaller than 2048
     CHECK(dialog.sequenceBox()->maximum() == 1024);
-    CHECK(dialog.attentionBox()->currentData().toString() == QStringLiteral("eager"));
+    CHECK(dialog.attentionBox()->currentData().toString() ==
+          QStringLiteral("flash")); // SDPA, transformers' default
     CHECK_FALSE(dialog.options().sequenceLength);
     CHECK_FALSE(dialog.options().attention);
     dialog.sequenceBox()->setValue(512);
-    dialog.attentionBox()->setCurrentIndex(dialog.attentionBox()->findData(QStringLiteral("flash")));
+    dialog.attentionBox()->setCurrentIndex(dialog.attentionBox()->findData(QStringLiteral("eager")));
     CHECK(dialog.options().sequenceLength == 512);
-    CHECK(dialog.options().attention == std::optional<std::string>("flash"));
+    CHECK(dialog.options().attention == std::optional<std::string>("eager"));
 }
 
 TEST_CASE("the Hugging Face dialog starts at a training length, not at Mistral's 32,768", "[import]") {

@@ -17,7 +17,8 @@ inline constexpr std::size_t kMaxHfConfigBytes = std::size_t{1} << 20;
 
 struct HfImportOptions {
     std::optional<std::int64_t> sequenceLength; ///< default: the config's maximum positions
-    std::optional<std::string> attention;       ///< "eager", "mem_efficient" or "flash" (default per family)
+    /// "eager", "mem_efficient" or "flash" (default "flash": SDPA, what transformers >= 4.42 runs on torch 2)
+    std::optional<std::string> attention;
     /// Polled between the import's steps (any thread); returning true abandons the import with the Error
     /// "<source>: import cancelled". Empty: never cancelled.
     std::function<bool()> cancelled = {};

@@ -110,7 +110,7 @@ Result<Model> gpt2(const Config& c, const HfImportOptions& o) {
     BF_TRY(inner, c.integer({"n_inner"}, 4 * d));
     BF_TRY(seq, sequence(c, o, positions));
     const double eps = c.real("layer_norm_epsilon", 1e-5);
-    const std::string impl = o.attention.value_or("eager");
+    const std::string impl = o.attention.value_or("flash");
     Model m;
     m.inputShape = {seq};
     m.inputDtype = DType::Int64;
@@ -163,7 +163,7 @@ Result<Model> bert(const Config& c, const HfImportOptions& o, bool roberta) {
         roberta ? positions - 2 : positions; // RoBERTa offsets positions by padding_idx + 1
     BF_TRY(seq, sequence(c, o, usable));
     const double eps = c.real("layer_norm_eps", 1e-12), hp = c.real("hidden_dropout_prob", 0.1);
-    const std::string impl = o.attention.value_or("eager");
+    const std::string impl = o.attention.value_or("flash");
     Model m;
     m.inputShape = {seq};
     m.inputDtype = DType::Int64;
