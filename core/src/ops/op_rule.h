@@ -75,6 +75,9 @@ struct OpContext {
     Result<std::int64_t> positive(const std::string& key) const;
     /// Optional integer with default and minimum.
     Result<std::int64_t> integer(const std::string& key, std::int64_t def, std::int64_t min) const;
+    /// A shape attribute ("mask_shape": [1, 1, 128, 128]): nullopt when absent, an error unless it is a
+    /// non-empty list of positive integers (each at most 2^32).
+    Result<std::optional<Shape>> shapeList(const std::string& key) const;
     double real(const std::string& key, double def) const { return attrs.getDouble(key).value_or(def); }
     bool flag(const std::string& key, bool def) const { return attrs.getBool(key).value_or(def); }
 };

@@ -101,4 +101,13 @@ Result<std::int64_t> OpContext::integer(const std::string& key, std::int64_t def
     return *v;
 }
 
+Result<std::optional<Shape>> OpContext::shapeList(const std::string& key) const {
+    if (!attrs.has(key)) return std::optional<Shape>{};
+    auto v = attrs.getInts(key, 0);
+    if (!v || v->empty() ||
+        std::any_of(v->begin(), v->end(), [](std::int64_t d) { return d <= 0 || d > kMaxAttributeValue; }))
+        return failAttribute(key, "'" + key + "' must be a list of positive integers");
+    return std::optional<Shape>{Shape(v->begin(), v->end())};
+}
+
 } // namespace batchfit

@@ -147,15 +147,13 @@ public:
             p.saved.push_back({SavedDecl::Kind::Input, 1});
             return p;
         }
-        auto shape = c.attrs.getInts("mask_shape", 0);
-        if (!shape || shape->empty())
+        auto shape = c.shapeList("mask_shape");
+        if (!shape) return shape.error();
+        if (!*shape)
             return c.failAttribute("mask_shape",
                                    "masked_fill needs 'mask_shape' (the mask's shape, a list) or "
                                    "a second input");
-        for (std::int64_t d : *shape)
-            if (d <= 0 || d > (std::int64_t{1} << 32))
-                return c.failAttribute("mask_shape", "'mask_shape' dims must be positive integers");
-        Shape mask(shape->begin(), shape->end());
+        const Shape mask = **shape;
         if (!broadcastsTo(mask, false, in.shape))
             return c.failAttribute("mask_shape", "masked_fill: the mask " + shapeToString(mask) +
                                                      " does not broadcast to [batch] + " + c.in());
@@ -171,17 +169,10 @@ public:
             if (!d) return c.failAttribute("buffer_dtype", "unknown dtype '" + *s + "'");
             bufType = *d;
         }
-        std::optional<Shape> buffer;
-        if (c.attrs.has("buffer_shape")) {
-            auto b = c.attrs.getInts("buffer_shape", 0);
-            if (!b || b->empty() || std::any_of(b->begin(), b->end(), [](std::int64_t d) {
-                    return d <= 0 || d > (std::int64_t{1} << 32);
-                }))
-                return c.failAttribute("buffer_shape", "'buffer_shape' must be a list of positive integers");
-            buffer = Shape(b->begin(), b->end());
-        } else if (kind == "buffer") {
-            buffer = mask;
-        }
+        auto bufferShape = c.shapeList("buffer_shape");
+        if (!bufferShape) return bufferShape.error();
+        std::optional<Shape> buffer = *bufferShape;
+        if (!buffer && kind == "buffer") buffer = mask;
         if (buffer) p.params.push_back({"mask", *buffer, true, bufType});
         if (kind == "buffer") {
             if (bufType != DType::Bool)
@@ -204,11 +195,10 @@ public:
         const auto& in = c.inputs[0];
         if (in.rank() < 1) return c.fail("learned_mul expects at least one dim, got " + c.in());
         Shape w{in.shape.back()};
-        if (c.attrs.has("shape")) {
-            auto s = c.attrs.getInts("shape", 0);
-            if (!s || s->empty() || std::any_of(s->begin(), s->end(), [](std::int64_t d) { return d <= 0; }))
-                return c.failAttribute("shape", "'shape' must be a list of positive integers");
-            w = Shape(s->begin(), s->end());
+        auto given = c.shapeList("shape");
+        if (!given) return given.error();
+        if (*given) {
+            w = **given;
             if (w.size() > in.shape.size())
                 return c.failAttribute("shape",
                                        "the weight " + shapeToString(w) + " has more dims than " + c.in());

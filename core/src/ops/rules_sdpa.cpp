@@ -7,8 +7,6 @@
 // (aten/src/ATen/native/transformers).
 #include "ops/op_rule.h"
 
-#include <algorithm>
-
 namespace batchfit {
 namespace {
 
@@ -83,20 +81,13 @@ public:
             return c.failAttribute("impl", "impl must be \"auto\", \"flash\", \"mem_efficient\" or "
                                            "\"cpu_flash\", got \"" +
                                                impl + "\"");
-        std::optional<Shape> mask;
-        if (c.attrs.has("mask_shape")) {
-            auto m = c.attrs.getInts("mask_shape", 0);
-            if (!m || m->empty() || std::any_of(m->begin(), m->end(), [](std::int64_t d) {
-                    return d <= 0 || d > (std::int64_t{1} << 32);
-                }))
-                return c.failAttribute("mask_shape", "'mask_shape' must be a list of positive integers");
-            mask = Shape(m->begin(), m->end());
-        }
+        auto mask = c.shapeList("mask_shape");
+        if (!mask) return mask.error();
         const double drop = c.real("dropout", 0.0);
         if (!(drop >= 0.0 && drop < 1.0)) return c.failAttribute("dropout", "dropout must be in [0, 1)");
         const bool half = q.dtype != DType::Float32;
-        const bool unpadded = impl == "cpu_flash" || ((impl == "flash" || impl == "auto") && half && !mask);
-        return fusedPlan(q, {q.shape[0], q.shape[1], v.shape[2]}, q.shape[0], q.shape[1], unpadded, mask,
+        const bool unpadded = impl == "cpu_flash" || ((impl == "flash" || impl == "auto") && half && !*mask);
+        return fusedPlan(q, {q.shape[0], q.shape[1], v.shape[2]}, q.shape[0], q.shape[1], unpadded, *mask,
                          drop > 0 && impl != "cpu_flash");
     }
 };
