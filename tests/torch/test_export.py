@@ -267,20 +267,43 @@ def judge(res, check_frozen=False):
     return ok, msgs
 
 
-def checkpoint_warning_check(root, tmp):
-    """A model that runs torch.utils.checkpoint is exported flat with a warning naming the mode."""
+def checkpoint_regions_check(root, tmp, cli):
+    """A model that runs torch.utils.checkpoint is exported with one "checkpoint": true block per region and a
+    training set-up naming the mode; its estimate checkpoints (less activation memory than the same file estimated
+    with --checkpointing none) and validates against the schema."""
     spec = os.path.join(root, "tests", "data", "torch", "hand_models.py") + ":CheckpointedMlp"
     msgs = []
     for reentrant, mode in ((False, "non-reentrant"), (True, "reentrant")):
-        out = os.path.join(tmp, f"ckpt_{mode}.json")
-        r = subprocess.run([sys.executable, os.path.join(root, "tools", "torch_export.py"), spec, "--args",
-                            json.dumps({"reentrant": reentrant}), "--input-shape", "16,64", "--loss", "mse",
-                            "--out", out], capture_output=True, text=True)
-        if r.returncode != 0:
-            msgs.append(f"{mode}: exit {r.returncode}: {r.stderr.strip()}")
-        elif f"runs torch.utils.checkpoint ({mode})" not in r.stderr or \
-                f"--checkpoint-mode {mode}" not in r.stderr:
-            msgs.append(f"{mode}: no checkpoint warning naming the mode: {r.stderr.strip()}")
+        for trace in ("fx", "eager"):
+            out = os.path.join(tmp, f"ckpt_{mode}_{trace}.json")
+            r = subprocess.run([sys.executable, os.path.join(root, "tools", "torch_export.py"), spec, "--args",
+                                json.dumps({"reentrant": reentrant}), "--input-shape", "16,64", "--loss", "mse",
+                                "--trace", trace, "--out", out], capture_output=True, text=True)
+            what = f"{mode} ({trace})"
+            if r.returncode != 0:
+                msgs.append(f"{what}: exit {r.returncode}: {r.stderr.strip()}")
+                continue
+            with open(out) as f:
+                doc = json.load(f)
+            blocks = [layer for layer in doc["layers"] if layer.get("checkpoint")]
+            if [b["name"] for b in blocks] != ["blocks_0", "blocks_1", "blocks_2"] or \
+                    any([x["name"] for x in b["layers"]][:2] != ["ln", "fc1"] for b in blocks):
+                msgs.append(f"{what}: expected blocks blocks_0..2 holding ln, fc1, ...: "
+                            f"{[b.get('name') for b in doc['layers']]}")
+            if doc.get("training") != {"checkpointing": "every-block", "checkpoint_mode": mode}:
+                msgs.append(f"{what}: training set-up {doc.get('training')}")
+            errs = schema_errors(doc, root)
+            if errs:
+                msgs.append(f"{what}: schema: {'; '.join(errs)}")
+            e = estimate(cli, out, 2)
+            flat = json.loads(subprocess.run([cli, "estimate", "--model", out, "--batch", "2", "--json",
+                                              "--checkpointing", "none"], capture_output=True, text=True,
+                                             check=True).stdout)
+            if e["config"]["checkpoint_mode"] != mode or e["config"]["checkpointing"] != "every-block":
+                msgs.append(f"{what}: the estimate runs {e['config']['checkpointing']} {e['config']['checkpoint_mode']}")
+            if not e["totals"]["saved_activation_bytes"] < flat["totals"]["saved_activation_bytes"]:
+                msgs.append(f"{what}: checkpointed activations {e['totals']['saved_activation_bytes']:,d} B not below "
+                            f"{flat['totals']['saved_activation_bytes']:,d} B")
     return not msgs, msgs
 
 
@@ -653,9 +676,9 @@ def main(argv=None):
                 print(f"     {m}")
             passed += ok
             failed += not ok
-            ok, msgs = checkpoint_warning_check(args.root, tmp)
-            print(f"{'ok  ' if ok else 'FAIL'} a model running torch.utils.checkpoint is exported with a warning "
-                  "naming the mode")
+            ok, msgs = checkpoint_regions_check(args.root, tmp, args.cli)
+            print(f"{'ok  ' if ok else 'FAIL'} torch.utils.checkpoint regions are exported as checkpoint blocks "
+                  "with their mode (fx and eager traces)")
             for m in msgs:
                 print(f"     {m}")
             passed += ok

@@ -5,7 +5,8 @@ import torch
 
 from .common import DTYPE_NAMES, make_input, unique_param_stats
 from .mapping import Mapper, Unmappable
-from .tracing import TraceError, trace_eager, trace_fx
+from .checkpoint_regions import group_checkpoint_regions
+from .tracing import CHECKPOINT_STACK, TraceError, trace_eager, trace_fx
 
 
 class ExportError(Exception):
@@ -23,36 +24,71 @@ def trace(model, inputs, leaf_paths, method):
 
 
 class _CheckpointCalls:
-    """Counts torch.utils.checkpoint regions run while tracing, by mode: the export is flat (no checkpoint
-    regions yet), so the caller warns that the estimate needs --checkpointing. Patches the module's internals,
-    which checkpoint() looks up at call time however the model imported it (1.13 and 2.x names)."""
+    """Follows torch.utils.checkpoint while tracing: counts the calls by mode and, around each call, pushes a
+    region id on tracing.CHECKPOINT_STACK so that every node traced inside it is tagged (Node.ckpt); the export
+    then groups each region's layers into a block with "checkpoint": true. Patches the module's internals, which
+    checkpoint() looks up at call time however the model imported it (1.13 and 2.x names)."""
 
-    def __init__(self):
+    def __init__(self, model):
         self.counts = {"reentrant": 0, "non-reentrant": 0}
+        self.regions = {}   # id -> {"label": module path or function name, "mode": ...}
+        self._paths = {id(m): name for name, m in model.named_modules()}
         self._saved = []
 
+    def _open(self, fn, mode):
+        self.counts[mode] += 1
+        target = getattr(fn, "__self__", fn)  # a bound method (HF passes layer.__call__): its module
+        label = self._paths.get(id(target)) or getattr(fn, "__name__", None) or "checkpoint"
+        rid = len(self.regions)
+        self.regions[rid] = {"label": label or "checkpoint", "mode": mode}
+        CHECKPOINT_STACK.append(rid)
+
+    @staticmethod
+    def _close():
+        CHECKPOINT_STACK.pop()
+
     def __enter__(self):
+        import inspect
+
         import torch.utils.checkpoint as ck
         calls = self
 
-        class _Counted:
-            @staticmethod
-            def apply(*args, **kwargs):
-                calls.counts["reentrant"] += 1
-                return orig_fn.apply(*args, **kwargs)
-
         orig_fn = getattr(ck, "CheckpointFunction", None)
         if orig_fn is not None:
+            class _Counted:
+                @staticmethod
+                def apply(function, *args, **kwargs):
+                    calls._open(function, "reentrant")
+                    try:
+                        return orig_fn.apply(function, *args, **kwargs)
+                    finally:
+                        calls._close()
+
             self._saved.append(("CheckpointFunction", orig_fn))
             ck.CheckpointFunction = _Counted
         for name in ("_checkpoint_without_reentrant_generator", "_checkpoint_without_reentrant"):
             orig = getattr(ck, name, None)
             if orig is None:
                 continue
+            if inspect.isgeneratorfunction(orig):
+                # 2.x: checkpoint() runs the function between the generator's two steps
+                def counted(fn, *args, __orig=orig, **kwargs):
+                    gen = __orig(fn, *args, **kwargs)
 
-            def counted(*args, __orig=orig, **kwargs):
-                calls.counts["non-reentrant"] += 1
-                return __orig(*args, **kwargs)
+                    def region():
+                        calls._open(fn, "non-reentrant")
+                        try:
+                            yield from gen
+                        finally:
+                            calls._close()
+                    return region()
+            else:
+                def counted(fn, *args, __orig=orig, **kwargs):
+                    calls._open(fn, "non-reentrant")
+                    try:
+                        return __orig(fn, *args, **kwargs)
+                    finally:
+                        calls._close()
 
             self._saved.append((name, orig))
             setattr(ck, name, counted)
@@ -62,6 +98,7 @@ class _CheckpointCalls:
         import torch.utils.checkpoint as ck
         for name, orig in self._saved:
             setattr(ck, name, orig)
+        CHECKPOINT_STACK.clear()
         return False
 
 
@@ -115,16 +152,12 @@ def export_model(model, input_shape, input_dtype=torch.float32, loss="cross-entr
     leaf_paths = set()
     methods = ["fx", "eager"] if method == "auto" else [method]
     report = {"trace": None, "leaf_modules_added": [], "fx_error": None}
-    ckpt = _CheckpointCalls()
+    ckpt = _CheckpointCalls(model)
     with ckpt:
         graph, mapper = _trace_and_map(model, inputs, leaf_paths, methods, allow_opaque, attention_impl, output_key,
                                        report, log)
     modes = [mode for mode, n in ckpt.counts.items() if n]
-    if modes:  # (traced and run more than once: the counts are not per step)
-        mapper.warnings.append(
-            f"the model runs torch.utils.checkpoint ({' and '.join(modes)}); the export has no checkpoint regions "
-            "and counts what the model would save without them: group the checkpointed layers into blocks with "
-            f"\"checkpoint\": true and estimate with --checkpointing every-block --checkpoint-mode {modes[0]}")
+    if modes:
         report["checkpoint_modes"] = modes
     out_ref = mapper.out_ref
     report["trace"] = graph.method
@@ -182,18 +215,33 @@ def export_model(model, input_shape, input_dtype=torch.float32, loss="cross-entr
     elif final != mapper.last:
         layers.append({"name": mapper._unique("output"), "op": "identity", "inputs": [final]})
 
+    layers, grouped, problems = group_checkpoint_regions(layers, ckpt.regions)
+    training = None
+    if grouped:
+        mode = max(set(grouped), key=grouped.count)
+        training = {"checkpointing": "every-block", "checkpoint_mode": mode}
+        log(f"{len(grouped)} torch.utils.checkpoint region(s) ({mode}) written as checkpoint blocks; the file's "
+            f"training set-up says --checkpointing every-block --checkpoint-mode {mode}")
+        if len(set(grouped)) > 1:
+            mapper.warnings.append("the model mixes reentrant and non-reentrant checkpointing; the file says "
+                                   f"{mode} for every block")
+    for p in problems:
+        mapper.warnings.append(f"a torch.utils.checkpoint region stays flat (counted as if not checkpointed): {p}")
+    report["checkpoint_blocks"] = len(grouped)
+
     in_shape, in_dtype = mapper.input_meta
     total, total_bytes, trainable, trainable_bytes = unique_param_stats(model)
-    emitted = sum(int(layer.get("params", 0)) for layer in layers if layer["op"] == "opaque")
+    emitted = sum(int(layer.get("params", 0)) for layer in _flat(layers) if layer.get("op") == "opaque")
     doc = {
         "format": "batchfit-model",
-        "version": 1,
+        "version": 2 if training else 1,
         "name": name or type(model).__name__,
         "description": description or (f"Exported from PyTorch {torch.__version__} by tools/torch_export.py "
                                         f"({graph.method} trace): {total:,d} parameters"
                                         + (f", {total - trainable:,d} of them frozen" if trainable != total else "")
                                         + (f"; {len(mapper.opaque)} opaque layer(s)" if mapper.opaque else "") + "."),
         "input": {"shape": list(in_shape), "dtype": DTYPE_NAMES.get(in_dtype, "float32")},
+        **({"training": training} if training else {}),
         "layers": layers,
     }
     report.update({
@@ -210,10 +258,28 @@ def export_model(model, input_shape, input_dtype=torch.float32, loss="cross-entr
     return doc, report
 
 
+def _flat(layers):
+    for layer in layers:
+        yield layer
+        yield from _flat(layer.get("layers", []))
+
+
+def _dump_layers(layers, indent):
+    """One layer per line; a block's own layers one per line below it, indented."""
+    lines = []
+    for layer in layers:
+        if "layers" not in layer:
+            lines.append(indent + json.dumps(layer, separators=(", ", ": ")))
+            continue
+        head = json.dumps({k: v for k, v in layer.items() if k != "layers"}, separators=(", ", ": "))
+        lines.append(indent + head[:-1] + ', "layers": [\n' + _dump_layers(layer["layers"], indent + "  ")
+                     + "\n" + indent + "]}")
+    return ",\n".join(lines)
+
+
 def dumps_model(doc):
     """JSON text: top level indented, one layer per line."""
     head = {k: v for k, v in doc.items() if k != "layers"}
     text = json.dumps(head, indent=2)
     assert text.endswith("\n}")
-    layers = ",\n".join("    " + json.dumps(layer, separators=(", ", ": ")) for layer in doc["layers"])
-    return text[:-2] + ',\n  "layers": [\n' + layers + "\n  ]\n}\n"
+    return text[:-2] + ',\n  "layers": [\n' + _dump_layers(doc["layers"], "    ") + "\n  ]\n}\n"

@@ -31,6 +31,8 @@ class MapperBase:
         for k, v in attrs.items():
             if v is not None:
                 layer[k] = v
+        if node is not None and node.ckpt is not None:
+            layer["_ckpt"] = node.ckpt  # grouped into a checkpoint block (and removed) by the export
         frozen = []
         for t, role in claims:
             key = t.data_ptr()

@@ -37,6 +37,15 @@ except ImportError:  # pragma: no cover - very old torch
     TorchFunctionMode = None
 
 
+# torch.utils.checkpoint regions being traced: a stack of region ids (export._CheckpointCalls pushes and pops
+# them around each checkpoint() call); every node created inside gets the outermost one as ``Node.ckpt``.
+CHECKPOINT_STACK = []
+
+
+def current_checkpoint_region():
+    return CHECKPOINT_STACK[0] if CHECKPOINT_STACK else None
+
+
 class TraceError(Exception):
     pass
 
@@ -116,6 +125,7 @@ class Node:
         self.vals = [None, None]   # output description at batch 1 and 2
         self.saved = [0, 0]        # new saved bytes at batch 1 and 2
         self.users = []
+        self.ckpt = current_checkpoint_region()  # the torch.utils.checkpoint region it ran in (fx: set later)
 
     def target_name(self):
         t = self.target
@@ -241,6 +251,7 @@ class _Tracer(fx.Tracer):
     def create_node(self, *a, **kw):
         node = super().create_node(*a, **kw)
         node.meta["bf_module_path"] = self._stack[-1] if self._stack else ""
+        node.meta["bf_ckpt"] = current_checkpoint_region()
         return node
 
 
@@ -307,6 +318,7 @@ def trace_fx(model, inputs, leaf_paths=()):
         node = Node(n.name, kind, n.target, conv(n.args), conv(dict(n.kwargs)), n.meta.get("bf_module_path", ""),
                     # torch 1.13 wrote fx stack traces innermost first; 2.x writes them innermost last
                     _location_from_stack(n.stack_trace, innermost_first=int(torch.__version__.split(".")[0]) < 2))
+        node.ckpt = n.meta.get("bf_ckpt")
         if kind == "module":
             node.module_path = n.target
         if kind == "input":
