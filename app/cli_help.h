@@ -44,6 +44,12 @@ Training set-up:
   --checkpoint-every K   k for every-k (default 2)
   --checkpoint-mode M    reentrant (torch.utils.checkpoint's default, and Hugging Face's) or non-reentrant
                          (use_reentrant=False): what the recomputation keeps
+  --freeze GLOB[,GLOB]   freeze these layers (requires_grad=False): no gradient, no optimizer state, and
+                         ops save only what the remaining gradients need; GLOB matches a layer path
+                         (`check` lists them: 'layer1*', 'h[0]*') or a PyTorch module name ('h.0.*'), and
+                         a block's path covers what it contains
+  --train-only GLOB[,GLOB]  only these layers train (e.g. 'fc' for a frozen backbone); with --freeze too,
+                         a layer trains when it is listed here and not frozen there
   --accumulation N       micro-batches per optimizer step (default 1)
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)

@@ -157,6 +157,21 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseCheckpointMode(v);
             if (!r) return r.error();
             o.config.checkpointMode = *r;
+        } else if (a == "--freeze" || a == "--train-only") {
+            BF_NEXT(v);
+            std::vector<std::string> globs;
+            std::size_t start = 0;
+            while (start <= v.size()) {
+                const auto comma = v.find(',', start);
+                std::string g = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                const auto b = g.find_first_not_of(' '), e = g.find_last_not_of(' ');
+                g = b == std::string::npos ? std::string() : g.substr(b, e - b + 1);
+                if (g.empty()) return makeError(a + " expects comma-separated layer path patterns, got '" + v + "'");
+                globs.push_back(std::move(g));
+                if (comma == std::string::npos) break;
+                start = comma + 1;
+            }
+            (a == "--freeze" ? o.config.freeze : o.config.trainOnly) = std::move(globs);
         } else if (a == "--checkpoint-every") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, 1000000);

@@ -53,6 +53,13 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     if (config.optimizerOffload) a.emplace_back("--offload");
     if (config.firstStep) a.emplace_back("--first-step");
     if (config.torch != d.torch) option("--torch", torchRulesName(config.torch));
+    auto globs = [&option](const char* name, const std::vector<std::string>& list) {
+        std::string joined;
+        for (const auto& g : list) joined += (joined.empty() ? "" : ",") + g;
+        if (!joined.empty()) option(name, joined);
+    };
+    globs("--freeze", config.freeze);
+    globs("--train-only", config.trainOnly);
     if (config.rmspropMomentum) c.unsaid.emplace_back("RMSprop momentum");
     if (config.rmspropCentered) c.unsaid.emplace_back("RMSprop centered");
     if (config.cublasWorkspaceBytes) {

@@ -135,4 +135,8 @@ std::uint64_t Estimator::parameterCount() const {
     return m_program->totals().parameterCount;
 }
 
+std::uint64_t Estimator::trainableParameterCount() const {
+    return m_program->totals().trainableParameterCount;
+}
+
 } // namespace batchfit

@@ -118,6 +118,7 @@ std::string estimateJson(const ReportInput& in) {
         r["saved_activation_bytes"] = l->savedBytes;
         r["output_bytes"] = l->outputBytes;
         r["parameters"] = l->parameterCount;
+        r["trainable_parameters"] = l->trainableParameterCount;
         r["share_of_peak"] = l->shareOfPeak;
         layers.push_back(r);
     }

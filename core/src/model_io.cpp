@@ -19,9 +19,10 @@ using ojson = nlohmann::ordered_json;
 
 constexpr int kMaxDepth = 64;
 constexpr std::int64_t kMaxRepeat = kMaxBlockRepeat;
-const std::set<std::string> kLayerKeys = {"name", "op", "inputs", "comment"};
-const std::set<std::string> kBlockKeys = {"name",  "layers",    "repeat", "first_index", "shortcut",
-                                          "merge", "merge_dim", "after",  "checkpoint",  "comment"};
+const std::set<std::string> kLayerKeys = {"name", "op", "inputs", "comment", "trainable", "frozen_params"};
+const std::set<std::string> kBlockKeys = {"name",      "layers", "repeat",     "first_index",
+                                          "shortcut",  "merge",  "merge_dim",  "after",
+                                          "checkpoint", "comment", "trainable"};
 
 class Parser {
 public:
@@ -149,6 +150,17 @@ private:
                     l.inputs.push_back(ins[k].get<std::string>());
                 }
             }
+            if (auto st = trainable(j, path, l); !st) return st.error();
+            if (j.contains("frozen_params")) {
+                const json& fp = j["frozen_params"];
+                if (!fp.is_array()) return fail(path + ".frozen_params", "expected an array of parameter names");
+                for (std::size_t k = 0; k < fp.size(); ++k) {
+                    if (!fp[k].is_string())
+                        return fail(path + ".frozen_params[" + std::to_string(k) + "]",
+                                    "expected a parameter name (\"weight\", \"bias\")");
+                    l.frozenParams.push_back(fp[k].get<std::string>());
+                }
+            }
             for (auto it = j.begin(); it != j.end(); ++it) {
                 if (kLayerKeys.count(it.key())) continue;
                 auto v = attr(it.value(), path + "." + it.key());
@@ -161,7 +173,8 @@ private:
             if (!kBlockKeys.count(it.key()))
                 return fail(path + "." + it.key(),
                             "unknown block key (a block takes: name, layers, repeat, "
-                            "first_index, shortcut, merge, merge_dim, after, checkpoint)");
+                            "first_index, shortcut, merge, merge_dim, after, checkpoint, trainable)");
+        if (auto st = trainable(j, path, l); !st) return st.error();
         auto children = layerList(j["layers"], path + ".layers", depth + 1);
         if (!children) return children.error();
         l.layers = std::move(*children);
@@ -217,6 +230,13 @@ private:
         return l;
     }
 
+    Status trainable(const json& j, const std::string& path, Layer& l) const {
+        if (!j.contains("trainable")) return Ok{};
+        if (!j["trainable"].is_boolean()) return fail(path + ".trainable", "expected true or false");
+        l.trainable = j["trainable"].get<bool>();
+        return Ok{};
+    }
+
     Result<AttrValue> attr(const json& v, const std::string& path) {
         if (v.is_boolean()) return AttrValue(v.get<bool>());
         if (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)
@@ -254,11 +274,14 @@ ojson layerJson(const Layer& l) {
         o["op"] = l.op;
         for (const auto& [k, v] : l.attrs.values()) o[k] = attrJson(v);
         if (!l.inputs.empty()) o["inputs"] = l.inputs;
+        if (!l.trainable) o["trainable"] = false;
+        if (!l.frozenParams.empty()) o["frozen_params"] = l.frozenParams;
         return o;
     }
     if (l.repeat != 1) o["repeat"] = l.repeat;
     if (l.firstIndex >= 0) o["first_index"] = l.firstIndex;
     if (l.checkpointUnit) o["checkpoint"] = true;
+    if (!l.trainable) o["trainable"] = false;
     o["layers"] = layerListJson(l.layers);
     if (l.shortcut == ShortcutKind::Identity)
         o["shortcut"] = "identity";

@@ -80,6 +80,21 @@ public:
         return Ok{};
     }
 
+    /// An array of glob patterns (--freeze, --train-only).
+    Status patterns(const json& j, const std::string& key, std::vector<std::string>& out) const {
+        if (!j.is_array()) return fail(key, "expected an array of layer path patterns, got " + jsontext::kind(j));
+        if (j.size() > 4096) return fail(key, "expected at most 4096 patterns");
+        out.clear();
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            const std::string k = key + "[" + std::to_string(i) + "]";
+            if (!j[i].is_string() || j[i].get<std::string>().empty() || j[i].get<std::string>().size() > 1000)
+                return fail(k, "expected a non-empty layer path pattern (e.g. \"layer1*\"), got " +
+                                   jsontext::describe(j[i]));
+            out.push_back(j[i].get<std::string>());
+        }
+        return Ok{};
+    }
+
     template <class E>
     Status name(const json& j, const std::string& key, Result<E> (*parse)(std::string_view), E& out) const {
         if (!j.is_string()) return fail(key, "expected a string, got " + jsontext::kind(j));
@@ -146,6 +161,8 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
         {"first_step", [&](const json& v, const std::string& k) { return r.boolean(v, k, c.firstStep); }},
         {"torch",
          [&](const json& v, const std::string& k) { return r.name(v, k, &parseTorchRules, c.torch); }},
+        {"freeze", [&](const json& v, const std::string& k) { return r.patterns(v, k, c.freeze); }},
+        {"train_only", [&](const json& v, const std::string& k) { return r.patterns(v, k, c.trainOnly); }},
         {"cuda_context_bytes",
          [&](const json& v, const std::string& k) {
              auto st = r.bytes(v, k, 0, context);
@@ -203,6 +220,8 @@ ojson write(const TrainingSetup& s) {
     o["optimizer_offload"] = c.optimizerOffload;
     o["first_step"] = c.firstStep;
     o["torch"] = std::string(torchRulesName(c.torch));
+    if (!c.freeze.empty()) o["freeze"] = c.freeze;
+    if (!c.trainOnly.empty()) o["train_only"] = c.trainOnly;
     if (c.cudaContextBytes) o["cuda_context_bytes"] = *c.cudaContextBytes;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
     o["fragmentation_fraction"] = c.fragmentationFraction;

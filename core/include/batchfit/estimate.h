@@ -35,6 +35,7 @@ struct LayerActivation {
     bool outputBatched = true;
     DType outputDType = DType::Float32;
     std::uint64_t parameterCount = 0; ///< parameters first used by this layer (tied ones once; no buffers)
+    std::uint64_t trainableParameterCount = 0; ///< of those, the ones that train (not frozen)
     double shareOfPeak = 0;           ///< savedBytes / peak allocated
 };
 

@@ -39,6 +39,7 @@ public:
     std::uint64_t usableBytes(std::uint64_t capacityBytes) const;
     const TrainingConfig& config() const;
     std::uint64_t parameterCount() const;
+    std::uint64_t trainableParameterCount() const; ///< the parameters not frozen
 
 private:
     explicit Estimator(std::shared_ptr<const StepProgram> program);

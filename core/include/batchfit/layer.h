@@ -19,6 +19,10 @@ struct Layer {
     std::string op;                  ///< op type, e.g. "conv2d"; empty for a block
     Attributes attrs;                ///< op attributes (op layers only)
     std::vector<std::string> inputs; ///< explicit inputs by layer name; empty = previous layer's output
+    /// false: its parameters (a block: those of everything inside) are frozen (requires_grad=False): no
+    /// gradient, no optimizer state, and ops save only what the gradients that still flow need.
+    bool trainable = true;
+    std::vector<std::string> frozenParams; ///< op layers: these parameters frozen ("bias"), the others not
 
     // Block fields.
     std::vector<Layer> layers;    ///< children, run in order

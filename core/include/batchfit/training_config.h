@@ -55,6 +55,12 @@ struct TrainingConfig {
     bool firstStep = false;        ///< simulate step 1 (states created lazily) instead of the steady state
     TorchRules torch = TorchRules::Torch2;
 
+    // Fine-tuning: which layers train (glob patterns over layer paths, or PyTorch module names; a pattern
+    // matching a block covers what it contains). Empty: every layer the model file does not mark
+    // "trainable": false.
+    std::vector<std::string> freeze;    ///< --freeze: these layers are frozen
+    std::vector<std::string> trainOnly; ///< --train-only: only these layers train
+
     // Overheads (outside the four components).
     std::optional<std::uint64_t> cudaContextBytes; ///< override of the GPU's default CUDA context
     std::optional<std::uint64_t>

@@ -53,7 +53,8 @@ Result<Graph> buildGraph(const Model& model, const TrainingConfig& config) {
     return b.build(model);
 }
 
-GraphBuilder::GraphBuilder(const TrainingConfig& config) : m_config(config) {
+GraphBuilder::GraphBuilder(const TrainingConfig& config)
+    : m_config(config), m_freezeRules(config.freeze, config.trainOnly) {
     switch (config.precision) {
     case Precision::PureFp16:
     case Precision::MixedFp16Master:
@@ -123,7 +124,10 @@ int GraphBuilder::paramTensor(const std::string& path, const ParamDecl& decl, in
     p.shape = decl.shape;
     p.dtype = decl.dtype.value_or(m_paramDtype);
     p.buffer = decl.buffer;
-    p.trainable = !decl.buffer;
+    bool frozenByName = false;
+    if (m_frozenParams)
+        for (const auto& n : *m_frozenParams) frozenByName = frozenByName || n == decl.name;
+    p.trainable = !decl.buffer && m_trainable && !frozenByName;
     p.tiedTo = tiedTo;
     int idx = static_cast<int>(m_graph.params.size());
     if (tiedTo >= 0) {
@@ -274,7 +278,11 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
                 return makeError(path + ": tied_to '" + *plan.tiedTo + "' has " + std::to_string(src.numel) +
                                  " weight elements, this layer needs " + shapeToString(decl.shape));
         }
+        if (decl.share == ParamDecl::Share::Use) {
+            if (auto it = m_sharedParams.find(decl.name); it != m_sharedParams.end()) tied = it->second;
+        }
         int p = paramTensor(path, decl, tied);
+        if (decl.share != ParamDecl::Share::None && tied < 0) m_sharedParams[decl.name] = p;
         const GParam& gp = m_graph.params[static_cast<std::size_t>(p)];
         const int root = gp.tiedTo >= 0 ? gp.tiedTo : p;
         op.params.push_back(root);
@@ -316,6 +324,12 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
                 (static_cast<std::size_t>(s.ifGrad) >= inputs.size() ||
                  !m_graph.tensors[static_cast<std::size_t>(inputs[static_cast<std::size_t>(s.ifGrad)])]
                       .requiresGrad))
+                continue;
+            // saved only for the gradient of a parameter: not when it is frozen (or absent)
+            if (s.ifParam >= 0 &&
+                (static_cast<std::size_t>(s.ifParam) >= op.params.size() ||
+                 !m_graph.params[static_cast<std::size_t>(op.params[static_cast<std::size_t>(s.ifParam)])]
+                      .trainable))
                 continue;
             int t = -1;
             switch (s.kind) {
@@ -395,7 +409,13 @@ Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope,
     m_graph.layers.push_back(GLayer{path, layer.op, -1});
     m_currentLayer = static_cast<int>(m_graph.layers.size()) - 1;
     const int layerIndex = m_currentLayer;
+    const bool outerTrainable = m_trainable;
+    const bool byPatterns = m_freezeRules.trains(path); // first: it records which patterns matched
+    m_trainable = byPatterns && m_trainable && layer.trainable;
+    m_frozenParams = &layer.frozenParams;
     auto out = addOp(layer.op, path, layer.attrs, inputs);
+    m_trainable = outerTrainable;
+    m_frozenParams = nullptr;
     if (!out) return out.error();
     m_graph.layers[static_cast<std::size_t>(layerIndex)].output = *out;
     scope.names[layer.name] = *out;
@@ -408,6 +428,12 @@ Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope,
     const std::int64_t first = block.firstIndex >= 0 ? block.firstIndex : 0;
     const bool unitMode = m_config.checkpointing == Checkpointing::EveryBlock ||
                           m_config.checkpointing == Checkpointing::EveryKthBlock;
+    struct Restore {
+        bool& flag;
+        bool value;
+        ~Restore() { flag = value; }
+    } restore{m_trainable, m_trainable};
+    m_trainable = m_trainable && block.trainable;
     for (std::int64_t r = 0; r < block.repeat; ++r) {
         const std::string seg = block.name + (indexed ? "[" + std::to_string(first + r) + "]" : "");
         const std::string path = joinPath(prefix, seg);
@@ -480,9 +506,23 @@ Result<Graph> GraphBuilder::build(const Model& model) {
     } else if (m_graph.ops.back().isLoss == false) {
         return makeError(m_graph.ops.back().path + ": layers after the loss are not supported");
     }
+    if (auto unused = m_freezeRules.unmatched(); !unused.empty()) {
+        std::string list;
+        for (const auto& u : unused) list += (list.empty() ? "" : ", ") + u;
+        const std::string example = m_graph.layers.empty() ? std::string() : m_graph.layers.front().path;
+        return makeError(model.name + ": " + list + (unused.size() == 1 ? " matches" : " match") +
+                         " no layer (patterns match layer paths such as '" +
+                         example + "', or PyTorch module names; '*' matches any characters)");
+    }
     bool anyTrainable = false;
     for (const auto& p : m_graph.params) anyTrainable = anyTrainable || p.trainable;
-    if (!anyTrainable) return makeError(model.name + ": the model has no trainable parameters");
+    if (!anyTrainable) {
+        const bool byOptions = !m_config.freeze.empty() || !m_config.trainOnly.empty();
+        return makeError(model.name + ": the model has no trainable parameters" +
+                         (byOptions ? std::string(" (every layer is frozen by --freeze/--train-only or the model "
+                                                  "file: torch's backward would fail, nothing requires grad)")
+                                    : std::string()));
+    }
     return std::move(m_graph);
 }
 

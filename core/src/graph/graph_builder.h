@@ -4,6 +4,7 @@
 #include "batchfit/model.h"
 #include "batchfit/result.h"
 #include "batchfit/training_config.h"
+#include "graph/freeze_rules.h"
 #include "graph/graph.h"
 #include "ops/op_rule.h"
 
@@ -66,6 +67,10 @@ private:
     std::int64_t m_unitCandidates = 0;
     std::map<std::string, int> m_shared;
     std::map<std::string, int> m_weightByLayer; ///< layer path -> its "weight" parameter (for tied_to)
+    std::map<std::string, int> m_sharedParams;  ///< ParamDecl::Share key -> the parameter provided last
+    FreezeRules m_freezeRules;
+    bool m_trainable = true;                                ///< the layer being lowered trains
+    const std::vector<std::string>* m_frozenParams = nullptr; ///< its parameters that do not
     std::uint64_t m_opBudget = 0;
     std::uint64_t m_parameterElements = 0;
 };

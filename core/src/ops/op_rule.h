@@ -25,12 +25,17 @@ enum class PrecisionClass {
 enum class Alias { None, View, InPlace };
 
 struct ParamDecl {
-    ParamDecl(std::string n, Shape s, bool isBuffer = false, std::optional<DType> dt = std::nullopt)
-        : name(std::move(n)), shape(std::move(s)), buffer(isBuffer), dtype(dt) {}
+    /// A tensor several layers use (a model-wide causal mask buffer): Provide declares it (and becomes the one
+    /// later users get), Use takes the latest one provided under the same key, or declares it when none was.
+    enum class Share { None, Provide, Use };
+    ParamDecl(std::string n, Shape s, bool isBuffer = false, std::optional<DType> dt = std::nullopt,
+              Share sh = Share::None)
+        : name(std::move(n)), shape(std::move(s)), buffer(isBuffer), dtype(dt), share(sh) {}
     std::string name; ///< "weight", "bias", "running_mean"
     Shape shape;
     bool buffer = false;
     std::optional<DType> dtype; ///< default: the parameter dtype of the precision
+    Share share = Share::None;  ///< keyed by name
 };
 
 struct SavedDecl {
@@ -38,6 +43,7 @@ struct SavedDecl {
     int index = 0;
     int ifGrad =
         -1; ///< >= 0: saved only if input `ifGrad` requires a gradient (autograd saves what it needs)
+    int ifParam = -1; ///< >= 0: saved only if parameter `ifParam` trains (a frozen weight needs no grad)
 };
 
 /// What a primitive op does, given its (already cast) inputs.

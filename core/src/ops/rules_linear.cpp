@@ -25,8 +25,9 @@ public:
         p.params.push_back({"weight", {*out, inF}});
         if (c.flag("bias", true)) p.params.push_back({"bias", {*out}});
         if (auto t = c.attrs.getString("tied_to")) p.tiedTo = *t;
-        p.saved = {{SavedDecl::Kind::Input, 0, -1},
-                   {SavedDecl::Kind::Param, 0, 0}}; // mat2 only for grad_input
+        // mm/addmm save mat1 (the input) only for the weight's gradient and mat2 (the weight) only for the
+        // input's (derivatives.yaml: one formula per operand; codegen saves under should_compute_output)
+        p.saved = {{SavedDecl::Kind::Input, 0, -1, 0}, {SavedDecl::Kind::Param, 0, 0}};
         p.needsContiguous = in.rank() > 1;
         return p;
     }

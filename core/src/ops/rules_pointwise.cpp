@@ -130,9 +130,9 @@ bool broadcastsTo(const Shape& mask, bool batched, const Shape& in) {
 /// masked_fill(x, mask, value) and where(cond, x, value): the output has x's shape; backward keeps the mask.
 /// The mask is the second input (a bool tensor such as a comparison's), or given by attributes: 'mask_shape'
 /// (its full shape, unbatched), made by a comparison on a buffer ('mask': "computed", a new bool tensor), a
-/// bool buffer itself ('mask': "buffer", no new memory) or one that an earlier layer holds ('mask': "shared",
-/// nothing new: a model-wide causal buffer used by every block); 'buffer_shape'/'buffer_dtype' declare the
-/// buffer.
+/// bool buffer itself ('mask': "buffer", no new memory) or the buffer an earlier "buffer" layer declared ('mask':
+/// "shared", nothing new: a model-wide causal buffer used by every block, saved by each); 'buffer_shape'/
+/// 'buffer_dtype' declare the buffer.
 class MaskedFillRule : public OpRule {
 public:
     int maxInputs() const override { return 2; }
@@ -162,7 +162,13 @@ public:
             return c.failAttribute("mask",
                                    "attribute 'mask' must be \"computed\", \"buffer\" or \"shared\", got " +
                                        attrToString(*c.attrs.find("mask")));
-        if (kind == "shared") return p; // a view of a bool buffer another layer holds and already saves
+        if (kind == "shared") {
+            // a view of the bool buffer an earlier layer declared ('mask': "buffer"): the same storage, saved
+            // here too, which matters when the earlier layer needs no gradient (frozen) and saves nothing
+            p.params.push_back({"mask", mask, true, DType::Bool, ParamDecl::Share::Use});
+            p.saved.push_back({SavedDecl::Kind::Param, 0});
+            return p;
+        }
         DType bufType = DType::Bool;
         if (auto s = c.attrs.getString("buffer_dtype")) {
             auto d = parseDType(*s);
@@ -173,7 +179,9 @@ public:
         if (!bufferShape) return bufferShape.error();
         std::optional<Shape> buffer = *bufferShape;
         if (!buffer && kind == "buffer") buffer = mask;
-        if (buffer) p.params.push_back({"mask", *buffer, true, bufType});
+        if (buffer)
+            p.params.push_back({"mask", *buffer, true, bufType,
+                                kind == "buffer" ? ParamDecl::Share::Provide : ParamDecl::Share::None});
         if (kind == "buffer") {
             if (bufType != DType::Bool)
                 return c.failAttribute("buffer_dtype", "a mask used as is must be a bool buffer");
@@ -188,7 +196,7 @@ public:
 };
 
 /// weight * x with a learned weight of shape 'shape' (default: the last dim), broadcast over x: saves x (for
-/// the weight's gradient) and the weight (for x's).
+/// the weight's gradient: not when the weight is frozen) and the weight (for x's).
 class LearnedMulRule : public OpRule {
 public:
     Result<OpPlan> plan(const OpContext& c) const override {
@@ -212,7 +220,8 @@ public:
         OpPlan p;
         p.params.push_back({"weight", w});
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
-        p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Param, 0, 0}};
+        // mul: other (x) saved for self's (the weight's) gradient, self for other's
+        p.saved = {{SavedDecl::Kind::Input, 0, -1, 0}, {SavedDecl::Kind::Param, 0, 0}};
         return p;
     }
 };

@@ -20,7 +20,7 @@ int Scheduler::newInstance(Affine bytes, Component component, int step) {
     m_lastUse.push_back(step);
     m_allocStep.push_back(step);
     m_creatorLayer.push_back(-1);
-    m_trainableParam.push_back(false);
+    m_weightInst.push_back(false);
     const int id = static_cast<int>(m_program.instances.size()) - 1;
     m_program.steps[static_cast<std::size_t>(step)].allocs.push_back(id);
     return id;
@@ -32,7 +32,7 @@ void Scheduler::transient(Affine bytes, Component component, int step) {
     m_lastUse.push_back(-1); // not freed through frees[]
     m_allocStep.push_back(step);
     m_creatorLayer.push_back(-1);
-    m_trainableParam.push_back(false);
+    m_weightInst.push_back(false);
     m_program.steps[static_cast<std::size_t>(step)].transients.push_back(
         static_cast<int>(m_program.instances.size()) - 1);
 }
@@ -99,8 +99,11 @@ Status Scheduler::run() {
         const auto& gp = m_graph.params[p];
         const int layer = m_paramLayer[p];
         if (gp.tiedTo >= 0 || gp.buffer || layer < 0) continue;
-        auto& count = m_program.layers[static_cast<std::size_t>(layer) + 1].parameterCount; // row 0: input
-        count = checkedAdd(count, gp.numel).value_or(count);
+        auto& row = m_program.layers[static_cast<std::size_t>(layer) + 1]; // row 0: input
+        row.parameterCount = checkedAdd(row.parameterCount, gp.numel).value_or(row.parameterCount);
+        if (gp.trainable)
+            row.trainableParameterCount =
+                checkedAdd(row.trainableParameterCount, gp.numel).value_or(row.trainableParameterCount);
     }
     setup();
     const int micro = m_config.accumulationSteps > 1 ? 2 : 1;
@@ -128,13 +131,13 @@ void Scheduler::setup() {
         const std::uint64_t bytes = gp.numel * static_cast<std::uint64_t>(dtypeSize(gp.dtype));
         const int inst = newInstance(Affine{bytes, 0}, Component::Parameters, s);
         m_lastUse[static_cast<std::size_t>(inst)] = kForever;
-        m_trainableParam[static_cast<std::size_t>(inst)] = gp.trainable;
+        m_weightInst[static_cast<std::size_t>(inst)] = !gp.buffer; // frozen or not: never an activation
         m_creatorLayer[static_cast<std::size_t>(inst)] = m_paramLayer[p];
         m_fwdInst[static_cast<std::size_t>(gp.tensor)] = inst;
         t.parameterBytes += bytes;
         if (gp.buffer) t.bufferBytes += bytes;
+        if (!gp.buffer) t.parameterCount += gp.numel; // frozen parameters count, buffers do not
         if (gp.trainable) {
-            t.parameterCount += gp.numel;
             t.trainableParameterCount += gp.numel;
             t.gradientBytes += bytes;
             const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
@@ -256,7 +259,7 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
             const int prod = m_graph.tensors[static_cast<std::size_t>(m_graph.storageOf(t))].producer;
             const bool inside = prod >= 0 && m_graph.ops[static_cast<std::size_t>(prod)].checkpointUnit == u;
             const int inst = instanceOf(t, s, false);
-            if (!inside && !m_trainableParam[static_cast<std::size_t>(inst)])
+            if (!inside && !m_weightInst[static_cast<std::size_t>(inst)])
                 m_unitHeld[static_cast<std::size_t>(u)].push_back(inst);
         }
         return;
@@ -264,7 +267,7 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
     auto& saved = m_savedBy[static_cast<std::size_t>(opIndex)];
     for (int t : op.saved) {
         const int inst = instanceOf(t, s, recompute);
-        if (!m_trainableParam[static_cast<std::size_t>(inst)]) saved.push_back(inst);
+        if (!m_weightInst[static_cast<std::size_t>(inst)]) saved.push_back(inst);
     }
 }
 

@@ -178,6 +178,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
         la.outputBatched = l.outputBatched;
         la.outputDType = l.outputDType;
         la.parameterCount = l.parameterCount;
+        la.trainableParameterCount = l.trainableParameterCount;
         la.shareOfPeak = e.peakAllocatedBytes
                              ? static_cast<double>(la.savedBytes) / static_cast<double>(e.peakAllocatedBytes)
                              : 0;

@@ -36,6 +36,7 @@ struct LayerInfo {
     bool outputBatched = true;
     DType outputDType = DType::Float32;
     std::uint64_t parameterCount = 0;
+    std::uint64_t trainableParameterCount = 0;
 };
 
 struct StepTotals {
