@@ -266,3 +266,29 @@ TEST_CASE("a global average pool keeps its input under torch 1.13, nothing under
                 {"name":"pool","op":"adaptive_avgpool2d","output_size":2},{"name":"loss","op":"mse_loss"}]})");
     CHECK(estimateAt(m2, 2, torch2).savedActivationBytes == estimateAt(m2, 2, torch113).savedActivationBytes);
 }
+
+TEST_CASE("cast: a new tensor of the dtype, nothing saved; the input itself when it has the dtype", "[ops][cast]") {
+    // [8, 64] bf16 batch -> linear -> cast float32 -> softmax (fp32, keeps its output) -> cast back as the linear's
+    // output (type_as) -> linear -> mse. The casts save nothing (derivatives.yaml _to_copy).
+    auto model = [](const std::string& cast1, const std::string& cast2) {
+        return parseOrFail(R"({"format":"batchfit-model","version":1,"name":"c","input":{"shape":[8,64],"dtype":"bfloat16"},
+          "layers":[{"name":"fc","op":"linear","out_features":64},)" +
+                           cast1 + R"({"name":"sm","op":"softmax"},)" + cast2 +
+                           R"({"name":"out","op":"linear","out_features":4},{"name":"loss","op":"mse_loss"}]})");
+    };
+    TrainingConfig bf16;
+    bf16.precision = Precision::PureBf16;
+    const auto withCasts = estimateAt(model(R"({"name":"up","op":"cast","dtype":"float32"},)",
+                                            R"({"name":"down","op":"cast","inputs":["sm","fc"]},)"),
+                                      1, bf16);
+    const auto plain = estimateAt(model("", ""), 1, bf16);
+    // softmax keeps its fp32 output (8*64*4) instead of a bf16 one (8*64*2); out keeps the bf16 copy made by
+    // "down" (8*64*2) instead of softmax's output, which it shared before.
+    CHECK(withCasts.savedActivationBytes == plain.savedActivationBytes + 8 * 64 * 2 + 8 * 64 * 2);
+    // Casting to the dtype a tensor has is free.
+    const auto noop = estimateAt(model(R"({"name":"up","op":"cast","dtype":"bfloat16"},)", ""), 1, bf16);
+    CHECK(noop.savedActivationBytes == plain.savedActivationBytes);
+    auto bad = Estimator::create(model(R"({"name":"up","op":"cast","dtype":"float33"},)", ""), bf16, 0);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.find("up: unknown dtype 'float33'") != std::string::npos);
+}

@@ -1,6 +1,7 @@
 """torch.* function and Tensor method calls -> BatchFit layers (dispatch, arithmetic, convolutions)."""
 import torch
 
+from .common import DTYPE_NAMES
 from .pointwise_rules import UNARY
 from .tables import FN, FN_SPLIT, METHOD
 from .tracing import untracked_view
@@ -180,10 +181,18 @@ class FunctionRules:
         if kind in ("chunk", "split"):
             return self.split(n, kind)
         if kind == "to":
+            # a dtype conversion: written as "cast" even when this trace's dtypes make it a no-op (x.float() on an
+            # fp32 model), so that the file estimated at another precision converts where the model does
             x = self.tin(a[0])
-            if n.vals[0].dtype == self.meta_of(a[0]).dtype:
-                return x
-            raise Unmappable("a dtype conversion (cast)")
+            out, src = n.vals[0], self.meta_of(a[0])
+            target = n.target if n.kind == "method" else getattr(n.target, "__name__", "")
+            if target == "type_as" and isinstance(self.value(a[1]) if len(a) > 1 else None, str):
+                return self.emit(n, "cast", [x, self.tin(a[1])])
+            explicit = target in ("float", "half", "bfloat16", "double") or any(
+                isinstance(v, torch.dtype) for v in list(a[1:]) + list(n.kwargs.values()))
+            if out.dtype == src.dtype and not explicit:
+                return x  # .to(device), .to(x) of the same dtype, .type_as(a constant)
+            return self.emit(n, "cast", [x], dtype=DTYPE_NAMES.get(out.dtype, str(out.dtype).replace("torch.", "")))
         if kind == "clone":
             x = self.tin(a[0])
             return self.emit(n, "scale", [x], factor=1.0, torch_op="clone")

@@ -183,11 +183,25 @@ public:
     }
 };
 
+/// x.to(dtype), x.float(), x.type_as(y): a new tensor of the dtype ('dtype', or the second input's), or x itself
+/// when it has that dtype already. derivatives.yaml `_to_copy`: the backward casts the gradient back, saving
+/// nothing.
 class CastRule : public OpRule {
 public:
+    int maxInputs() const override { return 2; }
     Result<OpPlan> plan(const OpContext& c) const override {
-        auto dt = parseDType(c.attrs.getString("dtype").value_or(""));
-        if (!dt) return c.fail("cast needs a 'dtype'");
+        std::optional<DType> dt;
+        if (c.inputs.size() == 2) {
+            dt = c.inputs[1].dtype;
+        } else {
+            auto name = c.attrs.getString("dtype");
+            if (!name)
+                return c.failAttribute("dtype", "cast needs a 'dtype' (float32, float16, bfloat16, ...) or a "
+                                                "second input whose dtype it takes (type_as)");
+            auto parsed = parseDType(*name);
+            if (!parsed) return c.failAttribute("dtype", "unknown dtype '" + *name + "'");
+            dt = *parsed;
+        }
         const auto& in = c.inputs[0];
         if (in.dtype == *dt) return viewPlan(in, in.shape, in.contiguous);
         OpPlan p;
@@ -228,7 +242,7 @@ void registerShapeOps() {
     addOpRule("slice", std::make_unique<SelectRule>(true));
     addOpRule("contiguous", std::make_unique<ContiguousRule>());
     addOpRule("identity", std::make_unique<IdentityRule>());
-    addOpRule("cast", std::make_unique<CastRule>(), true);
+    addOpRule("cast", std::make_unique<CastRule>());
     addOpRule("split", std::make_unique<SplitRule>(), true);
 }
 

@@ -53,6 +53,7 @@ const QHash<QString, OpCatalogue::Family>& families() {
         {QStringLiteral("select"), F::Shape},
         {QStringLiteral("slice"), F::Shape},
         {QStringLiteral("contiguous"), F::Shape},
+        {QStringLiteral("cast"), F::Shape},
         {QStringLiteral("identity"), F::Shape},
         {QStringLiteral("concat"), F::Shape},
         {QStringLiteral("add"), F::Arithmetic},
@@ -114,6 +115,7 @@ const std::vector<OpEntry>& entries() {
         {"select", "dim index"},
         {"slice", "dim start end step"},
         {"contiguous", ""},
+        {"cast", "dtype"},
         {"identity", ""},
         {"add", ""},
         {"mul", ""},
@@ -220,6 +222,8 @@ Attributes OpCatalogue::starterAttributes(const QString& op) {
         a.set("output_size", std::int64_t{1});
     else if (op == QLatin1String("reshape"))
         a.set("shape", V{-1});
+    else if (op == QLatin1String("cast"))
+        a.set("dtype", std::string("float32"));
     else if (op == QLatin1String("transpose")) {
         a.set("dim0", std::int64_t{0});
         a.set("dim1", std::int64_t{1});
@@ -283,6 +287,9 @@ QString OpCatalogue::description(const QString& op) {
         {QStringLiteral("select"), QT_TR_NOOP("Picks one index along a dimension (a view).")},
         {QStringLiteral("slice"), QT_TR_NOOP("Takes a range along a dimension (a view).")},
         {QStringLiteral("contiguous"), QT_TR_NOOP("Copies a view into contiguous memory.")},
+        {QStringLiteral("cast"),
+         QT_TR_NOOP("Converts to another dtype (x.float(), x.to(torch.bfloat16), x.type_as(y)): a new tensor, "
+                    "nothing saved.")},
         {QStringLiteral("identity"), QT_TR_NOOP("Passes the tensor through unchanged.")},
         {QStringLiteral("add"), QT_TR_NOOP("Adds two inputs (broadcasting).")},
         {QStringLiteral("mul"), QT_TR_NOOP("Multiplies two inputs (broadcasting).")},
