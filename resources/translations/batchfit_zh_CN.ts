@@ -932,6 +932,38 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>Repeat × %1</source>
         <translation>重复 × %1</translation>
     </message>
+    <message>
+        <source>&amp;Freeze Layers Before This One</source>
+        <translation>冻结此层之前的所有层(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Fine-tune from the selected layer on: every layer before it is frozen (requires_grad=False), it and every layer after it train</source>
+        <translation>从所选层开始微调：之前的每一层都被冻结（requires_grad=False），所选层及其后的层参与训练</translation>
+    </message>
+    <message>
+        <source>&amp;Train All Layers</source>
+        <translation>训练所有层(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Unfreeze every layer (full training)</source>
+        <translation>解冻所有层（全量训练）</translation>
+    </message>
+    <message>
+        <source>Train all layers</source>
+        <translation>训练所有层</translation>
+    </message>
+    <message>
+        <source>Train %1</source>
+        <translation>训练 %1</translation>
+    </message>
+    <message>
+        <source>Freeze %1</source>
+        <translation>冻结 %1</translation>
+    </message>
+    <message>
+        <source>Freeze layers before %1</source>
+        <translation>冻结 %1 之前的层</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LayerTreeModel</name>
@@ -1044,6 +1076,26 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>Those activations as a share of the peak allocated memory.</source>
         <translation>这些激活占峰值已分配显存的比例。</translation>
+    </message>
+    <message>
+        <source>Trains: %1 parameters get gradients and optimizer states. Untick to freeze (requires_grad=False).</source>
+        <translation>参与训练：%1 个参数有反向梯度和优化器状态。取消勾选即冻结（requires_grad=False）。</translation>
+    </message>
+    <message>
+        <source>Frozen (requires_grad=False): no gradient, no optimizer state, and layers before the first trainable one save nothing for backward. Tick to train it.</source>
+        <translation>已冻结（requires_grad=False）：没有梯度，没有优化器状态；第一个可训练层之前的层不为反向传播保存任何前向激活。勾选即参与训练。</translation>
+    </message>
+    <message>
+        <source>%1 of %2 parameters train; the others are frozen.</source>
+        <translation>%2 个参数中 %1 个参与训练，其余已冻结。</translation>
+    </message>
+    <message>
+        <source>Trains</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Ticked: the layer&apos;s parameters train. Unticked: frozen (fine-tuning), as requires_grad=False.</source>
+        <translation>勾选：该层参数参与训练。未勾选：冻结（微调），即 requires_grad=False。</translation>
     </message>
 </context>
 <context>
@@ -1202,10 +1254,6 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>What Would Help?</source>
         <translation>优化建议</translation>
-    </message>
-    <message>
-        <source>%1 · %2 parameters · %3 · lowered in %4 ms</source>
-        <translation>%1 · %2 个参数 · %3 · 建模耗时 %4 毫秒</translation>
     </message>
     <message>
         <source>The model has a problem, so the chart shows the last valid estimate: %1</source>
@@ -1478,6 +1526,18 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>The measured points sit at the bottom of this memory axis: the log memory axis beside the chart spreads them.</source>
         <translation>实测点挤在这条显存轴的底部：勾选图表旁的“显存对数轴”即可把它们展开。</translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation>%1 个参数</translation>
+    </message>
+    <message>
+        <source>%1 of %2 parameters trainable</source>
+        <translation>%2 个参数中 %1 个可训练</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 · lowered in %4 ms</source>
+        <translation>%1 · %2 · %3 · 建模耗时 %4 毫秒</translation>
     </message>
 </context>
 <context>

@@ -74,9 +74,12 @@ TEST_CASE("the layer stack shows activations, share and parameters right after t
     REQUIRE(tree);
     QHeaderView* h = tree->header();
     CHECK(h->visualIndex(LayerTreeModel::NameColumn) == 0);
-    CHECK(h->visualIndex(LayerTreeModel::ActivationColumn) == 1);
-    CHECK(h->visualIndex(LayerTreeModel::ShareColumn) == 2);
-    CHECK(h->visualIndex(LayerTreeModel::ParametersColumn) == 3);
+    // Trains (fine-tuning) sits next to the name, hidden while nothing is frozen
+    CHECK(h->visualIndex(LayerTreeModel::TrainableColumn) == 1);
+    CHECK(h->isSectionHidden(LayerTreeModel::TrainableColumn));
+    CHECK(h->visualIndex(LayerTreeModel::ActivationColumn) == 2);
+    CHECK(h->visualIndex(LayerTreeModel::ShareColumn) == 3);
+    CHECK(h->visualIndex(LayerTreeModel::ParametersColumn) == 4);
     // Those four fit a dock of 400 px (the width it gets on a 1366 x 768 screen).
     int width = 0;
     for (int c : {int(LayerTreeModel::NameColumn), int(LayerTreeModel::ActivationColumn),

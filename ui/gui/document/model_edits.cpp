@@ -1,6 +1,7 @@
 #include "gui/document/model_edits.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace batchfit {
 
@@ -78,6 +79,106 @@ LayerAddress ModelEdits::wrapInBlock(Model& model, const LayerAddress& at) {
     block.name = uniqueName(*list, "block");
     list->insert(list->begin() + at.index(), std::move(block));
     return at;
+}
+
+namespace {
+
+void forEachChildList(Layer& block, const std::function<void(std::vector<Layer>&)>& f) {
+    f(block.layers);
+    f(block.shortcutLayers);
+    f(block.after);
+}
+
+void setAll(std::vector<Layer>& list, bool trainable, bool& changed) {
+    for (Layer& l : list) {
+        changed = changed || l.trainable != trainable;
+        l.trainable = trainable;
+        if (l.isBlock()) forEachChildList(l, [&](std::vector<Layer>& c) { setAll(c, true, changed); });
+    }
+}
+
+/// Returns true once `target` was reached (the layers from there on train, those before are frozen).
+bool freezeUntil(std::vector<Layer>& list, const Layer* target, bool reached, bool& changed) {
+    for (Layer& l : list) {
+        if (&l == target) {
+            reached = true;
+            changed = changed || !l.trainable;
+            l.trainable = true;
+            if (l.isBlock()) forEachChildList(l, [&](std::vector<Layer>& c) { setAll(c, true, changed); });
+            continue;
+        }
+        if (!l.isBlock()) {
+            changed = changed || l.trainable != reached;
+            l.trainable = reached;
+            continue;
+        }
+        // A block: trainable itself (its children decide), unless it lies wholly before the target.
+        bool inside = false;
+        std::function<bool(const std::vector<Layer>&)> holds = [&](const std::vector<Layer>& c) {
+            for (const Layer& x : c)
+                if (&x == target || (x.isBlock() && (holds(x.layers) || holds(x.shortcutLayers) || holds(x.after))))
+                    return true;
+            return false;
+        };
+        inside = holds(l.layers) || holds(l.shortcutLayers) || holds(l.after);
+        if (!inside && !reached) {
+            changed = changed || l.trainable;
+            l.trainable = false;
+            forEachChildList(l, [&](std::vector<Layer>& c) { setAll(c, true, changed); });
+            continue;
+        }
+        changed = changed || !l.trainable;
+        l.trainable = true;
+        if (!inside) {
+            forEachChildList(l, [&](std::vector<Layer>& c) { setAll(c, true, changed); });
+            continue;
+        }
+        bool r = reached;
+        for (auto* c : {&l.layers, &l.shortcutLayers, &l.after}) r = freezeUntil(*c, target, r, changed);
+        reached = r;
+    }
+    return reached;
+}
+
+} // namespace
+
+LayerAddress ModelEdits::setTrainable(Model& model, const LayerAddress& at, bool trainable) {
+    Layer* target = at.resolve(model);
+    if (!target) return {};
+    bool changed = target->trainable != trainable;
+    if (trainable) {
+        // Frozen ancestors: make each trainable, keeping its other children frozen.
+        std::vector<LayerAddress> chain;
+        for (LayerAddress a = at.parent(); !a.isEmpty(); a = a.parent()) chain.insert(chain.begin(), a);
+        for (std::size_t i = 0; i < chain.size(); ++i) {
+            Layer* block = chain[i].resolve(model);
+            if (!block || block->trainable) continue;
+            block->trainable = true;
+            changed = true;
+            const Layer* keep = (i + 1 < chain.size() ? chain[i + 1] : at).resolve(model);
+            forEachChildList(*block, [&](std::vector<Layer>& c) {
+                for (Layer& x : c)
+                    if (&x != keep) x.trainable = false;
+            });
+        }
+    }
+    target = at.resolve(model);
+    target->trainable = trainable;
+    return changed ? at : LayerAddress();
+}
+
+LayerAddress ModelEdits::freezeBefore(Model& model, const LayerAddress& at) {
+    const Layer* target = at.resolve(model);
+    if (!target) return {};
+    bool changed = false;
+    freezeUntil(model.layers, target, false, changed);
+    return changed ? at : LayerAddress();
+}
+
+bool ModelEdits::trainAll(Model& model) {
+    bool changed = false;
+    setAll(model.layers, true, changed);
+    return changed;
 }
 
 LayerAddress ModelEdits::setRepeat(Model& model, const LayerAddress& at, std::int64_t repeat) {

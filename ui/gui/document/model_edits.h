@@ -24,6 +24,14 @@ public:
     static LayerAddress wrapInBlock(Model& model, const LayerAddress& at);
     /// Sets a block's repeat count (>= 1).
     static LayerAddress setRepeat(Model& model, const LayerAddress& at, std::int64_t repeat);
+    /// Freezes (or unfreezes) the layer. Unfreezing a layer inside a frozen block makes the block trainable
+    /// and freezes its other children instead, so that only this layer changes.
+    static LayerAddress setTrainable(Model& model, const LayerAddress& at, bool trainable);
+    /// Freezes every layer before `at` (in model order) and makes `at` and every layer after it train:
+    /// "fine-tune from here on". Returns `at`, or empty if nothing changed.
+    static LayerAddress freezeBefore(Model& model, const LayerAddress& at);
+    /// Makes every layer and block trainable again.
+    static bool trainAll(Model& model);
     /// `base`, or `base_2`, `base_3`, ... : a name no layer in `siblings` has.
     static std::string uniqueName(const std::vector<Layer>& siblings, const std::string& base);
 };

@@ -80,7 +80,7 @@ void LayerTreeModel::setModel(const Model& model) {
 
 void LayerTreeModel::setEstimate(const Estimate* estimate) {
     for (auto& n : m_nodes) {
-        n.savedBytes = n.outputBytes = n.parameterCount = 0;
+        n.savedBytes = n.outputBytes = n.parameterCount = n.trainableCount = 0;
         n.outputShape.clear();
         n.share = 0;
         n.hasFigures = false;
@@ -115,6 +115,7 @@ void LayerTreeModel::setEstimate(const Estimate* estimate) {
                 Node& n = m_nodes[static_cast<std::size_t>(id)];
                 n.savedBytes += rows[i].savedBytes;
                 n.parameterCount += rows[i].parameterCount;
+                n.trainableCount += rows[i].trainableParameterCount;
                 n.share += rows[i].shareOfPeak;
                 n.hasFigures = true;
             }
@@ -128,8 +129,8 @@ void LayerTreeModel::emitFiguresChanged(int node) {
     if (n.children.empty()) return;
     const QModelIndex parentIndex = node == 0 ? QModelIndex() : createIndex(n.row, 0, quintptr(node));
     emit dataChanged(index(0, OutputColumn, parentIndex),
-                     index(static_cast<int>(n.children.size()) - 1, ShareColumn, parentIndex),
-                     {Qt::DisplayRole, Qt::ToolTipRole, kValueRole});
+                     index(static_cast<int>(n.children.size()) - 1, TrainableColumn, parentIndex),
+                     {Qt::DisplayRole, Qt::ToolTipRole, kValueRole, Qt::CheckStateRole});
     for (int c : n.children)
         if (!m_nodes[static_cast<std::size_t>(c)].children.empty()) emitFiguresChanged(c);
 }
@@ -169,7 +170,20 @@ int LayerTreeModel::columnCount(const QModelIndex&) const {
 
 Qt::ItemFlags LayerTreeModel::flags(const QModelIndex& index) const {
     if (!index.isValid()) return Qt::NoItemFlags;
-    return Qt::ItemIsSelectable | Qt::ItemIsEnabled;
+    Qt::ItemFlags f = Qt::ItemIsSelectable | Qt::ItemIsEnabled;
+    const Node* n = nodeOf(index);
+    if (index.column() == TrainableColumn && n && n->kind == Kind::Layer && n->parameterCount > 0)
+        f |= Qt::ItemIsUserCheckable;
+    return f;
+}
+
+bool LayerTreeModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    const Node* n = nodeOf(index);
+    if (!index.isValid() || !n || role != Qt::CheckStateRole || index.column() != TrainableColumn ||
+        n->kind != Kind::Layer || n->parameterCount == 0)
+        return false;
+    emit trainableToggled(n->address, value.toInt() == Qt::Checked);
+    return true;
 }
 
 LayerAddress LayerTreeModel::addressOf(const QModelIndex& index) const {
@@ -254,7 +268,13 @@ QVariant LayerTreeModel::data(const QModelIndex& index, int role) const {
         if (index.column() == ShareColumn) return n->share;
         if (index.column() == OutputColumn) return QVariant::fromValue<qulonglong>(n->outputBytes);
         if (index.column() == ParametersColumn) return QVariant::fromValue<qulonglong>(n->parameterCount);
+        if (index.column() == TrainableColumn) return QVariant::fromValue<qulonglong>(n->trainableCount);
         return {};
+    case Qt::CheckStateRole:
+        // Rows with parameters: all of them train, none (frozen) or some (a block with frozen layers).
+        if (index.column() != TrainableColumn || n->kind != Kind::Layer || n->parameterCount == 0) return {};
+        if (n->trainableCount == n->parameterCount) return Qt::Checked;
+        return n->trainableCount == 0 ? Qt::Unchecked : Qt::PartiallyChecked;
     case Qt::TextAlignmentRole:
         if (index.column() >= OutputColumn) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return {};
@@ -347,6 +367,18 @@ QVariant LayerTreeModel::toolTipData(const Node& n, int column) const {
         return tr("Shape of the layer's output tensor (B = batch size); %1 at batch %2 (first repetition).")
             .arg(ByteFormat::bytes(n.outputBytes))
             .arg(m_batch);
+    if (column == TrainableColumn && n.hasFigures && n.kind == Kind::Layer && n.parameterCount > 0) {
+        if (n.trainableCount == n.parameterCount)
+            return tr("Trains: %1 parameters get gradients and optimizer states. Untick to freeze "
+                      "(requires_grad=False).")
+                .arg(QLocale().toString(static_cast<qulonglong>(n.parameterCount)));
+        if (n.trainableCount == 0)
+            return tr("Frozen (requires_grad=False): no gradient, no optimizer state, and layers before the "
+                      "first trainable one save nothing for backward. Tick to train it.");
+        return tr("%1 of %2 parameters train; the others are frozen.")
+            .arg(QLocale().toString(static_cast<qulonglong>(n.trainableCount)),
+                 QLocale().toString(static_cast<qulonglong>(n.parameterCount)));
+    }
     if (column == ParametersColumn && n.hasFigures)
         return tr(
             "Parameters of this layer: tied weights count once, at their first use; buffers such as "
@@ -382,6 +414,8 @@ QVariant LayerTreeModel::headerData(int section, Qt::Orientation orientation, in
             return tr("Activations");
         case ShareColumn:
             return tr("% of peak");
+        case TrainableColumn:
+            return tr("Trains");
         default:
             return {};
         }
@@ -394,6 +428,8 @@ QVariant LayerTreeModel::headerData(int section, Qt::Orientation orientation, in
             return tr("Forward activations the layer saves for the backward pass at the current batch.");
         case ShareColumn:
             return tr("Those activations as a share of the peak allocated memory.");
+        case TrainableColumn:
+            return tr("Ticked: the layer's parameters train. Unticked: frozen (fine-tuning), as requires_grad=False.");
         default:
             return {};
         }

@@ -12,7 +12,8 @@
 
 namespace batchfit {
 
-/// Read-only tree over a Model (edits go through Document's undo stack, then setModel()).
+/// Read-only tree over a Model (edits go through Document's undo stack, then setModel()): ticking the
+/// Trainable column only emits trainableToggled().
 class LayerTreeModel : public QAbstractItemModel {
     Q_OBJECT
 
@@ -24,6 +25,7 @@ public:
         ParametersColumn,
         ActivationColumn,
         ShareColumn,
+        TrainableColumn, ///< a checkbox: the layer's parameters train (unchecked: frozen, requires_grad=False)
         ColumnCount
     };
     /// Raw numbers for sorting and tests (bytes, or share in 0..1).
@@ -57,9 +59,14 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
 
     /// "attention" or "MLP" for an unnamed block by what it holds (empty when neither).
     static QString blockRole(const Layer& block);
+
+signals:
+    /// The user ticked or unticked a row's Trainable box (the model itself does not change).
+    void trainableToggled(const batchfit::LayerAddress& address, bool trainable);
 
 private:
     std::optional<LayerAddress> m_problemAddress;
@@ -77,6 +84,7 @@ private:
         std::uint64_t savedBytes = 0;
         std::uint64_t outputBytes = 0;
         std::uint64_t parameterCount = 0;
+        std::uint64_t trainableCount = 0;
         QString outputShape;
         double share = 0;
         bool hasFigures = false;

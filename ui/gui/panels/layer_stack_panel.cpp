@@ -17,6 +17,7 @@
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <functional>
 
 namespace batchfit {
@@ -51,6 +52,12 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     m_view->header()->resizeSection(LayerTreeModel::ActivationColumn, numberWidth);
     m_view->header()->resizeSection(LayerTreeModel::ShareColumn,
                                     fm.horizontalAdvance(QStringLiteral("100.0%")) + 16);
+    m_view->header()->resizeSection(LayerTreeModel::TrainableColumn,
+                                    std::max(fm.horizontalAdvance(m_model->headerData(LayerTreeModel::TrainableColumn,
+                                                                                     Qt::Horizontal)
+                                                                      .toString()) +
+                                                 16,
+                                             40));
     // What a memory tool is read for comes first: a dock of ~380 px shows name, activations, share and
     // parameters; type and output shape follow (scroll sideways, or hide columns from the header's menu).
     QHeaderView* header = m_view->header();
@@ -58,6 +65,8 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     header->moveSection(header->visualIndex(LayerTreeModel::ActivationColumn), 1);
     header->moveSection(header->visualIndex(LayerTreeModel::ShareColumn), 2);
     header->moveSection(header->visualIndex(LayerTreeModel::ParametersColumn), 3);
+    header->moveSection(header->visualIndex(LayerTreeModel::TrainableColumn), 1); // fine-tuning: next to the name
+    header->setSectionHidden(LayerTreeModel::TrainableColumn, true);
     header->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(header, &QWidget::customContextMenuRequested, this, [this, header](const QPoint& pos) {
         QMenu menu(this);
@@ -97,6 +106,20 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     m_repeat = action(QStringLiteral("repeat"), tr("Set Rep&eat…"), QKeySequence(Qt::CTRL | Qt::Key_R),
                       tr("Set how many times the selected block runs"));
     for (auto* a : {m_add, m_duplicate, m_delete, m_up, m_down, m_wrap, m_repeat}) m_toolBar->addAction(a);
+    // Fine-tuning: menu and context-menu only (the toolbar stays short).
+    auto* separator = new QAction(this);
+    separator->setSeparator(true);
+    m_view->addAction(separator);
+    m_freezeBefore = new QAction(tr("&Freeze Layers Before This One"), this);
+    m_freezeBefore->setToolTip(tr("Fine-tune from the selected layer on: every layer before it is frozen "
+                                  "(requires_grad=False), it and every layer after it train"));
+    connect(m_freezeBefore, &QAction::triggered, this,
+            [this] { m_view->header()->setSectionHidden(LayerTreeModel::TrainableColumn, false); });
+    m_trainAll = new QAction(tr("&Train All Layers"), this);
+    m_trainAll->setToolTip(tr("Unfreeze every layer (full training)"));
+    m_view->addAction(m_freezeBefore);
+    m_view->addAction(m_trainAll);
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
     if (auto* b = qobject_cast<QToolButton*>(m_toolBar->widgetForAction(m_add)))
         b->setPopupMode(QToolButton::MenuButtonPopup);
 
@@ -117,6 +140,19 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     connect(m_down, &QAction::triggered, this, [this] { moveCurrent(1); });
     connect(m_wrap, &QAction::triggered, this, &LayerStackPanel::wrapCurrent);
     connect(m_repeat, &QAction::triggered, this, &LayerStackPanel::setRepeatOfCurrent);
+    connect(m_freezeBefore, &QAction::triggered, this, &LayerStackPanel::freezeBeforeCurrent);
+    connect(m_trainAll, &QAction::triggered, this, [this] {
+        Model m = m_doc->model();
+        if (ModelEdits::trainAll(m)) m_doc->editModel(std::move(m), tr("Train all layers"), currentAddress());
+    });
+    connect(m_model, &LayerTreeModel::trainableToggled, this, [this](const LayerAddress& a, bool on) {
+        Model m = m_doc->model();
+        const Layer* l = a.resolve(m);
+        if (!l) return;
+        const QString name = QString::fromStdString(l->name);
+        if (!ModelEdits::setTrainable(m, a, on).isEmpty())
+            m_doc->editModel(std::move(m), on ? tr("Train %1").arg(name) : tr("Freeze %1").arg(name), a);
+    });
     connect(m_doc, &Document::modelReplaced, this, [this] { m_replaced = true; });
     connect(m_doc, &Document::modelChanged, this, &LayerStackPanel::onModelChanged);
     connect(m_doc, &Document::focusRequested, this, &LayerStackPanel::select);
@@ -126,7 +162,7 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
 }
 
 QList<QAction*> LayerStackPanel::editActions() const {
-    return {m_add, m_duplicate, m_delete, m_up, m_down, m_wrap, m_repeat};
+    return {m_add, m_duplicate, m_delete, m_up, m_down, m_wrap, m_repeat, m_freezeBefore, m_trainAll};
 }
 
 LayerAddress LayerStackPanel::currentAddress() const {
@@ -169,6 +205,19 @@ void LayerStackPanel::onModelChanged() {
     const bool inputSelected = m_model->isInputRow(m_view->currentIndex());
     const QStringList expanded = expandedKeys();
     m_model->setModel(m_doc->model());
+    // The Trains column is for fine-tuning: shown while something is frozen (or asked for from the header's
+    // menu), so that full training keeps the columns it reads.
+    std::function<bool(const std::vector<Layer>&)> frozen = [&](const std::vector<Layer>& list) {
+        for (const Layer& l : list)
+            if (!l.trainable || !l.frozenParams.empty() || frozen(l.layers) || frozen(l.shortcutLayers) ||
+                frozen(l.after))
+                return true;
+        return false;
+    };
+    const bool fineTuning = frozen(m_doc->model().layers) || !m_doc->config().freeze.empty() ||
+                            !m_doc->config().trainOnly.empty();
+    if (fineTuning) m_view->header()->setSectionHidden(LayerTreeModel::TrainableColumn, false);
+    else if (m_replaced) m_view->header()->setSectionHidden(LayerTreeModel::TrainableColumn, true);
     if (m_replaced) {
         m_replaced = false;
         m_view->expandToDepth(0);
@@ -211,6 +260,17 @@ void LayerStackPanel::updateActions() {
     m_down->setEnabled(l && list && a.index() + 1 < static_cast<int>(list->size()));
     m_wrap->setEnabled(l);
     m_repeat->setEnabled(l && l->isBlock());
+    m_freezeBefore->setEnabled(l);
+}
+
+void LayerStackPanel::freezeBeforeCurrent() {
+    const LayerAddress a = currentAddress();
+    Model m = m_doc->model();
+    const Layer* l = a.resolve(m);
+    if (!l) return;
+    const QString name = QString::fromStdString(l->name);
+    if (!ModelEdits::freezeBefore(m, a).isEmpty())
+        m_doc->editModel(std::move(m), tr("Freeze layers before %1").arg(name), a);
 }
 
 void LayerStackPanel::addLayer(const QString& op) {

@@ -44,6 +44,7 @@ public:
     void moveCurrent(int delta);
     void wrapCurrent();
     void setRepeatOfCurrent();
+    void freezeBeforeCurrent();
 
 private:
     void onModelChanged();
@@ -65,6 +66,8 @@ private:
     QAction* m_down = nullptr;
     QAction* m_wrap = nullptr;
     QAction* m_repeat = nullptr;
+    QAction* m_freezeBefore = nullptr;
+    QAction* m_trainAll = nullptr;
     bool m_replaced = false;
 };
 

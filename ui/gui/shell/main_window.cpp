@@ -87,6 +87,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     for (QAbstractItemView* view : findChildren<QAbstractItemView*>()) view->setTabKeyNavigation(false);
 
     m_modelInfo = new QLabel(this);
+    m_modelInfo->setObjectName(QStringLiteral("modelInfo"));
     m_busy = new QLabel(tr("estimating…"), this);
     m_busy->hide();
     statusBar()->addWidget(m_modelInfo, 1);
@@ -230,10 +231,15 @@ void MainWindow::onResult() {
     m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
     m_batchPanel->setMaxBatch(m_result->maxBatch);
     if (!m_service->leversReady()) m_whatIf->setPending();
+    const std::uint64_t params = m_result->estimator->parameterCount();
+    const std::uint64_t trainable = m_result->estimator->trainableParameterCount();
+    const QString paramText = trainable == params
+                                  ? tr("%1 parameters").arg(ByteFormat::count(params))
+                                  : tr("%1 of %2 parameters trainable")
+                                        .arg(ByteFormat::count(trainable), ByteFormat::count(params));
     m_modelInfo->setText(
-        tr("%1 · %2 parameters · %3 · lowered in %4 ms")
-            .arg(QString::fromStdString(m_doc->model().name),
-                 ByteFormat::count(m_result->estimator->parameterCount()),
+        tr("%1 · %2 · %3 · lowered in %4 ms")
+            .arg(QString::fromStdString(m_doc->model().name), paramText,
                  m_result->gpu.id == "custom"
                      ? tr("custom %1 GiB").arg(ByteFormat::gibNumber(m_result->gpu.memoryBytes))
                      : QString::fromStdString(m_result->gpu.name))
