@@ -22,12 +22,12 @@ def _block_name(label, taken):
 
 
 def _short_names(group, prefix):
-    """Inner names without the block's prefix (blocks_0_ln -> ln) where that stays unique and valid."""
+    """Inner names without the block's prefix (blocks_0_ln -> ln, downs_1_0 -> 0) where they stay unique."""
     rename = {}
     for layer in group:
         n = layer["name"]
         short = n[len(prefix) + 1:] if n.startswith(prefix + "_") else n
-        if not short or short[0].isdigit() or short == "loss":
+        if not short or short == "loss":
             short = n
         rename[n] = short
     if len(set(rename.values())) != len(rename):

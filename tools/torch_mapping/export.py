@@ -205,6 +205,11 @@ def export_model(model, input_shape, input_dtype=torch.float32, loss="cross-entr
                                **({"inputs": [src]} if src != mapper.last else {}),
                                "shape": [-1, out_shape[-1]]})
                 mapper.last = src = layers[-1]["name"]
+            # TrainingLoss (and Hugging Face's models) compute the loss on fp32 logits: a copy when the model runs
+            # in half, a no-op in fp32 (written either way, so the file estimated at half precision has it)
+            layers.append({"name": mapper._unique("logits_float"), "op": "cast", "dtype": "float32",
+                           **({"inputs": [src]} if src != mapper.last else {})})
+            mapper.last = src = layers[-1]["name"]
             op = "cross_entropy"
         else:
             op = "mse_loss"

@@ -33,6 +33,18 @@ class MapperBase:
                 layer[k] = v
         if node is not None and node.ckpt is not None:
             layer["_ckpt"] = node.ckpt  # grouped into a checkpoint block (and removed) by the export
+        # the torch module the layer stands for (its parameters' owner, or the leaf module called): BatchFit's
+        # --freeze/--train-only and --lora-targets match it as they match PyTorch module names
+        module = None
+        for t, _role in claims:
+            pname = self.g.param_names.get(t.data_ptr())
+            if pname and not pname.startswith("buffer:"):
+                module = pname.rpartition(".")[0]
+                break
+        if module is None and node is not None and node.kind == "module":
+            module = node.module_path
+        if module:
+            layer["module"] = module
         frozen = []
         for t, role in claims:
             key = t.data_ptr()
