@@ -49,7 +49,14 @@ Training set-up:
                          (`check` lists them: 'layer1*', 'h[0]*') or a PyTorch module name ('h.0.*'), and
                          a block's path covers what it contains
   --train-only GLOB[,GLOB]  only these layers train (e.g. 'fc' for a frozen backbone); with --freeze too,
-                         a layer trains when it is listed here and not frozen there
+                         a layer trains when it is listed here and not frozen there; with LoRA: the layers
+                         that train besides the adapters (PEFT's modules_to_save)
+  --lora-rank R          LoRA fine-tuning (PEFT): adapters of rank R on the target linears, the rest frozen
+  --lora-alpha A         lora_alpha (default 8; the adapter output is scaled by A/R)
+  --lora-dropout P       lora_dropout (default 0); each adapted linear has its own dropout
+  --lora-targets NAMES|all-linear  target_modules: names a linear's path ends with (q_proj,v_proj), or every
+                         linear but the output head; default: PEFT's for the model's family (q_proj,v_proj for
+                         Llama/Mistral/Qwen, c_attn for GPT-2, query,value for BERT)
   --accumulation N       micro-batches per optimizer step (default 1)
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)

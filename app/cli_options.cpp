@@ -157,7 +157,23 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseCheckpointMode(v);
             if (!r) return r.error();
             o.config.checkpointMode = *r;
-        } else if (a == "--freeze" || a == "--train-only") {
+        } else if (a == "--lora-rank") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, 65536);
+            if (!r) return r.error();
+            o.config.lora.rank = *r;
+        } else if (a == "--lora-alpha" || a == "--lora-dropout") {
+            BF_NEXT(v);
+            auto r = parseDouble(v, a);
+            if (!r) return r.error();
+            if (a == "--lora-alpha") {
+                if (!(*r > 0 && *r <= 1e6)) return makeError("--lora-alpha must be positive, got " + v);
+                o.config.lora.alpha = *r;
+            } else {
+                if (!(*r >= 0 && *r < 1)) return makeError("--lora-dropout must be in [0, 1), got " + v);
+                o.config.lora.dropout = *r;
+            }
+        } else if (a == "--freeze" || a == "--train-only" || a == "--lora-targets") {
             BF_NEXT(v);
             std::vector<std::string> globs;
             std::size_t start = 0;
@@ -171,7 +187,9 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
                 if (comma == std::string::npos) break;
                 start = comma + 1;
             }
-            (a == "--freeze" ? o.config.freeze : o.config.trainOnly) = std::move(globs);
+            (a == "--freeze"       ? o.config.freeze
+             : a == "--train-only" ? o.config.trainOnly
+                                   : o.config.lora.targets) = std::move(globs);
         } else if (a == "--checkpoint-every") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, 1000000);

@@ -33,12 +33,21 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
                          const std::optional<GpuSpec>& gpu, const std::optional<Verdict>& v,
                          const std::optional<MaxBatch>& m, int top) {
     std::ostringstream os;
-    os << "Model: " << model.name << "  (" << e.parameterCount << " parameters)\n";
+    os << "Model: " << model.name << "  (" << e.parameterCount << " parameters";
+    if (e.trainableParameterCount != e.parameterCount) os << ", " << e.trainableParameterCount << " trainable";
+    os << ")\n";
     os << "Set-up: batch " << e.batch;
     if (c.accumulationSteps > 1) os << " x " << c.accumulationSteps << " accumulation steps";
     os << ", " << optimizerName(c.optimizer) << " (" << optimizerImplLabel(c) << "), "
        << precisionName(c.precision) << ", checkpointing " << checkpointingName(c.checkpointing)
-       << (c.firstStep ? ", first step" : "") << "\n\n";
+       << (c.firstStep ? ", first step" : "");
+    if (c.lora.rank > 0) {
+        os << ", LoRA r=" << c.lora.rank << " alpha=" << c.lora.alpha << " dropout=" << c.lora.dropout << " on ";
+        if (c.lora.targets.empty()) os << "the family's default targets";
+        for (std::size_t i = 0; i < c.lora.targets.size(); ++i) os << (i ? "," : "") << c.lora.targets[i];
+    }
+    if (!c.freeze.empty() || !c.trainOnly.empty()) os << ", some layers frozen";
+    os << "\n\n";
     os << "Peak allocated: " << formatBytes(e.peakAllocatedBytes) << "  (" << e.peakAllocatedBytes << " B)\n";
     os << "  during " << phaseName(e.peakPhase) << ": " << e.peakLabel << "\n\n";
     os << "At the peak:\n";

@@ -31,6 +31,7 @@ HAND = os.path.join(ROOT, "tests", "data", "torch", "hand_models.py")
 DATA_DIR = os.path.join(ROOT, "tests", "data", "torch")
 DOC = os.path.join(ROOT, "docs", "accuracy-finetune.md")
 BEGIN, END = "<!-- BEGIN accuracy_finetune.py frozen -->", "<!-- END accuracy_finetune.py frozen -->"
+LORA_BEGIN, LORA_END = "<!-- BEGIN accuracy_finetune.py lora -->", "<!-- END accuracy_finetune.py lora -->"
 SAVED_BOUND = 0.01
 
 # name, what, callable, kwargs, per-sample input, input dtype, loss, batch, frozen module prefixes (torch names),
@@ -54,6 +55,65 @@ CASES = [
      HAND + ":HandLlama", {"vocab": 2000, "d": 128, "seq": 128, "layers": 2, "heads": 4, "hidden": 344}, [128],
      "int64", "cross-entropy", 2, {"train_only": ["layers.1", "norm", "output"]}, None),
 ]
+
+
+LLAMA = (HAND + ":HandLlama", {"vocab": 2000, "d": 128, "seq": 128, "layers": 2, "heads": 4, "hidden": 344})
+GPT = (HAND + ":NanoGpt", {"vocab": 2000, "d": 128, "block": 128, "layers": 2, "heads": 4})
+BERT = (HAND + ":HandBert", {"vocab": 4000, "d": 128, "seq": 128, "layers": 2, "heads": 4})
+# LoRA: name, model, dtype of the base weights, targets, r, alpha, dropout, modules_to_save; batch 2, seq 128
+LORA_CASES = [
+    ("Llama q,v r=16", LLAMA, "fp32", ["wq", "wv"], 16, 32, 0.0, []),
+    ("Llama q,v r=16 bf16", LLAMA, "bf16", ["wq", "wv"], 16, 32, 0.0, []),
+    ("Llama all linears r=8, dropout 0.05", LLAMA, "fp32", ["wq", "wk", "wv", "wo", "w1", "w2", "w3"], 8, 16, 0.05,
+     []),
+    ("Llama all linears r=8, dropout 0.05 bf16", LLAMA, "bf16", ["wq", "wk", "wv", "wo", "w1", "w2", "w3"], 8, 16,
+     0.05, []),
+    ("nanoGPT c_attn r=64, dropout 0.1", GPT, "fp32", ["c_attn"], 64, 16, 0.1, []),
+    ("BERT qkv r=4 + head (modules_to_save)", BERT, "fp32", ["qkv"], 4, 8, 0.0, ["head"]),
+]
+
+
+def measure_lora(case):
+    import torch
+    from torch_mapping.common import TrainingLoss, build_model, make_input, make_target, use_native_dropout
+    from torch_mapping.export import export_model
+    from torch_measure import saved_activation_bytes, unique_storage_bytes
+    sys.path.insert(0, os.path.dirname(HAND))
+    import hand_models
+    name, (spec, kw), dtype, targets, r, alpha, dropout, train_only = case
+    model = build_model(spec, json.dumps(kw))
+    if dtype == "bf16":
+        model = model.to(torch.bfloat16)
+    base, _ = export_model(model, [128], torch.int64, "cross-entropy", name=name)
+    wrapped = hand_models.apply_lora(model, targets, r, alpha, dropout, train_only)
+    use_native_dropout(model)
+    loss_fn = TrainingLoss("cross-entropy")
+    x = make_input(model, [128], torch.int64, 2)
+    with torch.no_grad():
+        t = make_target(model(x), "cross-entropy")
+    params = [p for p in model.parameters() if p.requires_grad]
+    kwargs = {"foreach": True} if int(torch.__version__.split(".")[0]) >= 2 else {}
+    opt = torch.optim.AdamW(params, lr=1e-4, **kwargs)
+    grads = 0
+    for _ in range(2):
+        loss_fn(model(x), t).backward()
+        grads = unique_storage_bytes([p.grad for p in model.parameters()])
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    saved = saved_activation_bytes(model, loss_fn, x, t)
+    seen, total, trainable = set(), 0, 0
+    for p in model.parameters():
+        if p.data_ptr() not in seen:
+            seen.add(p.data_ptr())
+            total += p.numel()
+            trainable += p.numel() if p.requires_grad else 0
+    states = unique_storage_bytes([v for s in opt.state.values() for v in s.values() if torch.is_tensor(v)])
+    options = ["--lora-rank", str(r), "--lora-alpha", str(alpha), "--lora-dropout", str(dropout),
+               "--lora-targets", ",".join(targets)] + (["--train-only", ",".join(train_only)] if train_only else []) \
+        + (["--precision", "pure-bf16"] if dtype == "bf16" else [])
+    return {"name": name, "what": f"{len(wrapped)} adapted linears", "batch": 2, "parameters": total,
+            "trainable": trainable, "gradient_bytes": grads, "optimizer_state_bytes": states, "saved_bytes": saved,
+            "options": options, "model_file": base}
 
 
 def _frozen(name, rule):
@@ -111,15 +171,20 @@ def cmd_measure(args):
     torch.set_num_threads(args.threads)
     v1 = int(torch.__version__.split(".")[0]) < 2
     out = args.out or os.path.join(DATA_DIR, "finetune-torch1.13.json" if v1 else "finetune-torch2.json")
-    rows = []
+    rows, lora = [], []
     for case in CASES:
         r = measure_one(case)
         rows.append(r)
         print(f"{r['name']:32s} trainable {r['trainable']:>11,d} of {r['parameters']:>11,d}  "
               f"saved {r['saved_bytes']:>12,d}", flush=True)
+    for case in LORA_CASES:
+        r = measure_lora(case)
+        lora.append(r)
+        print(f"{r['name']:40s} trainable {r['trainable']:>11,d} of {r['parameters']:>11,d}  "
+              f"saved {r['saved_bytes']:>12,d}", flush=True)
     with open(out, "w") as f:
         json.dump({"torch": torch.__version__, "command": "python3 tools/accuracy_finetune.py measure",
-                   "rows": rows}, f, separators=(",", ":"))
+                   "rows": rows, "lora": lora}, f, separators=(",", ":"))
         f.write("\n")
     print(f"{len(rows)} configurations -> {out}")
     return 0
@@ -165,7 +230,24 @@ def check_file(cli, path, tmp):
             print(f"     {p}")
         failures += bool(problems)
         rows.append((r, t, err))
-    return data["torch"], rows, failures
+    lora = []
+    for r in data.get("lora", []):
+        t = estimate(cli, r["model_file"], r["batch"], rules, tmp, r["options"])
+        problems = []
+        for k, e in (("trainable", t["trainable_parameter_count"]), ("parameters", t["parameter_count"]),
+                     ("gradient_bytes", t["gradient_bytes"]), ("optimizer_state_bytes", t["optimizer_state_bytes"])):
+            if e != r[k]:
+                problems.append(f"{k}: estimated {e:,d}, measured {r[k]:,d}")
+        err = (t["saved_activation_bytes"] - r["saved_bytes"]) / r["saved_bytes"]
+        if abs(err) > SAVED_BOUND:
+            problems.append(f"saved: estimated {t['saved_activation_bytes']:,d}, measured {r['saved_bytes']:,d}")
+        print(f"{'ok  ' if not problems else 'FAIL'} torch {data['torch']:14s} LoRA {r['name']:40s} saved "
+              f"{t['saved_activation_bytes'] - r['saved_bytes']:+,d} B ({100 * err:+.3f}%)")
+        for p in problems:
+            print(f"     {p}")
+        failures += bool(problems)
+        lora.append((r, t, err))
+    return data["torch"], (rows, lora), failures
 
 
 def cmd_check(args):
@@ -181,9 +263,22 @@ def cmd_check(args):
             failures += bad
             tables.append((version, rows))
     if args.write_doc:
-        lines = []
-        for version, rows in tables:
-            lines += [f"Measured under torch {version} (`tests/data/torch/{os.path.basename(files[tables.index((version, rows))])}`):",
+        lines, lora_lines = [], []
+        for i, (version, (rows, lora)) in enumerate(tables):
+            source = f"`tests/data/torch/{os.path.basename(files[i])}`"
+            if lora:
+                lora_lines += [f"Measured under torch {version} ({source}):", "",
+                               "| configuration | trainable / all parameters | gradients B | optimizer states B | "
+                               "saved measured B | estimated B | error | BatchFit options |",
+                               "|---|---:|---:|---:|---:|---:|---:|---|"]
+                for r, t, err in lora:
+                    lora_lines.append(
+                        f"| {r['name']} ({r['what']}) | {r['trainable']:,d} / {r['parameters']:,d} | "
+                        f"{r['gradient_bytes']:,d} | {r['optimizer_state_bytes']:,d} | {r['saved_bytes']:,d} | "
+                        f"{t['saved_activation_bytes']:,d} | {t['saved_activation_bytes'] - r['saved_bytes']:+,d} B "
+                        f"({100 * err:+.3f}%) | `{' '.join(r['options'])}` |")
+                lora_lines.append("")
+            lines += [f"Measured under torch {version} ({source}):",
                       "",
                       "| configuration | trainable / all parameters | gradients B | optimizer states B | "
                       "saved measured B | estimated B | error | as `--freeze`/`--train-only` |",
@@ -197,12 +292,13 @@ def cmd_check(args):
             lines.append("")
         with open(args.doc, encoding="utf-8") as f:
             text = f.read()
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        body = ("\n<!-- generated by `python3 tools/accuracy_finetune.py check BATCHFIT_CLI --write-doc` -->\n\n"
-                + "\n".join(lines))
+        gen = "\n<!-- generated by `python3 tools/accuracy_finetune.py check BATCHFIT_CLI --write-doc` -->\n\n"
+        for begin, end, body in ((BEGIN, END, lines), (LORA_BEGIN, LORA_END, lora_lines)):
+            head, rest = text.split(begin, 1)
+            _, tail = rest.split(end, 1)
+            text = head + begin + gen + "\n".join(body) + end + tail
         with open(args.doc, "w", encoding="utf-8") as f:
-            f.write(head + BEGIN + body + END + tail)
+            f.write(text)
         print(f"wrote {args.doc}")
     print("all configurations exact (saved within 1%)" if not failures else f"{failures} configuration(s) off")
     return 1 if failures else 0

@@ -60,6 +60,12 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     };
     globs("--freeze", config.freeze);
     globs("--train-only", config.trainOnly);
+    if (config.lora.rank > 0) {
+        option("--lora-rank", std::to_string(config.lora.rank));
+        if (config.lora.alpha != d.lora.alpha) option("--lora-alpha", number(config.lora.alpha));
+        if (config.lora.dropout != d.lora.dropout) option("--lora-dropout", number(config.lora.dropout));
+        globs("--lora-targets", config.lora.targets);
+    }
     if (config.rmspropMomentum) c.unsaid.emplace_back("RMSprop momentum");
     if (config.rmspropCentered) c.unsaid.emplace_back("RMSprop centered");
     if (config.cublasWorkspaceBytes) {

@@ -95,6 +95,33 @@ public:
         return Ok{};
     }
 
+    /// {"rank": 16, "alpha": 32, "dropout": 0.05, "targets": ["q_proj", "v_proj"]}
+    Status lora(const json& j, const std::string& key, LoraConfig& out) const {
+        if (!j.is_object()) return fail(key, "expected an object (rank, alpha, dropout, targets), got " + jsontext::kind(j));
+        LoraConfig l;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            const std::string k = key + "." + it.key();
+            if (it.key() == "rank") {
+                if (auto s = integer(it.value(), k, 1, 65536, l.rank); !s) return s;
+            } else if (it.key() == "alpha" || it.key() == "dropout") {
+                const json& v = it.value();
+                if (!v.is_number() || !std::isfinite(v.get<double>()))
+                    return fail(k, "expected a number, got " + jsontext::describe(v));
+                const double d = v.get<double>();
+                if (it.key() == "alpha" && !(d > 0 && d <= 1e6)) return fail(k, "expected a positive number");
+                if (it.key() == "dropout" && !(d >= 0 && d < 1)) return fail(k, "expected a number in [0, 1)");
+                (it.key() == "alpha" ? l.alpha : l.dropout) = d;
+            } else if (it.key() == "targets") {
+                if (auto s = patterns(it.value(), k, l.targets); !s) return s;
+            } else {
+                return fail(k, "unknown key (expected rank, alpha, dropout, targets)");
+            }
+        }
+        if (l.rank == 0) return fail(key + ".rank", "missing (the LoRA rank r, e.g. 16)");
+        out = std::move(l);
+        return Ok{};
+    }
+
     template <class E>
     Status name(const json& j, const std::string& key, Result<E> (*parse)(std::string_view), E& out) const {
         if (!j.is_string()) return fail(key, "expected a string, got " + jsontext::kind(j));
@@ -163,6 +190,7 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
          [&](const json& v, const std::string& k) { return r.name(v, k, &parseTorchRules, c.torch); }},
         {"freeze", [&](const json& v, const std::string& k) { return r.patterns(v, k, c.freeze); }},
         {"train_only", [&](const json& v, const std::string& k) { return r.patterns(v, k, c.trainOnly); }},
+        {"lora", [&](const json& v, const std::string& k) { return r.lora(v, k, c.lora); }},
         {"cuda_context_bytes",
          [&](const json& v, const std::string& k) {
              auto st = r.bytes(v, k, 0, context);
@@ -222,6 +250,14 @@ ojson write(const TrainingSetup& s) {
     o["torch"] = std::string(torchRulesName(c.torch));
     if (!c.freeze.empty()) o["freeze"] = c.freeze;
     if (!c.trainOnly.empty()) o["train_only"] = c.trainOnly;
+    if (c.lora.rank > 0) {
+        ojson l;
+        l["rank"] = c.lora.rank;
+        l["alpha"] = c.lora.alpha;
+        l["dropout"] = c.lora.dropout;
+        if (!c.lora.targets.empty()) l["targets"] = c.lora.targets;
+        o["lora"] = l;
+    }
     if (c.cudaContextBytes) o["cuda_context_bytes"] = *c.cudaContextBytes;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
     o["fragmentation_fraction"] = c.fragmentationFraction;

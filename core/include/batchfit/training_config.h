@@ -39,6 +39,19 @@ enum class CheckpointMode { Reentrant, NonReentrant };
 /// kept more (a mean over dims kept its input: docs/memory-model.md, "PyTorch 1.13").
 enum class TorchRules { Torch2, Torch113 };
 
+/// LoRA adapters (PEFT's LoraConfig): each targeted linear gets lora_A (in -> rank) and lora_B (rank -> out);
+/// everything else is frozen (plus TrainingConfig::trainOnly, PEFT's modules_to_save).
+struct LoraConfig {
+    std::int64_t rank = 0; ///< r; 0: no LoRA
+    double alpha = 8;      ///< lora_alpha (PEFT's default 8): the output is scaled by alpha / r
+    double dropout = 0;    ///< lora_dropout (PEFT's default 0: nn.Identity, nothing saved)
+    /// target_modules: names matched as PEFT does (a linear whose path is the name or ends with "." + name),
+    /// or {"all-linear"} (every linear but the output head); empty: the default of the model's family,
+    /// found by its layer names (q_proj + v_proj, c_attn, query + value, query_key_value, qkv_proj).
+    std::vector<std::string> targets;
+    bool operator==(const LoraConfig&) const = default;
+};
+
 struct TrainingConfig {
     OptimizerKind optimizer = OptimizerKind::Adam;
     OptimizerImpl impl = OptimizerImpl::Default;
@@ -60,6 +73,7 @@ struct TrainingConfig {
     // "trainable": false.
     std::vector<std::string> freeze;    ///< --freeze: these layers are frozen
     std::vector<std::string> trainOnly; ///< --train-only: only these layers train
+    LoraConfig lora;                    ///< --lora-rank > 0: LoRA fine-tuning
 
     // Overheads (outside the four components).
     std::optional<std::uint64_t> cudaContextBytes; ///< override of the GPU's default CUDA context

@@ -76,9 +76,11 @@ bool FreezeRules::matches(const std::vector<std::string>& patterns, std::vector<
     return any;
 }
 
-bool FreezeRules::trains(const std::string& path) {
+bool FreezeRules::trains(const std::string& path, const std::string& module) {
     if (m_freeze.empty() && m_trainOnly.empty()) return true;
-    const auto names = namesOf(path);
+    auto names = namesOf(path);
+    if (!module.empty())
+        for (auto& n : namesOf(module)) names.push_back(std::move(n));
     const bool frozen = matches(m_freeze, m_freezeUsed, names);
     const bool listed = m_trainOnly.empty() || matches(m_trainOnly, m_trainOnlyUsed, names);
     return listed && !frozen;

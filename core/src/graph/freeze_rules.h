@@ -15,8 +15,9 @@ bool globMatch(std::string_view pattern, std::string_view text);
 class FreezeRules {
 public:
     FreezeRules(std::vector<std::string> freeze, std::vector<std::string> trainOnly);
-    /// False when the layer at `path` is frozen by the patterns; marks the patterns that matched.
-    bool trains(const std::string& path);
+    /// False when the layer at `path` is frozen by the patterns; marks the patterns that matched. `module`:
+    /// the PyTorch module the layer came from (an exported layer's "module" attribute), matched too.
+    bool trains(const std::string& path, const std::string& module = {});
     /// The patterns that matched no layer so far, each prefixed with its option ("--freeze 'x'").
     std::vector<std::string> unmatched() const;
 

@@ -122,7 +122,7 @@ int GraphBuilder::paramTensor(const std::string& path, const ParamDecl& decl, in
     p.path = path + "." + decl.name;
     p.numel = shapeNumel(decl.shape).value_or(0);
     p.shape = decl.shape;
-    p.dtype = decl.dtype.value_or(m_paramDtype);
+    p.dtype = decl.dtype.value_or(m_paramDtypeOverride.value_or(m_paramDtype));
     p.buffer = decl.buffer;
     bool frozenByName = false;
     if (m_frozenParams)
@@ -168,6 +168,7 @@ Result<int> GraphBuilder::addOp(const std::string& type, const std::string& path
                              std::to_string(inputs.size()));
         return rule->expand(*this, path, attrs, inputs);
     }
+    if (type == "linear" && inputs.size() == 1 && loraTargets(path)) return addLoraLinear(path, attrs, inputs[0]);
     auto outs = addOpMulti(type, path, attrs, inputs);
     if (!outs) return outs.error();
     return outs->front();
@@ -205,12 +206,13 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
         }
     }
 
+    const DType paramDtype = m_paramDtypeOverride.value_or(m_paramDtype);
     auto makeCtx = [&](const std::vector<int>& ins) {
         OpContext ctx{path,
                       attrs,
                       {},
-                      m_paramDtype,
-                      ac && rule->precision() == PrecisionClass::Lower ? halfDtype() : m_paramDtype};
+                      paramDtype,
+                      ac && rule->precision() == PrecisionClass::Lower ? halfDtype() : paramDtype};
         for (int t : ins) ctx.inputs.push_back(info(t));
         ctx.torch = m_config.torch;
         return ctx;
@@ -410,7 +412,12 @@ Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope,
     m_currentLayer = static_cast<int>(m_graph.layers.size()) - 1;
     const int layerIndex = m_currentLayer;
     const bool outerTrainable = m_trainable;
-    const bool byPatterns = m_freezeRules.trains(path); // first: it records which patterns matched
+    const std::string module = layer.attrs.getString("module").value_or("");
+    m_layerPath = path;
+    m_layerModule = module;
+    bool byPatterns = m_freezeRules.trains(path, module); // first: it records which patterns matched
+    if (m_config.lora.rank > 0) // LoRA: the base model is frozen; --train-only names modules_to_save
+        byPatterns = byPatterns && !m_config.trainOnly.empty();
     m_trainable = byPatterns && m_trainable && layer.trainable;
     m_frozenParams = &layer.frozenParams;
     auto out = addOp(layer.op, path, layer.attrs, inputs);
@@ -493,6 +500,7 @@ Result<Graph> GraphBuilder::build(const Model& model) {
     if (minimumOps(model.layers, kMaxOps) > kMaxOps)
         return makeError(model.name + ": the model expands to more than " + std::to_string(kMaxOps) +
                          " ops; refusing to build it (check repeat counts)");
+    if (auto st = resolveLoraTargets(model); !st) return st.error();
     int x = newTensor(in, -1, "input batch");
     m_graph.batchTensors.push_back(x);
     Scope root{{}, x, nullptr};
@@ -513,6 +521,13 @@ Result<Graph> GraphBuilder::build(const Model& model) {
         return makeError(model.name + ": " + list + (unused.size() == 1 ? " matches" : " match") +
                          " no layer (patterns match layer paths such as '" +
                          example + "', or PyTorch module names; '*' matches any characters)");
+    }
+    if (auto unused = unusedLoraTargets(); !unused.empty()) {
+        std::string list;
+        for (const auto& u : unused) list += (list.empty() ? "'" : "', '") + u;
+        return makeError(model.name + ": --lora-targets " + list + "' " + (unused.size() == 1 ? "matches" : "match") +
+                         " no linear layer (a target is a linear's name or the end of its path after a '.', "
+                         "as PEFT's target_modules)");
     }
     bool anyTrainable = false;
     for (const auto& p : m_graph.params) anyTrainable = anyTrainable || p.trainable;

@@ -9,6 +9,7 @@
 #include "ops/op_rule.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ private:
     Status countOp(const std::string& path);
     int paramTensor(const std::string& path, const ParamDecl& decl, int tiedTo);
     Status addTargets(GOp& op);
+    // LoRA (lora_linear.cpp)
+    Status resolveLoraTargets(const Model& model);
+    bool loraTargets(const std::string& path);
+    std::vector<std::string> unusedLoraTargets() const;
+    Result<int> addLoraLinear(const std::string& path, const Attributes& attrs, int input);
     bool autocast() const;
     DType halfDtype() const;
 
@@ -69,6 +75,14 @@ private:
     std::map<std::string, int> m_weightByLayer; ///< layer path -> its "weight" parameter (for tied_to)
     std::map<std::string, int> m_sharedParams;  ///< ParamDecl::Share key -> the parameter provided last
     FreezeRules m_freezeRules;
+    std::vector<std::string> m_loraTargets; ///< resolved target_modules (empty with all-linear)
+    std::vector<bool> m_loraTargetUsed;
+    bool m_loraAllLinear = false;
+    std::string m_loraHead;  ///< the output head's path, which all-linear leaves out
+    bool m_inLora = false;   ///< lowering an adapted linear's parts
+    std::string m_layerPath, m_layerModule; ///< the layer being lowered, and its "module" attribute
+    bool m_attentionComposite = false; ///< the model uses the attention op (its q_proj, ... are internal)
+    std::optional<DType> m_paramDtypeOverride; ///< the adapters' dtype while they are lowered
     bool m_trainable = true;                                ///< the layer being lowered trains
     const std::vector<std::string>* m_frozenParams = nullptr; ///< its parameters that do not
     std::uint64_t m_opBudget = 0;

@@ -1,20 +1,23 @@
 """Models written by hand the way people copy them (not from a library), for the exporter's quick set.
 
 NanoGpt: Karpathy's nanoGPT (masked_fill on a float tril buffer compared with 0, GELU(tanh), tied head).
-CheckpointedMlp: blocks run through torch.utils.checkpoint (the exporter warns: its export has no regions).
+CheckpointedMlp: blocks run through torch.utils.checkpoint (exported as checkpoint blocks).
 HandLlama: RMSNorm written as pow/mean/rsqrt/mul and `weight * x`, SwiGLU, torch.where on one bool causal buffer
 shared by every block.
 HandBert: token, position and token-type embeddings, where the position ids are a slice of an arange buffer and
 the token-type ids are torch.zeros_like(ids) (an embedding indexed by a tensor the model builds itself), then
 post-norm blocks with attention written out (qkv linear, split, view/transpose, q @ k^T, softmax, @ v).
+sdpa=True (HandBert, HandLlama): F.scaled_dot_product_attention instead.
+UNet: max-pool down, ConvTranspose2d up, concatenated skips (docs/accuracy-torch2.md's matrix).
 """
 import math
 import torch, torch.nn as nn, torch.nn.functional as F
 
 class Block(nn.Module):
-    def __init__(self, d, heads):
+    def __init__(self, d, heads, sdpa=False):
         super().__init__()
         self.h = heads
+        self.sdpa = sdpa  # F.scaled_dot_product_attention instead of the attention written out
         self.qkv = nn.Linear(d, 3 * d)
         self.proj = nn.Linear(d, d)
         self.ln1 = nn.LayerNorm(d)
@@ -28,21 +31,25 @@ class Block(nn.Module):
         q = q.view(B, S, self.h, D // self.h).transpose(1, 2)
         k = k.view(B, S, self.h, D // self.h).transpose(1, 2)
         v = v.view(B, S, self.h, D // self.h).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) / math.sqrt(D // self.h)
-        att = F.softmax(att, dim=-1)
-        y = (att @ v).transpose(1, 2).contiguous().view(B, S, D)
+        if self.sdpa:
+            y = F.scaled_dot_product_attention(q, k, v)
+        else:
+            att = (q @ k.transpose(-2, -1)) / math.sqrt(D // self.h)
+            att = F.softmax(att, dim=-1)
+            y = att @ v
+        y = y.transpose(1, 2).contiguous().view(B, S, D)
         x = self.ln1(x + self.proj(y))
         return self.ln2(x + self.fc2(F.gelu(self.fc1(x))))
 
 class HandBert(nn.Module):
-    def __init__(self, vocab=1000, d=64, seq=128, layers=2, heads=4):
+    def __init__(self, vocab=1000, d=64, seq=128, layers=2, heads=4, sdpa=False):
         super().__init__()
         self.tok = nn.Embedding(vocab, d)
         self.pos = nn.Embedding(seq, d)
         self.tok_type = nn.Embedding(2, d)
         self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0))
         self.norm = nn.LayerNorm(d)
-        self.blocks = nn.ModuleList([Block(d, heads) for _ in range(layers)])
+        self.blocks = nn.ModuleList([Block(d, heads, sdpa) for _ in range(layers)])
         self.head = nn.Linear(d, vocab)
 
     def forward(self, ids):
@@ -134,9 +141,10 @@ class RMSNorm(nn.Module):
 
 
 class LlamaBlock(nn.Module):
-    def __init__(self, d, heads, hidden):
+    def __init__(self, d, heads, hidden, sdpa=False):
         super().__init__()
         self.h = heads
+        self.sdpa = sdpa  # F.scaled_dot_product_attention(is_causal=True), as Hugging Face's sdpa attention
         self.attention_norm = RMSNorm(d)
         self.wq = nn.Linear(d, d, bias=False)
         self.wk = nn.Linear(d, d, bias=False)
@@ -153,10 +161,14 @@ class LlamaBlock(nn.Module):
         q = self.wq(h).view(B, S, self.h, D // self.h).transpose(1, 2)
         k = self.wk(h).view(B, S, self.h, D // self.h).transpose(1, 2)
         v = self.wv(h).view(B, S, self.h, D // self.h).transpose(1, 2)
-        att = (q @ k.transpose(2, 3)) / math.sqrt(D // self.h)
-        att = torch.where(mask, att, torch.finfo(att.dtype).min)
-        att = F.softmax(att.float(), dim=-1).type_as(q)
-        y = (att @ v).transpose(1, 2).contiguous().view(B, S, D)
+        if self.sdpa:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            att = (q @ k.transpose(2, 3)) / math.sqrt(D // self.h)
+            att = torch.where(mask, att, torch.finfo(att.dtype).min)
+            att = F.softmax(att.float(), dim=-1).type_as(q)
+            y = att @ v
+        y = y.transpose(1, 2).contiguous().view(B, S, D)
         x = x + self.wo(y)
         h = self.ffn_norm(x)
         return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
@@ -166,10 +178,10 @@ class HandLlama(nn.Module):
     """A Llama-style decoder written by hand: RMSNorm as elementwise ops, SwiGLU, a bool causal buffer used
     through torch.where, no biases, an untied head."""
 
-    def __init__(self, vocab=1000, d=64, seq=128, layers=2, heads=4, hidden=172):
+    def __init__(self, vocab=1000, d=64, seq=128, layers=2, heads=4, hidden=172, sdpa=False):
         super().__init__()
         self.tok_embeddings = nn.Embedding(vocab, d)
-        self.layers = nn.ModuleList([LlamaBlock(d, heads, hidden) for _ in range(layers)])
+        self.layers = nn.ModuleList([LlamaBlock(d, heads, hidden, sdpa) for _ in range(layers)])
         self.norm = RMSNorm(d)
         self.output = nn.Linear(d, vocab, bias=False)
         self.register_buffer("causal", torch.ones(seq, seq, dtype=torch.bool).tril())
@@ -208,3 +220,82 @@ class CheckpointedMlp(nn.Module):
         for b in self.blocks:
             h = checkpoint(b, h, use_reentrant=self.reentrant)
         return self.head(h)
+
+
+class DoubleConv(nn.Sequential):
+    """U-Net's (conv 3x3 -> BatchNorm -> ReLU(inplace)) x 2, as the common implementations write it."""
+
+    def __init__(self, cin, cout):
+        super().__init__(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                         nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class UNet(nn.Module):
+    """A U-Net (Ronneberger et al. 2015) as people copy it: max-pool down, ConvTranspose2d up, skip connections
+    concatenated on the channels, a 1x1 head."""
+
+    def __init__(self, in_ch=3, classes=4, widths=(32, 64, 128, 256)):
+        super().__init__()
+        w = list(widths)
+        self.downs = nn.ModuleList([DoubleConv(in_ch if i == 0 else w[i - 1], c) for i, c in enumerate(w[:-1])])
+        self.pool = nn.MaxPool2d(2)
+        self.bottleneck = DoubleConv(w[-2], w[-1])
+        self.ups = nn.ModuleList([nn.ConvTranspose2d(w[i + 1], w[i], 2, stride=2) for i in reversed(range(len(w) - 1))])
+        self.up_convs = nn.ModuleList([DoubleConv(2 * w[i], w[i]) for i in reversed(range(len(w) - 1))])
+        self.head = nn.Conv2d(w[0], classes, 1)
+
+    def forward(self, x):
+        skips = []
+        for d in self.downs:
+            x = d(x)
+            skips.append(x)
+            x = self.pool(x)
+        x = self.bottleneck(x)
+        for up, conv, skip in zip(self.ups, self.up_convs, reversed(skips)):
+            x = conv(torch.cat([up(x), skip], dim=1))
+        return self.head(x)
+
+
+class LoraLinear(nn.Module):
+    """A LoRA-adapted nn.Linear written the way PEFT's lora.Linear runs (peft/tuners/lora/layer.py Linear.forward,
+    peft 0.20): the frozen base_layer, then x cast to the adapters' dtype (fp32 adapters on a half base, as
+    get_peft_model's autocast_adapter_dtype=True makes them), lora_dropout (nn.Identity when p == 0), lora_A,
+    lora_B, * alpha / r, added to the base result, cast back to its dtype. PEFT is not packaged in Debian."""
+
+    def __init__(self, base, r, alpha, dropout):
+        super().__init__()
+        self.base_layer = base
+        self.lora_dropout = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
+        dt = torch.float32 if base.weight.dtype in (torch.float16, torch.bfloat16) else base.weight.dtype
+        self.lora_A = nn.Linear(base.in_features, r, bias=False).to(dt)
+        self.lora_B = nn.Linear(r, base.out_features, bias=False).to(dt)
+        nn.init.zeros_(self.lora_B.weight)
+        self.scaling = alpha / r
+
+    def forward(self, x):
+        result = self.base_layer(x)
+        torch_result_dtype = result.dtype
+        if x.dtype != self.lora_A.weight.dtype:
+            x = x.to(dtype=self.lora_A.weight.dtype)
+        result = result + self.lora_B(self.lora_A(self.lora_dropout(x))) * self.scaling
+        return result.to(torch_result_dtype)
+
+
+def apply_lora(model, targets, r, alpha=8, dropout=0.0, train_only=()):
+    """get_peft_model's effect: every parameter frozen, each nn.Linear whose name is a target (or ends with
+    "." + target, PEFT's check_target_module_exists) wrapped in LoraLinear; `train_only` modules (modules_to_save)
+    train too. Returns the wrapped module names."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    wrapped = []
+    for name, parent in list(model.named_modules()):
+        for cname, child in list(parent.named_children()):
+            full = f"{name}.{cname}" if name else cname
+            if isinstance(child, nn.Linear) and any(full == t or full.endswith("." + t) for t in targets):
+                setattr(parent, cname, LoraLinear(child, r, alpha, dropout))
+                wrapped.append(full)
+    for name, m in model.named_modules():
+        if name in train_only:
+            for p in m.parameters():
+                p.requires_grad_(True)
+    return wrapped

@@ -1,0 +1,173 @@
+// LoRA (PEFT's LoraConfig on nn.Linear): which linears get adapters, and what an adapted linear runs.
+// Source: peft/tuners/lora/layer.py Linear.forward and LoraLayer.update_layer, tuners_utils.py
+// (_cast_input_dtype, cast_adapter_dtype, check_target_module_exists), utils/constants.py
+// (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING); read at peft 0.20.1.dev0 (commit 5d602fd).
+#include "graph/graph_builder.h"
+
+#include <functional>
+#include <set>
+
+namespace batchfit {
+
+namespace {
+
+/// The names the model's linears can be targeted by: linear layers' names, and the projections the
+/// attention composite creates.
+void linearNames(const std::vector<Layer>& layers, std::set<std::string>& names, std::string& lastLinear,
+                 const std::string& prefix, bool& attention) {
+    for (const Layer& l : layers) {
+        const std::string path = prefix.empty() ? l.name : (l.name.empty() ? prefix : prefix + "." + l.name);
+        if (l.isBlock()) {
+            linearNames(l.layers, names, lastLinear, path, attention);
+            linearNames(l.shortcutLayers, names, lastLinear, path, attention);
+            linearNames(l.after, names, lastLinear, path, attention);
+            continue;
+        }
+        if (l.op == "linear") {
+            names.insert(l.name);
+            if (auto m = l.attrs.getString("module")) names.insert(m->substr(m->find_last_of('.') + 1));
+            lastLinear = path;
+        } else if (l.op == "attention") {
+            attention = true;
+            if (l.attrs.getString("qkv").value_or("separate") == "fused") {
+                names.insert("qkv_proj");
+            } else {
+                names.insert("q_proj");
+                names.insert("k_proj");
+                names.insert("v_proj");
+            }
+            names.insert("out_proj");
+        }
+    }
+}
+
+} // namespace
+
+Status GraphBuilder::resolveLoraTargets(const Model& model) {
+    const LoraConfig& lora = m_config.lora;
+    if (lora.rank <= 0) return Ok{};
+    std::set<std::string> names;
+    linearNames(model.layers, names, m_loraHead, "", m_attentionComposite);
+    std::vector<std::string> targets = lora.targets;
+    if (targets.empty()) {
+        // PEFT's defaults by model family, recognised by the layer names the family uses.
+        const auto has = [&](const char* n) { return names.count(n) > 0; };
+        if (has("q_proj") && has("v_proj"))
+            targets = {"q_proj", "v_proj"}; // llama, mistral, mixtral, qwen2/3, gemma/2
+        else if (has("c_attn"))
+            targets = {"c_attn"}; // gpt2
+        else if (has("qkv_proj") && m_attentionComposite)
+            targets = {"qkv_proj"}; // BatchFit's fused attention (the presets' GPT-2): what GPT-2's c_attn is
+        else if (has("query") && has("value"))
+            targets = {"query", "value"}; // bert, roberta
+        else if (has("query_key_value"))
+            targets = {"query_key_value"}; // gpt_neox
+        else {
+            std::string list;
+            for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+            return makeError(model.name +
+                             ": PEFT has no default LoRA targets for this model (its family is not one of "
+                             "llama, mistral, qwen, gemma, gpt2, bert, roberta, gpt_neox): give --lora-targets "
+                             "(its linear layers: " +
+                             (list.empty() ? std::string("none") : list) + "), or all-linear");
+        }
+    }
+    m_loraAllLinear = targets.size() == 1 && targets[0] == "all-linear";
+    m_loraTargets = m_loraAllLinear ? std::vector<std::string>{} : targets;
+    m_loraTargetUsed.assign(m_loraTargets.size(), false);
+    return Ok{};
+}
+
+bool GraphBuilder::loraTargets(const std::string& path) {
+    if (m_config.lora.rank <= 0 || m_inLora) return false;
+    if (m_loraAllLinear) return path != m_loraHead; // every linear but the output head
+    const auto matches = [](const std::string& key, const std::string& t) {
+        return key == t || (key.size() > t.size() && key.compare(key.size() - t.size(), t.size(), t) == 0 &&
+                            key[key.size() - t.size() - 1] == '.');
+    };
+    // the op's path, and for a layer exported from torch its module name ("layers.0.wq")
+    const bool ownModule = path == m_layerPath && !m_layerModule.empty();
+    bool any = false;
+    for (std::size_t i = 0; i < m_loraTargets.size(); ++i) {
+        const std::string& t = m_loraTargets[i];
+        const bool match = matches(path, t) || (ownModule && matches(m_layerModule, t));
+        if (match) {
+            m_loraTargetUsed[i] = true;
+            any = true;
+        }
+    }
+    return any;
+}
+
+std::vector<std::string> GraphBuilder::unusedLoraTargets() const {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < m_loraTargets.size(); ++i)
+        if (!m_loraTargetUsed[i]) out.push_back(m_loraTargets[i]);
+    return out;
+}
+
+Result<int> GraphBuilder::addLoraLinear(const std::string& path, const Attributes& attrs, int x) {
+    const LoraConfig& lora = m_config.lora;
+    struct Restore {
+        GraphBuilder& b;
+        bool trainable;
+        ~Restore() {
+            b.m_inLora = false;
+            b.m_trainable = trainable;
+            b.m_paramDtypeOverride.reset();
+        }
+    } restore{*this, m_trainable};
+    m_inLora = true;
+
+    // result = self.base_layer(x): the frozen pretrained linear.
+    m_trainable = false;
+    auto base = addOp("linear", path + ".base_layer", attrs, {x});
+    if (!base) return base.error();
+    const DType resultDtype = info(*base).dtype;
+
+    // The adapters train, in fp32 when the base weights are half (get_peft_model's autocast_adapter_dtype=True).
+    m_trainable = true;
+    const DType adapter = isFloating(m_paramDtype) && dtypeSize(m_paramDtype) == 2 ? DType::Float32 : m_paramDtype;
+    // x = self._cast_input_dtype(x, lora_A.weight.dtype): a copy when the dtypes differ (no autocast check).
+    int h = x;
+    if (isFloating(info(x).dtype) && info(x).dtype != adapter) {
+        Attributes c;
+        c.set("dtype", std::string(dtypeName(adapter)));
+        auto cast = addOp("cast", path + ".lora_A.cast", c, {x});
+        if (!cast) return cast.error();
+        h = *cast;
+    }
+    // lora_dropout: nn.Dropout(p), or nn.Identity when p == 0; one per adapted module.
+    if (lora.dropout > 0) {
+        Attributes d;
+        d.set("p", lora.dropout);
+        auto drop = addOp("dropout", path + ".lora_dropout", d, {h});
+        if (!drop) return drop.error();
+        h = *drop;
+    }
+    m_paramDtypeOverride = adapter;
+    Attributes a;
+    a.set("out_features", lora.rank);
+    a.set("bias", false);
+    auto loraA = addOp("linear", path + ".lora_A", a, {h});
+    if (!loraA) return loraA.error();
+    Attributes b;
+    b.set("out_features", attrs.getInt("out_features").value_or(1));
+    b.set("bias", false);
+    auto loraB = addOp("linear", path + ".lora_B", b, {*loraA});
+    if (!loraB) return loraB.error();
+    m_paramDtypeOverride.reset();
+    // result = result + lora_B(...) * scaling (a Python float: nothing saved); then result.to(torch_result_dtype).
+    Attributes s;
+    s.set("factor", lora.alpha / static_cast<double>(lora.rank));
+    auto scaled = addOp("scale", path + ".scaling", s, {*loraB});
+    if (!scaled) return scaled.error();
+    auto sum = addOp("add", path + ".add", {}, {*base, *scaled});
+    if (!sum) return sum.error();
+    if (info(*sum).dtype == resultDtype) return *sum;
+    Attributes back;
+    back.set("dtype", std::string(dtypeName(resultDtype)));
+    return addOp("cast", path + ".cast", back, {*sum});
+}
+
+} // namespace batchfit
