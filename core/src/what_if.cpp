@@ -62,6 +62,16 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.optimizerOffload = true;
         consider("offload", "Offload optimizer states to CPU", "slower optimizer step", c);
     }
+    if (config.lora.rank == 0) {
+        // LoRA r=16 on the family's default (attention) targets, bf16 weights when the set-up was fp32: what
+        // people fine-tuning an LLM run (an error, and no lever, when the model has no default targets).
+        TrainingConfig c = config;
+        c.lora.rank = 16;
+        c.lora.alpha = 32;
+        c.lora.dropout = 0.05;
+        if (c.precision == Precision::Fp32) c.precision = Precision::PureBf16;
+        consider("lora", "LoRA r=16 on attention (PEFT defaults), bf16 weights", "fine-tunes adapters only", c);
+    }
     if (config.accumulationSteps == 1 && base < 8) {
         TrainingConfig c = config;
         c.accumulationSteps = 4;

@@ -1216,6 +1216,89 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>One kernel updates every parameter: no foreach copy of the parameters during step().</source>
         <translation>一个内核更新全部参数：step() 期间没有 foreach 的参数副本。</translation>
     </message>
+    <message>
+        <source>LoRA r=16 on attention, bf16 weights</source>
+        <translation>注意力层上 LoRA r=16，bf16 权重</translation>
+    </message>
+    <message>
+        <source>fine-tunes adapters only</source>
+        <translation>只微调适配器</translation>
+    </message>
+    <message>
+        <source>Freeze the model and train small adapters (PEFT&apos;s default targets, r=16, alpha 32, dropout 0.05): no gradients or optimizer states for the base weights.</source>
+        <translation>冻结模型，只训练小的适配器（PEFT 的默认目标层，r=16，alpha 32，dropout 0.05）：基础权重没有反向梯度，也没有优化器状态。</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::LoraEditor</name>
+    <message>
+        <source>full training</source>
+        <translation>全量训练</translation>
+    </message>
+    <message>
+        <source>LoRA adapters</source>
+        <translation>LoRA 适配器</translation>
+    </message>
+    <message>
+        <source>LoRA (PEFT): small trainable adapters on the chosen linears, everything else frozen. Freeze layers by hand from the layer tree&apos;s Trains column.</source>
+        <translation>LoRA（PEFT）：在所选线性层上加小的可训练适配器，其余全部冻结。也可以在网络层树的“训练”列里手动冻结层。</translation>
+    </message>
+    <message>
+        <source>Fine-tuning:</source>
+        <translation>微调：</translation>
+    </message>
+    <message>
+        <source>LoRA rank r: each adapted linear gets r × (in + out) trainable parameters</source>
+        <translation>LoRA 秩 r：每个适配的线性层增加 r × (输入 + 输出) 个可训练参数</translation>
+    </message>
+    <message>
+        <source>lora_alpha: the adapter output is scaled by α / r (no effect on memory)</source>
+        <translation>lora_alpha：适配器输出乘以 α / r（不影响显存）</translation>
+    </message>
+    <message>
+        <source>drop </source>
+        <translation>丢弃 </translation>
+    </message>
+    <message>
+        <source>lora_dropout: each adapted linear keeps its own dropout mask and dropped copy of its input; 0 keeps nothing</source>
+        <translation>lora_dropout：每个适配的线性层各自保存 dropout 掩码和输入的丢弃副本；0 则不保存</translation>
+    </message>
+    <message>
+        <source>LoRA:</source>
+        <translation>LoRA：</translation>
+    </message>
+    <message>
+        <source>default: PEFT&apos;s for the model family</source>
+        <translation>默认：PEFT 为该模型系列设定的目标层</translation>
+    </message>
+    <message>
+        <source>target_modules: comma-separated linear names (q_proj,v_proj), or all-linear; a linear is adapted when its path is a name or ends with &quot;.name&quot;</source>
+        <translation>target_modules：逗号分隔的线性层名称（q_proj,v_proj），或 all-linear；线性层的路径等于某个名称或以“.名称”结尾时被适配</translation>
+    </message>
+    <message>
+        <source>LoRA targets:</source>
+        <translation>LoRA 目标层：</translation>
+    </message>
+    <message>
+        <source>LoRA r=%1</source>
+        <translation>LoRA r=%1</translation>
+    </message>
+    <message>
+        <source>Full training</source>
+        <translation>全量训练</translation>
+    </message>
+    <message>
+        <source>LoRA alpha %1</source>
+        <translation>LoRA alpha %1</translation>
+    </message>
+    <message>
+        <source>LoRA dropout %1</source>
+        <translation>LoRA dropout %1</translation>
+    </message>
+    <message>
+        <source>LoRA targets</source>
+        <translation>LoRA 目标层</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MainWindow</name>
@@ -1971,6 +2054,10 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>F.scaled_dot_product_attention on q, k, v [heads, seq, dim]: flash or memory-efficient kernels keep q, k, v, the output and a log-sum-exp, never the seq×seq scores.</source>
         <translation>对 q、k、v [头数, 序列, 维度] 调用 F.scaled_dot_product_attention：flash 或 memory-efficient 内核只保存 q、k、v、输出和 log-sum-exp，从不保存 序列×序列 的注意力分数。</translation>
+    </message>
+    <message>
+        <source>Converts to another dtype (x.float(), x.to(torch.bfloat16), x.type_as(y)): a new tensor, nothing saved.</source>
+        <translation>转换为另一种数据类型（x.float()、x.to(torch.bfloat16)、x.type_as(y)）：生成新张量，不保存任何东西。</translation>
     </message>
 </context>
 <context>

@@ -10,6 +10,9 @@
 #include "gui_test_support.h"
 
 #include <QAction>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QHeaderView>
@@ -171,4 +174,36 @@ TEST_CASE("the Trains column shows what the core trains; ticking it is an undoab
     REQUIRE(w.waitForIdle());
     CHECK(w.document()->model() == before);
     CHECK(w.result()->estimator->trainableParameterCount() == all);
+}
+
+TEST_CASE("choosing LoRA in the training set-up trains adapters only, undoably", "[window][lora][undo]") {
+    Window f;
+    MainWindow& w = f.window;
+    auto* mode = w.findChild<QComboBox*>(QStringLiteral("fineTuningBox"));
+    auto* rank = w.findChild<QSpinBox*>(QStringLiteral("loraRank"));
+    auto* targets = w.findChild<QLineEdit*>(QStringLiteral("loraTargets"));
+    REQUIRE(mode);
+    REQUIRE(rank);
+    REQUIRE(targets);
+    CHECK_FALSE(rank->isVisible()); // full training: LoRA's rows are hidden
+    // ResNet-50 has no PEFT default: name its classifier
+    mode->setCurrentIndex(1);
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().lora.rank == 16);
+    CHECK(rank->isVisible());
+    targets->setText(QStringLiteral("fc"));
+    QMetaObject::invokeMethod(targets, "editingFinished");
+    REQUIRE(w.waitForIdle());
+    REQUIRE(w.result());
+    CHECK(w.document()->config().lora.targets == std::vector<std::string>{"fc"});
+    CHECK(w.result()->estimator->trainableParameterCount() == 16u * (2048 + 1000));
+    rank->setValue(8);
+    REQUIRE(w.waitForIdle());
+    CHECK(w.result()->estimator->trainableParameterCount() == 8u * (2048 + 1000));
+    QUndoStack* undo = w.document()->undoStack();
+    while (w.document()->config().lora.rank > 0 && undo->canUndo()) undo->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().lora.rank == 0);
+    CHECK(mode->currentIndex() == 0);
+    CHECK(w.result()->estimator->trainableParameterCount() == w.result()->estimator->parameterCount());
 }

@@ -10,7 +10,7 @@
 namespace batchfit {
 
 struct Lever {
-    std::string id;    ///< "checkpointing", "amp-bf16", "adam8bit", "sgd-momentum", "accumulation", "offload"
+    std::string id; ///< "checkpointing", "amp-bf16", "adam8bit", "sgd-momentum", "accumulation", "offload", "lora"
     std::string title; ///< English, for the CLI; the UI translates by id
     std::string cost;  ///< "≈+33% compute"
     TrainingConfig config;     ///< the set-up with this lever applied

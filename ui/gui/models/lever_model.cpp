@@ -26,6 +26,7 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("SGD with momentum instead of Adam");
     if (l.id == "offload") return tr("Offload optimizer states to CPU");
     if (l.id == "fused") return tr("Fused optimizer (fused=True)");
+    if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
     if (l.id == "accumulation")
         return tr("Smaller micro-batches with gradient accumulation (×%1)").arg(l.config.accumulationSteps);
     return QString::fromStdString(l.title);
@@ -38,6 +39,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("may need retuning");
     if (l.id == "offload") return tr("slower optimizer step");
     if (l.id == "fused") return tr("none (CUDA, torch 2.0 or newer)");
+    if (l.id == "lora") return tr("fine-tunes adapters only");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
     return QString::fromStdString(l.cost);
 }
@@ -55,6 +57,9 @@ QString LeverModel::explanation(const Lever& l) {
         return tr("One kernel updates every parameter: no foreach copy of the parameters during step().");
     if (l.id == "accumulation")
         return tr("Split each update into micro-batches; the batch column counts samples per update.");
+    if (l.id == "lora")
+        return tr("Freeze the model and train small adapters (PEFT's default targets, r=16, alpha 32, "
+                  "dropout 0.05): no gradients or optimizer states for the base weights.");
     return {};
 }
 

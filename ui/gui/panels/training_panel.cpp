@@ -1,6 +1,7 @@
 #include "gui/panels/training_panel.h"
 
 #include "gui/estimation/byte_format.h"
+#include "gui/panels/lora_editor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -101,6 +102,7 @@ QString TrainingPanel::checkpointingTitle(Checkpointing c) {
 
 TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);
+    m_form = form;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
 
     m_gpu = new QComboBox(this);
@@ -222,6 +224,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_setToNone);
     form->addRow(m_offload);
     form->addRow(m_firstStep);
+    m_lora = new LoraEditor(form, this);
+    connect(m_lora, &LoraEditor::loraEdited, this, [this](const LoraConfig& l, const QString& what, int mergeId) {
+        m_config.lora = l;
+        emitEdit(what, mergeId);
+    });
 
     for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -240,6 +247,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_margin, m_contextOverride);
     setTabOrder(m_contextOverride, m_contextMib);
     setTabOrder(m_contextMib, m_torch);
+    setTabOrder(m_firstStep, m_lora->firstField());
 
     connect(m_gpu, &QComboBox::currentIndexChanged, this, &TrainingPanel::onGpuChanged);
     connect(m_customGib, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::onGpuChanged);
@@ -347,6 +355,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_contextOverride->setChecked(config.cudaContextBytes.has_value());
     if (config.cudaContextBytes) m_contextMib->setValue(static_cast<int>(*config.cudaContextBytes / kMiB));
     m_setToNone->setChecked(config.zeroGradSetToNone);
+    m_lora->setLora(config.lora);
     m_offload->setChecked(config.optimizerOffload);
     m_firstStep->setChecked(config.firstStep);
     selectData(m_torch, config.torch);
@@ -391,6 +400,8 @@ void TrainingPanel::updateEnabled() {
     m_amsgrad->setEnabled(adam);
     m_checkpointEvery->setEnabled(m_config.checkpointing == Checkpointing::EveryKthBlock);
     m_checkpointMode->setEnabled(m_config.checkpointing != Checkpointing::None);
+    // shown only while checkpointing is on (as LoRA's rows): the form stays short enough for 1280 x 720
+    m_form->setRowVisible(m_checkpointMode, m_config.checkpointing != Checkpointing::None);
     m_contextMib->setEnabled(m_contextOverride->isChecked());
     TrainingConfig asDefault = m_config;
     asDefault.impl = OptimizerImpl::Default;

@@ -8,9 +8,12 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QSpinBox;
 
 namespace batchfit {
+
+class LoraEditor;
 
 /// Options form. Emits every change as a new TrainingConfig (the caller pushes it as an undo step).
 class TrainingPanel : public QWidget {
@@ -60,6 +63,8 @@ private:
     QCheckBox* m_offload = nullptr;
     QCheckBox* m_firstStep = nullptr;
     QComboBox* m_torch = nullptr;
+    LoraEditor* m_lora = nullptr;
+    QFormLayout* m_form = nullptr;
 };
 
 } // namespace batchfit
