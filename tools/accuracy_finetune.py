@@ -73,71 +73,12 @@ LORA_CASES = [
 ]
 
 
-def measure_lora(case):
+def measure_step(model, shape, in_dtype, loss_kind, batch):
+    """Two AdamW (foreach) steps over the parameters that require grad, then what the second one had: unique
+    parameters and trainable ones, gradient and optimizer-state bytes, and the bytes autograd saves."""
     import torch
-    from torch_mapping.common import TrainingLoss, build_model, make_input, make_target, use_native_dropout
-    from torch_mapping.export import export_model
+    from torch_mapping.common import TrainingLoss, make_input, make_target
     from torch_measure import saved_activation_bytes, unique_storage_bytes
-    sys.path.insert(0, os.path.dirname(HAND))
-    import hand_models
-    name, (spec, kw), dtype, targets, r, alpha, dropout, train_only = case
-    model = build_model(spec, json.dumps(kw))
-    if dtype == "bf16":
-        model = model.to(torch.bfloat16)
-    base, _ = export_model(model, [128], torch.int64, "cross-entropy", name=name)
-    wrapped = hand_models.apply_lora(model, targets, r, alpha, dropout, train_only)
-    use_native_dropout(model)
-    loss_fn = TrainingLoss("cross-entropy")
-    x = make_input(model, [128], torch.int64, 2)
-    with torch.no_grad():
-        t = make_target(model(x), "cross-entropy")
-    params = [p for p in model.parameters() if p.requires_grad]
-    kwargs = {"foreach": True} if int(torch.__version__.split(".")[0]) >= 2 else {}
-    opt = torch.optim.AdamW(params, lr=1e-4, **kwargs)
-    grads = 0
-    for _ in range(2):
-        loss_fn(model(x), t).backward()
-        grads = unique_storage_bytes([p.grad for p in model.parameters()])
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-    saved = saved_activation_bytes(model, loss_fn, x, t)
-    seen, total, trainable = set(), 0, 0
-    for p in model.parameters():
-        if p.data_ptr() not in seen:
-            seen.add(p.data_ptr())
-            total += p.numel()
-            trainable += p.numel() if p.requires_grad else 0
-    states = unique_storage_bytes([v for s in opt.state.values() for v in s.values() if torch.is_tensor(v)])
-    options = ["--lora-rank", str(r), "--lora-alpha", str(alpha), "--lora-dropout", str(dropout),
-               "--lora-targets", ",".join(targets)] + (["--train-only", ",".join(train_only)] if train_only else []) \
-        + (["--precision", "pure-bf16"] if dtype == "bf16" else [])
-    return {"name": name, "what": f"{len(wrapped)} adapted linears", "batch": 2, "parameters": total,
-            "trainable": trainable, "gradient_bytes": grads, "optimizer_state_bytes": states, "saved_bytes": saved,
-            "options": options, "model_file": base}
-
-
-def _frozen(name, rule):
-    def under(prefixes):
-        return any(name == p or name.startswith(p + ".") for p in prefixes)
-    if "train_only" in rule:
-        return not under(rule["train_only"])
-    return under(rule["freeze"])
-
-
-def measure_one(case):
-    import torch
-    from torch_mapping.common import TrainingLoss, build_model, make_input, make_target, use_native_dropout
-    from torch_mapping.export import export_model
-    from torch_measure import saved_activation_bytes, unique_storage_bytes
-    name, what, spec, kw, shape, idt, loss_kind, batch, rule, patterns = case
-    in_dtype = {"float32": torch.float32, "int64": torch.int64}[idt]
-    model = build_model(spec, json.dumps(kw))
-    use_native_dropout(model)
-    plain, _ = export_model(model, shape, in_dtype, loss_kind, name=name)
-    for pname, p in model.named_parameters():
-        if _frozen(pname, rule):
-            p.requires_grad_(False)
-    doc, report = export_model(model, shape, in_dtype, loss_kind, name=name)
     loss_fn = TrainingLoss(loss_kind)
     x = make_input(model, shape, in_dtype, batch)
     with torch.no_grad():
@@ -151,17 +92,62 @@ def measure_one(case):
         grads = unique_storage_bytes([p.grad for p in model.parameters()])
         opt.step()
         opt.zero_grad(set_to_none=True)
-    saved = saved_activation_bytes(model, loss_fn, x, t)
     seen, total, trainable = set(), 0, 0
     for p in model.parameters():
-        if p.data_ptr() in seen:
-            continue
-        seen.add(p.data_ptr())
-        total += p.numel()
-        trainable += p.numel() if p.requires_grad else 0
-    states = unique_storage_bytes([v for s in opt.state.values() for v in s.values() if torch.is_tensor(v)])
-    return {"name": name, "what": what, "batch": batch, "parameters": total, "trainable": trainable,
-            "gradient_bytes": grads, "optimizer_state_bytes": states, "saved_bytes": saved,
+        if p.data_ptr() not in seen:
+            seen.add(p.data_ptr())
+            total += p.numel()
+            trainable += p.numel() if p.requires_grad else 0
+    return {"parameters": total, "trainable": trainable, "gradient_bytes": grads,
+            "optimizer_state_bytes": unique_storage_bytes(
+                [v for s in opt.state.values() for v in s.values() if torch.is_tensor(v)]),
+            "saved_bytes": saved_activation_bytes(model, loss_fn, x, t)}
+
+
+def measure_lora(case):
+    import torch
+    from torch_mapping.common import build_model, use_native_dropout
+    from torch_mapping.export import export_model
+    sys.path.insert(0, os.path.dirname(HAND))
+    import hand_models
+    name, (spec, kw), dtype, targets, r, alpha, dropout, train_only = case
+    model = build_model(spec, json.dumps(kw))
+    if dtype == "bf16":
+        model = model.to(torch.bfloat16)
+    base, _ = export_model(model, [128], torch.int64, "cross-entropy", name=name)
+    wrapped = hand_models.apply_lora(model, targets, r, alpha, dropout, train_only)
+    use_native_dropout(model)
+    m = measure_step(model, [128], torch.int64, "cross-entropy", 2)
+    options = ["--lora-rank", str(r), "--lora-alpha", str(alpha), "--lora-dropout", str(dropout),
+               "--lora-targets", ",".join(targets)] + (["--train-only", ",".join(train_only)] if train_only else []) \
+        + (["--precision", "pure-bf16"] if dtype == "bf16" else [])
+    return {"name": name, "what": f"{len(wrapped)} adapted linears", "batch": 2, **m, "options": options,
+            "model_file": base}
+
+
+def _frozen(name, rule):
+    def under(prefixes):
+        return any(name == p or name.startswith(p + ".") for p in prefixes)
+    if "train_only" in rule:
+        return not under(rule["train_only"])
+    return under(rule["freeze"])
+
+
+def measure_one(case):
+    import torch
+    from torch_mapping.common import build_model, use_native_dropout
+    from torch_mapping.export import export_model
+    name, what, spec, kw, shape, idt, loss_kind, batch, rule, patterns = case
+    in_dtype = {"float32": torch.float32, "int64": torch.int64}[idt]
+    model = build_model(spec, json.dumps(kw))
+    use_native_dropout(model)
+    plain, _ = export_model(model, shape, in_dtype, loss_kind, name=name)
+    for pname, p in model.named_parameters():
+        if _frozen(pname, rule):
+            p.requires_grad_(False)
+    doc, report = export_model(model, shape, in_dtype, loss_kind, name=name)
+    m = measure_step(model, shape, in_dtype, loss_kind, batch)
+    return {"name": name, "what": what, "batch": batch, **m,
             "frozen_layers": len(report.get("frozen_layers", [])), "patterns": patterns,
             "model_file": doc, "plain_model_file": plain if patterns else None}
 

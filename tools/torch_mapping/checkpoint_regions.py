@@ -38,7 +38,7 @@ def _short_names(group, prefix):
 def group_checkpoint_regions(layers, regions):
     """Returns (layers, grouped, problems): the layer list with blocks, the modes of the grouped regions, and why
     the other regions stayed flat."""
-    runs, seen = [], set()
+    runs = []
     i = 0
     while i < len(layers):
         rid = layers[i].get("_ckpt")
