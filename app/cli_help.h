@@ -26,7 +26,8 @@ Model:
                          (gpt2, bert, roberta, llama, mistral, qwen2, gemma,
                          phi3, gpt_neox); with --seq N (default: the config's maximum) and
                          --attention flash|mem_efficient|eager (default flash: SDPA, what transformers
-                         runs on torch 2; eager for old transformers, torch 1.13 or output_attentions)
+                         runs on torch 2: the flash kernel on sm_80+ and MI200/MI300 in half precision,
+                         else memory-efficient; eager for old transformers, torch 1.13 or output_attentions)
   --onnx FILE            an ONNX model (needs a build with libonnx-dev); the batch is dim 0 of its input;
                          with --onnx-loss cross-entropy|mse|none (default cross-entropy) and
                          --onnx-allow-opaque (unmapped operators become opaque layers)

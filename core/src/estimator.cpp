@@ -21,6 +21,7 @@ Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& co
 Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& config, const GpuSpec& gpu) {
     TrainingConfig c = config;
     if (!c.cublasWorkspaceBytes) c.cublasWorkspaceBytes = gpu.cublasWorkspaceBytes;
+    if (c.gpuArch.empty()) c.gpuArch = gpu.arch;
     return create(model, c, gpu.contextBytes);
 }
 

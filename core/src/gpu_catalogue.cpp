@@ -28,6 +28,7 @@ std::vector<GpuSpec> parseCatalogue() {
         s.id = g.value("id", "");
         s.name = g.value("name", s.id);
         s.vendor = g.value("vendor", "");
+        s.arch = g.value("arch", "");
         s.memoryBytes = g.value("memory_bytes", std::uint64_t{0});
         s.contextBytes = g.value("context_bytes", std::uint64_t{536870912});
         s.source = g.value("source", "");

@@ -292,3 +292,26 @@ TEST_CASE("cast: a new tensor of the dtype, nothing saved; the input itself when
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message.find("up: unknown dtype 'float33'") != std::string::npos);
 }
+
+TEST_CASE("SDPA's kernel follows the GPU: flash on sm_80+ and MI200/MI300, memory-efficient on a T4 or V100",
+          "[ops][sdpa]") {
+    // One attention layer over 500 positions in fp16: the memory-efficient kernel pads the logsumexp to 512
+    // rows (12 more per head), flash does not (sdp_utils.cpp check_flash_attention_hardware_support).
+    const Model m = parseOrFail(R"({"format":"batchfit-model","version":1,"name":"a","input":{"shape":[500,64]},
+      "layers":[{"name":"attn","op":"attention","heads":4,"impl":"flash"},{"name":"loss","op":"mse_loss"}]})");
+    TrainingConfig c;
+    c.precision = Precision::PureFp16;
+    auto saved = [&](const char* gpu) {
+        auto g = findGpu(gpu);
+        REQUIRE(g);
+        auto e = Estimator::create(m, c, *g);
+        REQUIRE(e);
+        return e->estimate(2)->savedActivationBytes;
+    };
+    const auto a100 = saved("a100-80gb");
+    CHECK(saved("rtx-4090") == a100);
+    CHECK(saved("mi300x") == a100);
+    CHECK(saved("t4") == a100 + 2 * 4 * 12 * 4);
+    CHECK(saved("v100-16gb") == a100 + 2 * 4 * 12 * 4);
+    CHECK(findGpu("t4")->arch == "sm_75");
+}

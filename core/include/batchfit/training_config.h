@@ -75,6 +75,10 @@ struct TrainingConfig {
     std::vector<std::string> trainOnly; ///< --train-only: only these layers train
     LoraConfig lora;                    ///< --lora-rank > 0: LoRA fine-tuning
 
+    /// The GPU's architecture (GpuSpec::arch, set by Estimator::create with a GPU): which SDPA kernel torch
+    /// picks. Empty: assume one that runs flash attention (sm_80 or newer).
+    std::string gpuArch;
+
     // Overheads (outside the four components).
     std::optional<std::uint64_t> cudaContextBytes; ///< override of the GPU's default CUDA context
     std::optional<std::uint64_t>

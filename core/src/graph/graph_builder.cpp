@@ -215,6 +215,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
                       ac && rule->precision() == PrecisionClass::Lower ? halfDtype() : paramDtype};
         for (int t : ins) ctx.inputs.push_back(info(t));
         ctx.torch = m_config.torch;
+        ctx.gpuArch = m_config.gpuArch;
         return ctx;
     };
     auto planned = rule->plan(makeCtx(inputs));

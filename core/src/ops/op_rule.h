@@ -71,6 +71,7 @@ struct OpContext {
     DType paramDtype;                      ///< dtype of new parameters
     DType computeDtype;                    ///< dtype for floating outputs that are not derived from an input
     TorchRules torch = TorchRules::Torch2; ///< whose autograd formulas (2.x, or 1.13 where they differ)
+    std::string gpuArch{};                 ///< TrainingConfig::gpuArch (SDPA's kernel choice)
 
     Error fail(const std::string& msg) const { return makeError(path + ": " + msg); }
     /// A failure about one attribute's value (Error::attribute names it, so an editor can show it at the

@@ -7,8 +7,19 @@
 // (aten/src/ATen/native/transformers).
 #include "ops/op_rule.h"
 
+#include <cstdlib>
+
 namespace batchfit {
 namespace {
+
+/// Whether the GPU runs the flash kernel (sdp_utils.cpp check_flash_attention_hardware_support): CUDA sm_80 or
+/// newer (2.6 accepts sm_80..sm_90; Blackwell, sm_100/sm_120, came with 2.7, which the 2.6 wheels cannot run
+/// anyway), ROCm gfx90a and gfx942 (AOTriton). An unknown GPU (a custom capacity) is assumed to.
+bool gpuRunsFlash(const std::string& arch) {
+    if (arch.empty()) return true;
+    if (arch.rfind("sm_", 0) == 0) return std::atoi(arch.c_str() + 3) >= 80;
+    return arch == "gfx90a" || arch == "gfx942";
+}
 
 /// The plan both ops share: q, k, v, out and logsumexp saved; a mask bias and the rng state when present.
 OpPlan fusedPlan(const TensorInfo& q, Shape out, std::int64_t heads, std::int64_t seq, bool unpadded,
@@ -51,7 +62,10 @@ public:
         auto h = c.positive("heads");
         if (!h) return h.error();
         const std::string impl = c.attrs.getString("impl").value_or("flash");
-        const bool unpadded = (impl == "flash" && q.dtype != DType::Float32) || impl == "cpu_flash";
+        // "flash" is torch's SDPA default: the flash kernel where the dtype and the GPU allow, else
+        // memory-efficient (an fp32 model, a T4 or a V100)
+        const bool unpadded =
+            (impl == "flash" && q.dtype != DType::Float32 && gpuRunsFlash(c.gpuArch)) || impl == "cpu_flash";
         const bool rng = c.real("dropout", 0.0) > 0 && impl != "cpu_flash";
         return fusedPlan(q, q.shape, *h, q.shape[0], unpadded, std::nullopt, rng);
     }
@@ -86,7 +100,9 @@ public:
         const double drop = c.real("dropout", 0.0);
         if (!(drop >= 0.0 && drop < 1.0)) return c.failAttribute("dropout", "dropout must be in [0, 1)");
         const bool half = q.dtype != DType::Float32;
-        const bool unpadded = impl == "cpu_flash" || ((impl == "flash" || impl == "auto") && half && !*mask);
+        // "auto": torch's choice on the GPU; "flash": the flash kernel asked for (where it applies)
+        const bool unpadded = impl == "cpu_flash" || (impl == "flash" && half && !*mask) ||
+                              (impl == "auto" && half && !*mask && gpuRunsFlash(c.gpuArch));
         return fusedPlan(q, {q.shape[0], q.shape[1], v.shape[2]}, q.shape[0], q.shape[1], unpadded, *mask,
                          drop > 0 && impl != "cpu_flash");
     }
