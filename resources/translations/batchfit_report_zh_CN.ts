@@ -415,5 +415,45 @@
         <source>batch %1: %2</source>
         <translation>批大小 %1：%2</translation>
     </message>
+    <message>
+        <source>full training</source>
+        <translation>全量训练</translation>
+    </message>
+    <message>
+        <source>LoRA r=%1 α=%2 dropout %3, %4</source>
+        <translation>LoRA r=%1 α=%2 dropout %3，%4</translation>
+    </message>
+    <message>
+        <source>PEFT&apos;s default targets</source>
+        <translation>PEFT 默认目标层</translation>
+    </message>
+    <message>
+        <source>frozen layers</source>
+        <translation>冻结部分层</translation>
+    </message>
+    <message>
+        <source>: %1 of %2 train</source>
+        <translation>：%2 个参数中 %1 个参与训练</translation>
+    </message>
+    <message>
+        <source>Fine-tuning</source>
+        <translation>微调</translation>
+    </message>
+    <message>
+        <source>Frozen parameters (requires_grad=False) get no gradients and no optimizer states; layers before the first trainable one save nothing for the backward pass.</source>
+        <translation>冻结的参数（requires_grad=False）没有反向梯度和优化器状态；第一个可训练层之前的层不为反向传播保存任何前向激活。</translation>
+    </message>
+    <message>
+        <source>LoRA as PEFT runs it: adapters in fp32 on half weights (autocast_adapter_dtype), each adapted input copied to their dtype, one dropout per adapted layer.</source>
+        <translation>LoRA 按 PEFT 的实现计算：半精度权重上的适配器为 fp32（autocast_adapter_dtype），每个适配层的输入复制为适配器的数据类型，每个适配层各有一个 dropout。</translation>
+    </message>
+    <message>
+        <source> · LoRA r=%1</source>
+        <translation> · LoRA r=%1</translation>
+    </message>
+    <message>
+        <source> · %1 of %2 parameters train</source>
+        <translation> · %2 个参数中 %1 个参与训练</translation>
+    </message>
 </context>
 </TS>

@@ -2,6 +2,7 @@
 #include "batchfit/estimator.h"
 #include "catch_compat.h"
 #include "report/report_data.h"
+#include "report/report_sections.h"
 #include "report_test_support.h"
 
 #include <algorithm>
@@ -67,4 +68,24 @@ TEST_CASE("Report data: nothing fits, and bad requests fail with the core's mess
     bad = presetRequest("resnet50", 8);
     bad.gpu.memoryBytes = 0;
     CHECK_FALSE(buildReportData(bad));
+}
+
+TEST_CASE("Report data: a fine-tuning set-up is said in the set-up table and line", "[report][data][lora]") {
+    ReportRequest r = presetRequest("llama-2-7b", 1);
+    r.config.lora.rank = 16;
+    r.config.precision = Precision::PureBf16;
+    auto d = buildReportData(r);
+    REQUIRE(d);
+    const ReportSections s(*d);
+    QString tuning;
+    for (const auto& [k, v] : s.setup())
+        if (k == QStringLiteral("Fine-tuning")) tuning = v;
+    CHECK(tuning.startsWith(QStringLiteral("LoRA r=16")));
+    CHECK(tuning.contains(QStringLiteral("8,388,608 of 6,746,804,224 train")));
+    CHECK(s.setupLine().contains(QStringLiteral("LoRA r=16 · 8,388,608 of 6,746,804,224 parameters train")));
+    ReportRequest full = presetRequest("resnet50", 8);
+    auto fd = buildReportData(full);
+    REQUIRE(fd);
+    for (const auto& [k, v] : ReportSections(*fd).setup())
+        if (k == QStringLiteral("Fine-tuning")) CHECK(v == QStringLiteral("full training"));
 }

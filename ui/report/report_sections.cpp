@@ -59,6 +59,25 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
     if (c.checkpointing != Checkpointing::None)
         ckpt += QStringLiteral(", ") + qs(checkpointModeName(c.checkpointMode));
     out.emplace_back(ReportText::tr("Checkpointing"), ckpt);
+    const Estimate& e = m_data.estimate;
+    QString tuning = ReportText::tr("full training");
+    if (c.lora.rank > 0) {
+        QStringList targets;
+        for (const auto& t : c.lora.targets) targets << qs(t);
+        tuning = ReportText::tr("LoRA r=%1 α=%2 dropout %3, %4")
+                     .arg(c.lora.rank)
+                     .arg(c.lora.alpha)
+                     .arg(c.lora.dropout)
+                     .arg(targets.isEmpty() ? ReportText::tr("PEFT's default targets")
+                                            : targets.join(QStringLiteral(", ")));
+    } else if (e.trainableParameterCount != e.parameterCount) {
+        tuning = ReportText::tr("frozen layers");
+    }
+    if (e.trainableParameterCount != e.parameterCount)
+        tuning += ReportText::tr(": %1 of %2 train")
+                      .arg(ReportText::number(static_cast<std::int64_t>(e.trainableParameterCount)),
+                           ReportText::number(static_cast<std::int64_t>(e.parameterCount)));
+    out.emplace_back(ReportText::tr("Fine-tuning"), tuning);
     out.emplace_back(ReportText::tr("Safety margin"),
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
     out.emplace_back(ReportText::tr("Step simulated"),
@@ -68,10 +87,17 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
 
 QString ReportSections::setupLine() const {
     const TrainingConfig& c = m_data.request.config;
-    return ReportText::tr("batch %1 · %2, %3, checkpointing %4 · %5 (%6)")
-        .arg(ReportText::number(m_data.request.batch), qs(optimizerName(c.optimizer)),
-             qs(precisionName(c.precision)), qs(checkpointingName(c.checkpointing)),
-             qs(m_data.request.gpu.name), ReportText::bytes(m_data.request.gpu.memoryBytes));
+    QString line = ReportText::tr("batch %1 · %2, %3, checkpointing %4 · %5 (%6)")
+                       .arg(ReportText::number(m_data.request.batch), qs(optimizerName(c.optimizer)),
+                            qs(precisionName(c.precision)), qs(checkpointingName(c.checkpointing)),
+                            qs(m_data.request.gpu.name), ReportText::bytes(m_data.request.gpu.memoryBytes));
+    const Estimate& e = m_data.estimate;
+    if (c.lora.rank > 0) line += ReportText::tr(" · LoRA r=%1").arg(c.lora.rank);
+    if (e.trainableParameterCount != e.parameterCount)
+        line += ReportText::tr(" · %1 of %2 parameters train")
+                    .arg(ReportText::number(static_cast<std::int64_t>(e.trainableParameterCount)),
+                         ReportText::number(static_cast<std::int64_t>(e.parameterCount)));
+    return line;
 }
 
 QString ReportSections::verdictHeadline() const {
@@ -251,6 +277,12 @@ QStringList ReportSections::assumptions() const {
     out << (c.zeroGradSetToNone
                 ? ReportText::tr("Gradients are freed between steps (zero_grad(set_to_none=True)).")
                 : ReportText::tr("Gradients stay allocated between steps (zero_grad(set_to_none=False))."));
+    if (e.trainableParameterCount != e.parameterCount)
+        out << ReportText::tr("Frozen parameters (requires_grad=False) get no gradients and no optimizer states; "
+                              "layers before the first trainable one save nothing for the backward pass.");
+    if (c.lora.rank > 0)
+        out << ReportText::tr("LoRA as PEFT runs it: adapters in fp32 on half weights (autocast_adapter_dtype), "
+                              "each adapted input copied to their dtype, one dropout per adapted layer.");
     if (c.optimizerOffload)
         out << ReportText::tr(
                    "Optimizer states and master weights live in host memory: %1 of host RAM, not on the GPU.")
