@@ -298,6 +298,14 @@ if hasattr(F, "scaled_dot_product_attention"):  # torch >= 2.0; on CPU the flash
     case("sdpa_cpu_flash_bool_mask", "scaled_dot_product_attention", {"attn_mask": "bool [40,40]"}, QKV,
          lambda m, q, k, v: F.scaled_dot_product_attention(
              q, k, v, attn_mask=torch.ones(40, 40, dtype=torch.bool).tril()))
+    if tuple(int(x) for x in torch.__version__.split(".")[:2]) >= (2, 5):  # enable_gqa: torch >= 2.5
+        # grouped-query attention: 4 query heads, 2 key/value heads; the CPU runs the math fallback
+        GQA = [("q", [4, 40, 16], F32, "act"), ("k", [2, 40, 16], F32, "act"), ("v", [2, 40, 16], F32, "act")]
+        case("sdpa_gqa_math", "scaled_dot_product_attention", {"enable_gqa": True, "is_causal": True}, GQA,
+             lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True))
+        case("sdpa_gqa_math_bf16", "scaled_dot_product_attention", {"enable_gqa": True, "dtype": "bfloat16"},
+             [(n, s, torch.bfloat16, kd) for n, s, _, kd in GQA],
+             lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
 if hasattr(nn, "RMSNorm"):  # torch >= 2.4: F.rms_norm, a composite of the same ops
     case("rmsnorm_nn", "rmsnorm", {"d": 768, "eps": 1e-6}, [("x", [128, 768], F32, "act")], _mod(None),
          lambda: nn.RMSNorm(768, eps=1e-6))

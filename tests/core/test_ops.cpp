@@ -164,6 +164,18 @@ const OpCase kCases[] = {
     {"sdpa_cpu_flash_bool_mask", "[4,40,16]", "float32",
      QKV
      R"({"name":"a","op":"scaled_dot_product_attention","inputs":["q","k","v"],"impl":"cpu_flash","mask_shape":[40,40]})"},
+    // grouped-query attention (torch >= 2.5): q has 4 heads, k and v 2 (slices of the input, made to need a grad)
+#define GQA                                                                                                   \
+    R"({"name":"q","op":"learned_add","inputs":["@input"]},)"                                                \
+    R"({"name":"k0","op":"slice","inputs":["@input"],"dim":0,"start":0,"end":2},{"name":"k","op":"learned_add"},)" \
+    R"({"name":"v0","op":"slice","inputs":["@input"],"dim":0,"start":0,"end":2},{"name":"v","op":"learned_add"},)"
+    {"sdpa_gqa_math", "[4,40,16]", "float32",
+     GQA R"({"name":"a","op":"scaled_dot_product_attention","inputs":["q","k","v"],"impl":"cpu_flash",)"
+         R"("causal":true,"enable_gqa":true})"},
+    {"sdpa_gqa_math_bf16", "[4,40,16]", "bfloat16",
+     GQA R"({"name":"a","op":"scaled_dot_product_attention","inputs":["q","k","v"],"impl":"cpu_flash",)"
+         R"("enable_gqa":true})",
+     Precision::PureBf16},
     {"rmsnorm_nn", "[128,768]", "float32", G R"({"name":"n","op":"rmsnorm","eps":1e-6})"}, // torch >= 2.4
     {"rmsnorm_nn_noaffine", "[128,768]", "float32",
      G R"({"name":"n","op":"rmsnorm","elementwise_affine":false})"},

@@ -601,6 +601,12 @@ def main(argv=None):
                               dtype="int64", via_cli=True, attention_impl="cpu_flash",
                               note="nanoGPT's flash path: F.scaled_dot_product_attention(is_causal=True), "
                               "exported for the CPU kernel that measures it (--attention-impl cpu_flash)"))
+        if tuple(int(x) for x in torch.__version__.split(".")[:2]) >= (2, 5):  # enable_gqa
+            cases.append(Case("hand-written Llama (GQA, SDPA)", f"{hand}:HandLlama",
+                              json.dumps({"sdpa": True, "kv_heads": 2}), [128], dtype="int64", via_cli=True,
+                              attention_impl="cpu_flash",
+                              note="F.scaled_dot_product_attention(enable_gqa=True), 4 query heads on 2 key/value "
+                              "heads: the CPU's math fallback (its repeated v, scaled q and k, probabilities)"))
     else:
         names = set(args.models.split(",")) if args.models else None
         cases = torchvision_cases(names)

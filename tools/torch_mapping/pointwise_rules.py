@@ -137,9 +137,11 @@ class PointwiseRules:
         shapes = [self.ps_shape(self.arg(n, i, nm)) for i, nm in enumerate(("query", "key", "value"))]
         if any(len(s) != 3 for s in shapes):
             raise Unmappable(f"scaled_dot_product_attention on per-sample shapes {shapes} (expected [H, S, D])")
-        if shapes[1][0] != shapes[0][0]:
-            raise Unmappable("grouped-query scaled_dot_product_attention (enable_gqa): k, v have fewer heads")
         attrs = {}
+        if shapes[1][0] != shapes[0][0]:
+            if not self.arg(n, 7, "enable_gqa", False):
+                raise Unmappable("scaled_dot_product_attention: k, v have fewer heads than q without enable_gqa")
+            attrs["enable_gqa"] = True
         mask_arg = self.arg(n, 3, "attn_mask", None)
         if mask_arg is not None:
             mv = self.value(mask_arg)

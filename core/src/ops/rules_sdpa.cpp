@@ -21,6 +21,35 @@ bool gpuRunsFlash(const std::string& arch) {
     return arch == "gfx90a" || arch == "gfx942";
 }
 
+/// The math fallback (_scaled_dot_product_attention_math): half inputs are computed in fp32
+/// (allowFP16BF16ReductionMathSDP is off by default), k and v repeated to q's heads when grouped
+/// (repeat_interleave), q and k scaled by sqrt(scale) into new tensors, softmax, dropout, @ v. It keeps the
+/// scaled q, the scaled k transposed, the probabilities, the (repeated) v, and with dropout its mask and result.
+/// Measured on CPU (ops-torch2.json `sdpa_gqa_math*`).
+OpPlan mathPlan(const TensorInfo& q, const TensorInfo& k, const TensorInfo& v, double dropout) {
+    const std::int64_t h = q.shape[0], s = q.shape[1], d = q.shape[2], sk = k.shape[1], dv = v.shape[2];
+    const DType acc = DType::Float32;
+    OpPlan p;
+    p.outputs.push_back({{h, s, dv}, q.dtype, q.batched, true});
+    auto keep = [&](Shape shape, DType dt, const char* role) {
+        p.created.push_back({std::move(shape), dt, q.batched, true});
+        p.createdRoles.push_back(role);
+        p.saved.push_back({SavedDecl::Kind::Created, static_cast<int>(p.created.size()) - 1});
+    };
+    keep({h, s, d}, acc, "scaled q");
+    keep({h, d, sk}, acc, "scaled k (transposed)");
+    keep({h, s, sk}, acc, "attention probabilities");
+    if (k.shape[0] == h && v.dtype == acc)
+        p.saved.push_back({SavedDecl::Kind::Input, 2}); // v itself: neither repeated nor upcast
+    else
+        keep({h, sk, dv}, acc, "v (repeated to the heads, in fp32)");
+    if (dropout > 0) {
+        keep({h, s, sk}, DType::Bool, "attention dropout mask");
+        keep({h, s, sk}, acc, "attention probabilities after dropout");
+    }
+    return p;
+}
+
 /// The plan both ops share: q, k, v, out and logsumexp saved; a mask bias and the rng state when present.
 OpPlan fusedPlan(const TensorInfo& q, Shape out, std::int64_t heads, std::int64_t seq, bool unpadded,
                  const std::optional<Shape>& mask, bool rngState) {
@@ -86,23 +115,30 @@ public:
                 "scaled_dot_product_attention expects q, k, v of per-sample shape [heads, seq, dim], "
                 "got " +
                 c.in(0) + ", " + c.in(1) + ", " + c.in(2));
-        if (k.shape[0] != q.shape[0] || v.shape[0] != q.shape[0] || k.shape[1] != v.shape[1] ||
-            k.shape[2] != q.shape[2])
+        const bool gqa = c.flag("enable_gqa", false);
+        const bool headsOk = k.shape[0] == v.shape[0] &&
+                             (k.shape[0] == q.shape[0] || (gqa && k.shape[0] > 0 && q.shape[0] % k.shape[0] == 0));
+        if (!headsOk || k.shape[1] != v.shape[1] || k.shape[2] != q.shape[2])
             return c.fail("scaled_dot_product_attention: q " + c.in(0) + ", k " + c.in(1) + " and v " +
-                          c.in(2) + " do not match (grouped-query k, v must be repeated first)");
+                          c.in(2) + " do not match (fewer k, v heads need enable_gqa, dividing q's heads)");
         const std::string impl = c.attrs.getString("impl").value_or("auto");
-        if (impl != "auto" && impl != "flash" && impl != "mem_efficient" && impl != "cpu_flash")
-            return c.failAttribute("impl", "impl must be \"auto\", \"flash\", \"mem_efficient\" or "
-                                           "\"cpu_flash\", got \"" +
+        if (impl != "auto" && impl != "flash" && impl != "mem_efficient" && impl != "cpu_flash" && impl != "math")
+            return c.failAttribute("impl", "impl must be \"auto\", \"flash\", \"mem_efficient\", "
+                                           "\"cpu_flash\" or \"math\", got \"" +
                                                impl + "\"");
         auto mask = c.shapeList("mask_shape");
         if (!mask) return mask.error();
         const double drop = c.real("dropout", 0.0);
         if (!(drop >= 0.0 && drop < 1.0)) return c.failAttribute("dropout", "dropout must be in [0, 1)");
         const bool half = q.dtype != DType::Float32;
+        const bool grouped = k.shape[0] != q.shape[0];
+        // Grouped-query attention: only CUDA's flash kernel takes it (backend_supports_grouped_query_attention);
+        // the memory-efficient and the CPU flash kernels do not, so torch runs the math fallback (measured on CPU).
+        const bool flash = (impl == "flash" && half && !*mask) ||
+                           (impl == "auto" && half && !*mask && gpuRunsFlash(c.gpuArch));
+        if (impl == "math" || (grouped && !flash)) return mathPlan(q, k, v, drop);
         // "auto": torch's choice on the GPU; "flash": the flash kernel asked for (where it applies)
-        const bool unpadded = impl == "cpu_flash" || (impl == "flash" && half && !*mask) ||
-                              (impl == "auto" && half && !*mask && gpuRunsFlash(c.gpuArch));
+        const bool unpadded = impl == "cpu_flash" || flash;
         return fusedPlan(q, {q.shape[0], q.shape[1], v.shape[2]}, q.shape[0], q.shape[1], unpadded, *mask,
                          drop > 0 && impl != "cpu_flash");
     }

@@ -141,14 +141,15 @@ class RMSNorm(nn.Module):
 
 
 class LlamaBlock(nn.Module):
-    def __init__(self, d, heads, hidden, sdpa=False):
+    def __init__(self, d, heads, hidden, sdpa=False, kv_heads=None):
         super().__init__()
         self.h = heads
+        self.kv = kv_heads or heads  # fewer: grouped-query attention (SDPA's enable_gqa)
         self.sdpa = sdpa  # F.scaled_dot_product_attention(is_causal=True), as Hugging Face's sdpa attention
         self.attention_norm = RMSNorm(d)
         self.wq = nn.Linear(d, d, bias=False)
-        self.wk = nn.Linear(d, d, bias=False)
-        self.wv = nn.Linear(d, d, bias=False)
+        self.wk = nn.Linear(d, d // heads * self.kv, bias=False)
+        self.wv = nn.Linear(d, d // heads * self.kv, bias=False)
         self.wo = nn.Linear(d, d, bias=False)
         self.ffn_norm = RMSNorm(d)
         self.w1 = nn.Linear(d, hidden, bias=False)
@@ -159,10 +160,11 @@ class LlamaBlock(nn.Module):
         B, S, D = x.shape
         h = self.attention_norm(x)
         q = self.wq(h).view(B, S, self.h, D // self.h).transpose(1, 2)
-        k = self.wk(h).view(B, S, self.h, D // self.h).transpose(1, 2)
-        v = self.wv(h).view(B, S, self.h, D // self.h).transpose(1, 2)
+        k = self.wk(h).view(B, S, self.kv, D // self.h).transpose(1, 2)
+        v = self.wv(h).view(B, S, self.kv, D // self.h).transpose(1, 2)
         if self.sdpa:
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            gqa = {"enable_gqa": True} if self.kv != self.h else {}
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, **gqa)
         else:
             att = (q @ k.transpose(2, 3)) / math.sqrt(D // self.h)
             att = torch.where(mask, att, torch.finfo(att.dtype).min)
@@ -178,10 +180,10 @@ class HandLlama(nn.Module):
     """A Llama-style decoder written by hand: RMSNorm as elementwise ops, SwiGLU, a bool causal buffer used
     through torch.where, no biases, an untied head."""
 
-    def __init__(self, vocab=1000, d=64, seq=128, layers=2, heads=4, hidden=172, sdpa=False):
+    def __init__(self, vocab=1000, d=64, seq=128, layers=2, heads=4, hidden=172, sdpa=False, kv_heads=None):
         super().__init__()
         self.tok_embeddings = nn.Embedding(vocab, d)
-        self.layers = nn.ModuleList([LlamaBlock(d, heads, hidden, sdpa) for _ in range(layers)])
+        self.layers = nn.ModuleList([LlamaBlock(d, heads, hidden, sdpa, kv_heads) for _ in range(layers)])
         self.norm = RMSNorm(d)
         self.output = nn.Linear(d, vocab, bias=False)
         self.register_buffer("causal", torch.ones(seq, seq, dtype=torch.bool).tril())
