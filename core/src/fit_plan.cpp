@@ -23,6 +23,10 @@ FitPlan planToFit(const Model& model, const TrainingConfig& config, std::uint64_
     std::uint64_t needsAtOne = plan.maxBatch > 0 ? 0 : requiredAtOne(config);
     for (int step = 0; step < 6 && plan.maxBatch < targetBatch; ++step) {
         std::vector<Lever> levers = rankLevers(model, plan.config, capacityBytes, cudaContextBytes);
+        // Training only the head changes the experiment, not just its memory: offered alone, never combined
+        levers.erase(std::remove_if(levers.begin(), levers.end(),
+                                    [](const Lever& l) { return l.id == "freeze-backbone"; }),
+                     levers.end());
         auto best = std::find_if(levers.begin(), levers.end(), [](const Lever& l) { return leverHelps(l); });
         if (best == levers.end() && plan.maxBatch == 0) {
             // Nothing fits and no single lever changes that: take the one that saves the most at batch 1 (at

@@ -6,6 +6,24 @@
 
 namespace batchfit {
 
+namespace {
+
+/// The path of the model's last linear layer (its output head), or "" when it sits in a repeated block.
+void lastLinear(const std::vector<Layer>& layers, const std::string& prefix, bool repeated, std::string& out) {
+    for (const Layer& l : layers) {
+        const std::string path = l.name.empty() ? prefix : (prefix.empty() ? l.name : prefix + "." + l.name);
+        if (l.isBlock()) {
+            const bool rep = repeated || l.repeat > 1 || l.firstIndex >= 0;
+            lastLinear(l.layers, path, rep, out);
+            lastLinear(l.after, path, rep, out);
+        } else if (l.op == "linear") {
+            out = repeated ? std::string() : path;
+        }
+    }
+}
+
+} // namespace
+
 std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, std::uint64_t capacityBytes,
                               std::uint64_t cudaContextBytes) {
     std::vector<Lever> levers;
@@ -71,6 +89,14 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.lora.dropout = 0.05;
         if (c.precision == Precision::Fp32) c.precision = Precision::PureBf16;
         consider("lora", "LoRA r=16 on attention (PEFT defaults), bf16 weights", "fine-tunes adapters only", c);
+    }
+    std::string head;
+    lastLinear(model.layers, "", false, head);
+    if (!head.empty() && config.lora.rank == 0 && config.trainOnly.empty() && config.freeze.empty()) {
+        // Train the classifier only (a frozen backbone: linear probing / feature extraction).
+        TrainingConfig c = config;
+        c.trainOnly = {head};
+        consider("freeze-backbone", "Freeze the backbone, train only " + head, "fine-tunes the head only", c);
     }
     if (config.accumulationSteps == 1 && base < 8) {
         TrainingConfig c = config;

@@ -1228,6 +1228,18 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>Freeze the model and train small adapters (PEFT&apos;s default targets, r=16, alpha 32, dropout 0.05): no gradients or optimizer states for the base weights.</source>
         <translation>冻结模型，只训练小的适配器（PEFT 的默认目标层，r=16，alpha 32，dropout 0.05）：基础权重没有反向梯度，也没有优化器状态。</translation>
     </message>
+    <message>
+        <source>Freeze the backbone, train only %1</source>
+        <translation>冻结主干，只训练 %1</translation>
+    </message>
+    <message>
+        <source>fine-tunes the head only</source>
+        <translation>只微调输出头</translation>
+    </message>
+    <message>
+        <source>Every layer but the output head is frozen (requires_grad=False): no gradients or optimizer states for them, and nothing before the head is saved for the backward pass.</source>
+        <translation>除输出头外的所有层都被冻结（requires_grad=False）：它们没有反向梯度和优化器状态，输出头之前的层不为反向传播保存任何前向激活。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>

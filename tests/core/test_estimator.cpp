@@ -169,6 +169,35 @@ TEST_CASE("what-if levers are ranked and each is a real improvement or not", "[e
     TrainingConfig old;
     old.torch = TorchRules::Torch113;
     CHECK_FALSE(has(rankLevers(m, old, 24ull << 30, 536870912), "fused"));
+    // GPT-2's head is tied to the frozen embedding: "freeze the backbone" would train nothing, so it is not offered
+    CHECK_FALSE(has(levers, "freeze-backbone"));
+}
+
+TEST_CASE("fine-tuning levers: LoRA for an LLM, a frozen backbone for a classifier", "[estimator][what-if]") {
+    const auto find = [](const std::vector<Lever>& ls, const char* id) -> const Lever* {
+        for (const auto& l : ls)
+            if (l.id == id) return &l;
+        return nullptr;
+    };
+    // Llama-2-7B on 24 GB: nothing fits in full fp32 training; LoRA r=16 (PEFT's q_proj, v_proj) on bf16 weights
+    // is offered, with the family's default targets.
+    const Model llama = preset("llama-2-7b");
+    const auto ll = rankLevers(llama, TrainingConfig{}, 24ull << 30, 536870912);
+    const Lever* lora = find(ll, "lora");
+    REQUIRE(lora);
+    CHECK(lora->config.lora.rank == 16);
+    CHECK(lora->config.precision == Precision::PureBf16);
+    CHECK(lora->baselineMaxBatch == 0);
+    // ResNet-50: train only fc
+    const Model resnet = preset("resnet50");
+    const auto rl = rankLevers(resnet, TrainingConfig{}, 24ull << 30, 536870912);
+    const Lever* head = find(rl, "freeze-backbone");
+    REQUIRE(head);
+    CHECK(head->config.trainOnly == std::vector<std::string>{"fc"});
+    CHECK(head->maxBatch > 4 * head->baselineMaxBatch);
+    auto e = Estimator::create(resnet, head->config, 536870912);
+    REQUIRE(e);
+    CHECK(e->trainableParameterCount() == 2048 * 1000 + 1000);
 }
 
 TEST_CASE("the pruned sweep evaluator is exact at every batch", "[estimator][property]") {
@@ -271,7 +300,12 @@ TEST_CASE("levers combined: each step raises the largest batch, and the plan sto
     REQUIRE_FALSE(single.empty());
     const FitPlan plan = planToFit(*model, config, cap, 512ull << 20, 100000);
     REQUIRE(plan.steps.size() >= 2);
-    CHECK(plan.maxBatch > single.front().maxBatch); // more than the best lever alone
+    // more than the best lever alone that a plan may combine (training only the head is offered alone)
+    const auto combinable = std::find_if(single.begin(), single.end(),
+                                         [](const Lever& l) { return l.id != "freeze-backbone"; });
+    REQUIRE(combinable != single.end());
+    CHECK(plan.maxBatch > combinable->maxBatch);
+    for (const auto& s : plan.steps) CHECK(s.id != "freeze-backbone");
     for (std::size_t i = 1; i < plan.steps.size(); ++i) {
         CHECK(plan.steps[i].maxBatch > plan.steps[i - 1].maxBatch);
         CHECK(plan.steps[i].baselineMaxBatch == plan.steps[i - 1].maxBatch);

@@ -131,6 +131,8 @@ int GraphBuilder::paramTensor(const std::string& path, const ParamDecl& decl, in
     p.tiedTo = tiedTo;
     int idx = static_cast<int>(m_graph.params.size());
     if (tiedTo >= 0) {
+        // one tensor: it trains as the layer that owns it (its first use) says, as requires_grad does
+        p.trainable = m_graph.params[static_cast<std::size_t>(tiedTo)].trainable;
         p.tensor = m_graph.params[static_cast<std::size_t>(tiedTo)].tensor;
     } else {
         TensorInfo info{decl.shape, p.dtype, false, true};

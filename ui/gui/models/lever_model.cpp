@@ -27,6 +27,8 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "offload") return tr("Offload optimizer states to CPU");
     if (l.id == "fused") return tr("Fused optimizer (fused=True)");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
+    if (l.id == "freeze-backbone" && !l.config.trainOnly.empty())
+        return tr("Freeze the backbone, train only %1").arg(QString::fromStdString(l.config.trainOnly.front()));
     if (l.id == "accumulation")
         return tr("Smaller micro-batches with gradient accumulation (×%1)").arg(l.config.accumulationSteps);
     return QString::fromStdString(l.title);
@@ -40,6 +42,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "offload") return tr("slower optimizer step");
     if (l.id == "fused") return tr("none (CUDA, torch 2.0 or newer)");
     if (l.id == "lora") return tr("fine-tunes adapters only");
+    if (l.id == "freeze-backbone") return tr("fine-tunes the head only");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
     return QString::fromStdString(l.cost);
 }
@@ -57,6 +60,9 @@ QString LeverModel::explanation(const Lever& l) {
         return tr("One kernel updates every parameter: no foreach copy of the parameters during step().");
     if (l.id == "accumulation")
         return tr("Split each update into micro-batches; the batch column counts samples per update.");
+    if (l.id == "freeze-backbone")
+        return tr("Every layer but the output head is frozen (requires_grad=False): no gradients or optimizer "
+                  "states for them, and nothing before the head is saved for the backward pass.");
     if (l.id == "lora")
         return tr("Freeze the model and train small adapters (PEFT's default targets, r=16, alpha 32, "
                   "dropout 0.05): no gradients or optimizer states for the base weights.");
