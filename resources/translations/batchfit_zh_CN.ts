@@ -1311,6 +1311,26 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>LoRA targets</source>
         <translation>LoRA 目标层</translation>
     </message>
+    <message>
+        <source>Pick the targets among the model&apos;s linear layers</source>
+        <translation>从模型的线性层中选择目标层</translation>
+    </message>
+    <message>
+        <source>all-linear (every linear but the output head)</source>
+        <translation>all-linear（除输出头外的所有线性层）</translation>
+    </message>
+    <message>
+        <source>PEFT&apos;s default (%1)</source>
+        <translation>PEFT 默认（%1）</translation>
+    </message>
+    <message>
+        <source>no PEFT default for this model: pick targets</source>
+        <translation>PEFT 对该模型没有默认目标层：请选择</translation>
+    </message>
+    <message>
+        <source>default: %1</source>
+        <translation>默认：%1</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MainWindow</name>

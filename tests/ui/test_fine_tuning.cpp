@@ -12,7 +12,9 @@
 #include <QAction>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QHeaderView>
@@ -191,9 +193,20 @@ TEST_CASE("choosing LoRA in the training set-up trains adapters only, undoably",
     REQUIRE(w.waitForIdle());
     CHECK(w.document()->config().lora.rank == 16);
     CHECK(rank->isVisible());
-    targets->setText(QStringLiteral("fc"));
-    QMetaObject::invokeMethod(targets, "editingFinished");
+    CHECK(targets->placeholderText().contains(QStringLiteral("no PEFT default")));
+    // the picker lists the model's linears: pick fc
+    auto* picker = w.findChild<QToolButton*>(QStringLiteral("loraTargetPicker"));
+    REQUIRE(picker);
+    QMenu* menu = picker->menu();
+    REQUIRE(menu);
+    QMetaObject::invokeMethod(menu, "aboutToShow");
+    QAction* fc = nullptr;
+    for (QAction* a : menu->actions())
+        if (a->text() == QStringLiteral("fc")) fc = a;
+    REQUIRE(fc);
+    fc->trigger();
     REQUIRE(w.waitForIdle());
+    CHECK(targets->text() == QStringLiteral("fc"));
     REQUIRE(w.result());
     CHECK(w.document()->config().lora.targets == std::vector<std::string>{"fc"});
     CHECK(w.result()->estimator->trainableParameterCount() == 16u * (2048 + 1000));

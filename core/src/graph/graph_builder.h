@@ -81,7 +81,6 @@ private:
     std::string m_loraHead;  ///< the output head's path, which all-linear leaves out
     bool m_inLora = false;   ///< lowering an adapted linear's parts
     std::string m_layerPath, m_layerModule; ///< the layer being lowered, and its "module" attribute
-    bool m_attentionComposite = false; ///< the model uses the attention op (its q_proj, ... are internal)
     std::optional<DType> m_paramDtypeOverride; ///< the adapters' dtype while they are lowered
     bool m_trainable = true;                                ///< the layer being lowered trains
     const std::vector<std::string>* m_frozenParams = nullptr; ///< its parameters that do not

@@ -2,75 +2,25 @@
 // Source: peft/tuners/lora/layer.py Linear.forward and LoraLayer.update_layer, tuners_utils.py
 // (_cast_input_dtype, cast_adapter_dtype, check_target_module_exists), utils/constants.py
 // (TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING); read at peft 0.20.1.dev0 (commit 5d602fd).
+#include "batchfit/lora_targets.h"
 #include "graph/graph_builder.h"
 
-#include <functional>
-#include <set>
-
 namespace batchfit {
-
-namespace {
-
-/// The names the model's linears can be targeted by: linear layers' names, and the projections the
-/// attention composite creates.
-void linearNames(const std::vector<Layer>& layers, std::set<std::string>& names, std::string& lastLinear,
-                 const std::string& prefix, bool& attention) {
-    for (const Layer& l : layers) {
-        const std::string path = prefix.empty() ? l.name : (l.name.empty() ? prefix : prefix + "." + l.name);
-        if (l.isBlock()) {
-            linearNames(l.layers, names, lastLinear, path, attention);
-            linearNames(l.shortcutLayers, names, lastLinear, path, attention);
-            linearNames(l.after, names, lastLinear, path, attention);
-            continue;
-        }
-        if (l.op == "linear") {
-            names.insert(l.name);
-            if (auto m = l.attrs.getString("module")) names.insert(m->substr(m->find_last_of('.') + 1));
-            lastLinear = path;
-        } else if (l.op == "attention") {
-            attention = true;
-            if (l.attrs.getString("qkv").value_or("separate") == "fused") {
-                names.insert("qkv_proj");
-            } else {
-                names.insert("q_proj");
-                names.insert("k_proj");
-                names.insert("v_proj");
-            }
-            names.insert("out_proj");
-        }
-    }
-}
-
-} // namespace
 
 Status GraphBuilder::resolveLoraTargets(const Model& model) {
     const LoraConfig& lora = m_config.lora;
     if (lora.rank <= 0) return Ok{};
-    std::set<std::string> names;
-    linearNames(model.layers, names, m_loraHead, "", m_attentionComposite);
-    std::vector<std::string> targets = lora.targets;
+    const LoraTargetInfo info = loraTargetInfo(model);
+    m_loraHead = info.head;
+    std::vector<std::string> targets = lora.targets.empty() ? info.defaults : lora.targets;
     if (targets.empty()) {
-        // PEFT's defaults by model family, recognised by the layer names the family uses.
-        const auto has = [&](const char* n) { return names.count(n) > 0; };
-        if (has("q_proj") && has("v_proj"))
-            targets = {"q_proj", "v_proj"}; // llama, mistral, mixtral, qwen2/3, gemma/2
-        else if (has("c_attn"))
-            targets = {"c_attn"}; // gpt2
-        else if (has("qkv_proj") && m_attentionComposite)
-            targets = {"qkv_proj"}; // BatchFit's fused attention (the presets' GPT-2): what GPT-2's c_attn is
-        else if (has("query") && has("value"))
-            targets = {"query", "value"}; // bert, roberta
-        else if (has("query_key_value"))
-            targets = {"query_key_value"}; // gpt_neox
-        else {
-            std::string list;
-            for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-            return makeError(model.name +
-                             ": PEFT has no default LoRA targets for this model (its family is not one of "
-                             "llama, mistral, qwen, gemma, gpt2, bert, roberta, gpt_neox): give --lora-targets "
-                             "(its linear layers: " +
-                             (list.empty() ? std::string("none") : list) + "), or all-linear");
-        }
+        std::string list;
+        for (const auto& n : info.names) list += (list.empty() ? "" : ", ") + n;
+        return makeError(model.name +
+                         ": PEFT has no default LoRA targets for this model (its family is not one of "
+                         "llama, mistral, qwen, gemma, gpt2, bert, roberta, gpt_neox): give --lora-targets "
+                         "(its linear layers: " +
+                         (list.empty() ? std::string("none") : list) + "), or all-linear");
     }
     m_loraAllLinear = targets.size() == 1 && targets[0] == "all-linear";
     m_loraTargets = m_loraAllLinear ? std::vector<std::string>{} : targets;

@@ -6,6 +6,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QToolButton>
 #include <QSpinBox>
 
 namespace batchfit {
@@ -58,12 +60,25 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent) : QWidget(parent), m_
     h->addWidget(m_alpha);
     h->addWidget(m_dropout);
     form->addRow(tr("LoRA:"), row);
-    m_targets = new QLineEdit(parent);
+    m_targetRow = new QWidget(parent);
+    auto* th = new QHBoxLayout(m_targetRow);
+    th->setContentsMargins(0, 0, 0, 0);
+    m_targets = new QLineEdit(m_targetRow);
     m_targets->setObjectName(QStringLiteral("loraTargets"));
     m_targets->setPlaceholderText(tr("default: PEFT's for the model family"));
     m_targets->setToolTip(tr("target_modules: comma-separated linear names (q_proj,v_proj), or all-linear; a "
                              "linear is adapted when its path is a name or ends with \".name\""));
-    form->addRow(tr("LoRA targets:"), m_targets);
+    m_picker = new QToolButton(m_targetRow);
+    m_picker->setObjectName(QStringLiteral("loraTargetPicker"));
+    m_picker->setText(QStringLiteral("…"));
+    m_picker->setToolTip(tr("Pick the targets among the model's linear layers"));
+    m_picker->setPopupMode(QToolButton::InstantPopup);
+    m_pickerMenu = new QMenu(m_picker);
+    m_picker->setMenu(m_pickerMenu);
+    connect(m_pickerMenu, &QMenu::aboutToShow, this, &LoraEditor::fillPicker);
+    th->addWidget(m_targets, 1);
+    th->addWidget(m_picker);
+    form->addRow(tr("LoRA targets:"), m_targetRow);
     m_form = form;
     m_row = row;
 
@@ -97,11 +112,62 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent) : QWidget(parent), m_
         std::vector<std::string> t;
         for (const QString& s : m_targets->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
             if (!s.trimmed().isEmpty()) t.push_back(s.trimmed().toStdString());
-        if (t == m_lora.targets) return;
-        m_lora.targets = std::move(t);
-        emitEdit(tr("LoRA targets"), kMergeTargets);
+        setTargets(std::move(t), tr("LoRA targets"));
     });
     setLora({});
+}
+
+void LoraEditor::setTargets(std::vector<std::string> targets, const QString& what) {
+    if (targets == m_lora.targets) return;
+    m_lora.targets = std::move(targets);
+    QStringList t;
+    for (const auto& s : m_lora.targets) t << QString::fromStdString(s);
+    m_updating = true;
+    m_targets->setText(t.join(QLatin1Char(',')));
+    m_updating = false;
+    emitEdit(what, kMergeTargets);
+}
+
+void LoraEditor::fillPicker() {
+    m_pickerMenu->clear();
+    const auto chosen = [this](const std::string& n) {
+        for (const auto& t : m_lora.targets)
+            if (t == n) return true;
+        return false;
+    };
+    QAction* all = m_pickerMenu->addAction(tr("all-linear (every linear but the output head)"));
+    all->setCheckable(true);
+    all->setChecked(chosen("all-linear"));
+    connect(all, &QAction::triggered, this, [this](bool on) {
+        setTargets(on ? std::vector<std::string>{"all-linear"} : std::vector<std::string>{}, tr("LoRA targets"));
+    });
+    if (!m_info.defaults.empty()) {
+        QStringList d;
+        for (const auto& s : m_info.defaults) d << QString::fromStdString(s);
+        QAction* def = m_pickerMenu->addAction(tr("PEFT's default (%1)").arg(d.join(QStringLiteral(", "))));
+        connect(def, &QAction::triggered, this, [this] { setTargets({}, tr("LoRA targets")); });
+    }
+    m_pickerMenu->addSeparator();
+    for (const auto& n : m_info.names) {
+        QAction* a = m_pickerMenu->addAction(QString::fromStdString(n));
+        a->setCheckable(true);
+        a->setChecked(chosen(n));
+        connect(a, &QAction::triggered, this, [this, n](bool on) {
+            std::vector<std::string> t;
+            for (const auto& x : m_lora.targets)
+                if (x != n && x != "all-linear") t.push_back(x);
+            if (on) t.push_back(n);
+            setTargets(std::move(t), tr("LoRA targets"));
+        });
+    }
+}
+
+void LoraEditor::setTargetInfo(const LoraTargetInfo& info) {
+    m_info = info;
+    QStringList d;
+    for (const auto& s : info.defaults) d << QString::fromStdString(s);
+    m_targets->setPlaceholderText(d.isEmpty() ? tr("no PEFT default for this model: pick targets")
+                                              : tr("default: %1").arg(d.join(QLatin1Char(','))));
 }
 
 void LoraEditor::setLora(const LoraConfig& lora) {
@@ -137,7 +203,7 @@ void LoraEditor::updateEnabled() {
     // LoRA's rows only while LoRA is chosen: full training keeps the form (and the window) as small as before
     const bool on = m_lora.rank > 0;
     m_form->setRowVisible(m_row, on);
-    m_form->setRowVisible(m_targets, on);
+    m_form->setRowVisible(m_targetRow, on);
 }
 
 } // namespace batchfit

@@ -1,5 +1,6 @@
 #pragma once
 // The fine-tuning rows of the training set-up: full training or LoRA, and LoRA's rank, alpha, dropout, targets.
+#include "batchfit/lora_targets.h"
 #include "batchfit/training_config.h"
 
 #include <QWidget>
@@ -8,6 +9,8 @@ class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLineEdit;
+class QMenu;
+class QToolButton;
 class QSpinBox;
 
 namespace batchfit {
@@ -22,6 +25,8 @@ public:
 
     /// Shows a configuration without emitting anything.
     void setLora(const LoraConfig& lora);
+    /// The model's targetable linear names (the picker's menu) and PEFT's default (the placeholder).
+    void setTargetInfo(const LoraTargetInfo& info);
     QWidget* firstField() const;
     QWidget* lastField() const;
 
@@ -31,6 +36,8 @@ signals:
 private:
     void emitEdit(const QString& what, int mergeId = -1);
     void updateEnabled();
+    void setTargets(std::vector<std::string> targets, const QString& what);
+    void fillPicker();
 
     LoraConfig m_lora;
     LoraConfig m_lastLora; ///< what LoRA was set to before switching to full training
@@ -42,6 +49,10 @@ private:
     QLineEdit* m_targets = nullptr;
     QFormLayout* m_form = nullptr;
     QWidget* m_row = nullptr;
+    QWidget* m_targetRow = nullptr;
+    QToolButton* m_picker = nullptr;
+    QMenu* m_pickerMenu = nullptr;
+    LoraTargetInfo m_info;
 };
 
 } // namespace batchfit

@@ -340,6 +340,10 @@ void TrainingPanel::buildGpuList() {
     m_gpu->addItem(tr("Custom capacity"), kCustomId);
 }
 
+void TrainingPanel::setLoraTargetInfo(const LoraTargetInfo& info) {
+    m_lora->setTargetInfo(info);
+}
+
 void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_updating = true;
     m_config = config;

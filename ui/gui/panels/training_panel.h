@@ -1,6 +1,7 @@
 #pragma once
 // The training set-up: GPU, optimizer, precision, checkpointing, accumulation, margin and CUDA context.
 #include "batchfit/gpu.h"
+#include "batchfit/lora_targets.h"
 #include "batchfit/training_config.h"
 
 #include <QWidget>
@@ -26,6 +27,8 @@ public:
     void setConfig(const TrainingConfig& config);
     /// Selects a GPU (a catalogue entry by id, or a custom capacity) without emitting anything.
     void setGpu(const GpuSpec& gpu);
+    /// The model's linears LoRA can target, for the target picker.
+    void setLoraTargetInfo(const LoraTargetInfo& info);
     GpuSpec currentGpu() const;
 
     /// Display names (translated) for the option values.

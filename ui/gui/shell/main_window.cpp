@@ -1,5 +1,7 @@
 #include "gui/shell/main_window.h"
 
+#include "batchfit/lora_targets.h"
+
 #include "batchfit/cli_command.h"
 #include "batchfit/presets.h"
 #include "gui/charts/chart_data.h"
@@ -112,6 +114,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_doc, &Document::batchRequested, this, &MainWindow::setBatch); // a file's saved batch stays
     connect(m_doc, &Document::configChanged, this, [this] {
         m_training->setConfig(m_doc->config());
+    m_training->setLoraTargetInfo(loraTargetInfo(m_doc->model()));
         requestEstimate();
     });
     connect(m_doc, &Document::gpuChanged, this, [this] {
@@ -121,6 +124,8 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_doc, &Document::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &Document::fileChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &Document::modelChanged, this, &MainWindow::updateTitle); // the welcome names the model
+    connect(m_doc, &Document::modelChanged, this,
+            [this] { m_training->setLoraTargetInfo(loraTargetInfo(m_doc->model())); });
     connect(m_training, &TrainingPanel::configEdited, m_doc, &Document::editConfig);
     connect(m_training, &TrainingPanel::gpuEdited, this, [this](const GpuSpec& gpu) {
         m_doc->editGpu(gpu, tr("GPU: %1").arg(QString::fromStdString(gpu.name)));

@@ -1,0 +1,21 @@
+#pragma once
+// Which linears of a model LoRA can adapt, and PEFT's default choice among them.
+#include "batchfit/model.h"
+
+#include <string>
+#include <vector>
+
+namespace batchfit {
+
+/// What --lora-targets can name in this model: its linear layers' names (and an exported layer's torch module
+/// name, its last part), and the projections the attention op creates (q_proj, k_proj, v_proj or qkv_proj,
+/// out_proj), sorted.
+struct LoraTargetInfo {
+    std::vector<std::string> names;
+    std::vector<std::string> defaults; ///< PEFT's default for the model's family; empty when it has none
+    std::string head;                  ///< the last linear's path (all-linear leaves it out)
+};
+
+LoraTargetInfo loraTargetInfo(const Model& model);
+
+} // namespace batchfit
