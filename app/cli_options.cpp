@@ -179,10 +179,12 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             std::size_t start = 0;
             while (start <= v.size()) {
                 const auto comma = v.find(',', start);
-                std::string g = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                std::string g =
+                    v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
                 const auto b = g.find_first_not_of(' '), e = g.find_last_not_of(' ');
                 g = b == std::string::npos ? std::string() : g.substr(b, e - b + 1);
-                if (g.empty()) return makeError(a + " expects comma-separated layer path patterns, got '" + v + "'");
+                if (g.empty())
+                    return makeError(a + " expects comma-separated layer path patterns, got '" + v + "'");
                 globs.push_back(std::move(g));
                 if (comma == std::string::npos) break;
                 start = comma + 1;

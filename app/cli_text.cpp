@@ -34,7 +34,8 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
                          const std::optional<MaxBatch>& m, int top) {
     std::ostringstream os;
     os << "Model: " << model.name << "  (" << e.parameterCount << " parameters";
-    if (e.trainableParameterCount != e.parameterCount) os << ", " << e.trainableParameterCount << " trainable";
+    if (e.trainableParameterCount != e.parameterCount)
+        os << ", " << e.trainableParameterCount << " trainable";
     os << ")\n";
     os << "Set-up: batch " << e.batch;
     if (c.accumulationSteps > 1) os << " x " << c.accumulationSteps << " accumulation steps";
@@ -42,7 +43,8 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
        << precisionName(c.precision) << ", checkpointing " << checkpointingName(c.checkpointing)
        << (c.firstStep ? ", first step" : "");
     if (c.lora.rank > 0) {
-        os << ", LoRA r=" << c.lora.rank << " alpha=" << c.lora.alpha << " dropout=" << c.lora.dropout << " on ";
+        os << ", LoRA r=" << c.lora.rank << " alpha=" << c.lora.alpha << " dropout=" << c.lora.dropout
+           << " on ";
         if (c.lora.targets.empty()) os << "the family's default targets";
         for (std::size_t i = 0; i < c.lora.targets.size(); ++i) os << (i ? "," : "") << c.lora.targets[i];
     }

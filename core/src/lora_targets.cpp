@@ -48,7 +48,8 @@ LoraTargetInfo loraTargetInfo(const Model& model) {
     else if (has("c_attn"))
         info.defaults = {"c_attn"}; // gpt2
     else if (has("qkv_proj") && attention)
-        info.defaults = {"qkv_proj"}; // BatchFit's fused attention (the presets' GPT-2): what GPT-2's c_attn is
+        info.defaults = {
+            "qkv_proj"}; // BatchFit's fused attention (the presets' GPT-2): what GPT-2's c_attn is
     else if (has("query") && has("value"))
         info.defaults = {"query", "value"}; // bert, roberta
     else if (has("query_key_value"))

@@ -20,8 +20,8 @@ using ojson = nlohmann::ordered_json;
 constexpr int kMaxDepth = 64;
 constexpr std::int64_t kMaxRepeat = kMaxBlockRepeat;
 const std::set<std::string> kLayerKeys = {"name", "op", "inputs", "comment", "trainable", "frozen_params"};
-const std::set<std::string> kBlockKeys = {"name",      "layers", "repeat",     "first_index",
-                                          "shortcut",  "merge",  "merge_dim",  "after",
+const std::set<std::string> kBlockKeys = {"name",       "layers",  "repeat",    "first_index",
+                                          "shortcut",   "merge",   "merge_dim", "after",
                                           "checkpoint", "comment", "trainable"};
 
 class Parser {
@@ -153,7 +153,8 @@ private:
             if (auto st = trainable(j, path, l); !st) return st.error();
             if (j.contains("frozen_params")) {
                 const json& fp = j["frozen_params"];
-                if (!fp.is_array()) return fail(path + ".frozen_params", "expected an array of parameter names");
+                if (!fp.is_array())
+                    return fail(path + ".frozen_params", "expected an array of parameter names");
                 for (std::size_t k = 0; k < fp.size(); ++k) {
                     if (!fp[k].is_string())
                         return fail(path + ".frozen_params[" + std::to_string(k) + "]",

@@ -82,7 +82,8 @@ public:
 
     /// An array of glob patterns (--freeze, --train-only).
     Status patterns(const json& j, const std::string& key, std::vector<std::string>& out) const {
-        if (!j.is_array()) return fail(key, "expected an array of layer path patterns, got " + jsontext::kind(j));
+        if (!j.is_array())
+            return fail(key, "expected an array of layer path patterns, got " + jsontext::kind(j));
         if (j.size() > 4096) return fail(key, "expected at most 4096 patterns");
         out.clear();
         for (std::size_t i = 0; i < j.size(); ++i) {
@@ -97,7 +98,8 @@ public:
 
     /// {"rank": 16, "alpha": 32, "dropout": 0.05, "targets": ["q_proj", "v_proj"]}
     Status lora(const json& j, const std::string& key, LoraConfig& out) const {
-        if (!j.is_object()) return fail(key, "expected an object (rank, alpha, dropout, targets), got " + jsontext::kind(j));
+        if (!j.is_object())
+            return fail(key, "expected an object (rank, alpha, dropout, targets), got " + jsontext::kind(j));
         LoraConfig l;
         for (auto it = j.begin(); it != j.end(); ++it) {
             const std::string k = key + "." + it.key();
@@ -109,7 +111,8 @@ public:
                     return fail(k, "expected a number, got " + jsontext::describe(v));
                 const double d = v.get<double>();
                 if (it.key() == "alpha" && !(d > 0 && d <= 1e6)) return fail(k, "expected a positive number");
-                if (it.key() == "dropout" && !(d >= 0 && d < 1)) return fail(k, "expected a number in [0, 1)");
+                if (it.key() == "dropout" && !(d >= 0 && d < 1))
+                    return fail(k, "expected a number in [0, 1)");
                 (it.key() == "alpha" ? l.alpha : l.dropout) = d;
             } else if (it.key() == "targets") {
                 if (auto s = patterns(it.value(), k, l.targets); !s) return s;

@@ -9,7 +9,8 @@ namespace batchfit {
 namespace {
 
 /// The path of the model's last linear layer (its output head), or "" when it sits in a repeated block.
-void lastLinear(const std::vector<Layer>& layers, const std::string& prefix, bool repeated, std::string& out) {
+void lastLinear(const std::vector<Layer>& layers, const std::string& prefix, bool repeated,
+                std::string& out) {
     for (const Layer& l : layers) {
         const std::string path = l.name.empty() ? prefix : (prefix.empty() ? l.name : prefix + "." + l.name);
         if (l.isBlock()) {
@@ -88,7 +89,8 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.lora.alpha = 32;
         c.lora.dropout = 0.05;
         if (c.precision == Precision::Fp32) c.precision = Precision::PureBf16;
-        consider("lora", "LoRA r=16 on attention (PEFT defaults), bf16 weights", "fine-tunes adapters only", c);
+        consider("lora", "LoRA r=16 on attention (PEFT defaults), bf16 weights", "fine-tunes adapters only",
+                 c);
     }
     std::string head;
     lastLinear(model.layers, "", false, head);

@@ -169,7 +169,8 @@ TEST_CASE("what-if levers are ranked and each is a real improvement or not", "[e
     TrainingConfig old;
     old.torch = TorchRules::Torch113;
     CHECK_FALSE(has(rankLevers(m, old, 24ull << 30, 536870912), "fused"));
-    // GPT-2's head is tied to the frozen embedding: "freeze the backbone" would train nothing, so it is not offered
+    // GPT-2's head is tied to the frozen embedding: "freeze the backbone" would train nothing, so it is not
+    // offered
     CHECK_FALSE(has(levers, "freeze-backbone"));
 }
 
@@ -179,8 +180,8 @@ TEST_CASE("fine-tuning levers: LoRA for an LLM, a frozen backbone for a classifi
             if (l.id == id) return &l;
         return nullptr;
     };
-    // Llama-2-7B on 24 GB: nothing fits in full fp32 training; LoRA r=16 (PEFT's q_proj, v_proj) on bf16 weights
-    // is offered, with the family's default targets.
+    // Llama-2-7B on 24 GB: nothing fits in full fp32 training; LoRA r=16 (PEFT's q_proj, v_proj) on bf16
+    // weights is offered, with the family's default targets.
     const Model llama = preset("llama-2-7b");
     const auto ll = rankLevers(llama, TrainingConfig{}, 24ull << 30, 536870912);
     const Lever* lora = find(ll, "lora");
@@ -301,8 +302,8 @@ TEST_CASE("levers combined: each step raises the largest batch, and the plan sto
     const FitPlan plan = planToFit(*model, config, cap, 512ull << 20, 100000);
     REQUIRE(plan.steps.size() >= 2);
     // more than the best lever alone that a plan may combine (training only the head is offered alone)
-    const auto combinable = std::find_if(single.begin(), single.end(),
-                                         [](const Lever& l) { return l.id != "freeze-backbone"; });
+    const auto combinable =
+        std::find_if(single.begin(), single.end(), [](const Lever& l) { return l.id != "freeze-backbone"; });
     REQUIRE(combinable != single.end());
     CHECK(plan.maxBatch > combinable->maxBatch);
     for (const auto& s : plan.steps) CHECK(s.id != "freeze-backbone");

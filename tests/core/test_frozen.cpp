@@ -1,6 +1,6 @@
 // Frozen parameters (requires_grad=False): the model file's "trainable": false and --freeze / --train-only.
-// The byte figures are derived from autograd's rules (tools/autograd/derivatives.yaml) and checked against torch in
-// docs/accuracy-finetune.md; here they are written out by hand for small models.
+// The byte figures are derived from autograd's rules (tools/autograd/derivatives.yaml) and checked against
+// torch in docs/accuracy-finetune.md; here they are written out by hand for small models.
 #include "batchfit/model_io.h"
 #include "graph/freeze_rules.h"
 #include "test_util.h"
@@ -22,7 +22,7 @@ std::string mlp(const std::string& aExtra = "", const std::string& blkExtra = ""
       {"name":"c","op":"linear","out_features":10},{"name":"loss","op":"mse_loss"}]})";
 }
 constexpr std::uint64_t kLinear64 = 64 * 64 + 64, kHead = 64 * 10 + 10;
-constexpr std::uint64_t kAct = 2 * 16 * 64 * 4;    // one [2, 16, 64] fp32 activation
+constexpr std::uint64_t kAct = 2 * 16 * 64 * 4;        // one [2, 16, 64] fp32 activation
 constexpr std::uint64_t kLoss = 2 * (2 * 16 * 10 * 4); // mse keeps its input and the target
 
 TrainingConfig freezing(std::vector<std::string> freeze, std::vector<std::string> trainOnly = {}) {
@@ -51,12 +51,13 @@ TEST_CASE("ops save only what the gradients that still flow need", "[frozen]") {
     // Everything trains: a saves the batch, b its input, gelu its input, c its input (gelu's output).
     CHECK(estimateAt(parseOrFail(mlp()), 2).savedActivationBytes == 4 * kAct + kLoss);
     // a and blk frozen: nothing before c needs a gradient, so only c's input and the loss are saved.
-    CHECK(estimateAt(parseOrFail(mlp(R"(,"trainable":false)", R"(,"trainable":false)")), 2).savedActivationBytes ==
-          kAct + kLoss);
+    CHECK(estimateAt(parseOrFail(mlp(R"(,"trainable":false)", R"(,"trainable":false)")), 2)
+              .savedActivationBytes == kAct + kLoss);
     // Only blk frozen: gradients flow through it to a. b (a frozen linear whose input needs a gradient) keeps
     // its weight, not its input (mm saves mat1 only for mat2's gradient); gelu keeps its input; a keeps the
     // batch.
-    CHECK(estimateAt(parseOrFail(mlp("", R"(,"trainable":false)")), 2).savedActivationBytes == 3 * kAct + kLoss);
+    CHECK(estimateAt(parseOrFail(mlp("", R"(,"trainable":false)")), 2).savedActivationBytes ==
+          3 * kAct + kLoss);
     // Only a frozen: a needs no gradient at all (its input is the batch): it saves nothing.
     CHECK(estimateAt(parseOrFail(mlp(R"(,"trainable":false)")), 2).savedActivationBytes == 3 * kAct + kLoss);
 }
@@ -88,7 +89,8 @@ TEST_CASE("frozen patterns that match nothing, or freeze everything, are errors 
     const Model plain = parseOrFail(mlp());
     auto none = Estimator::create(plain, freezing({"layer1*"}, {"cc"}), 0);
     REQUIRE_FALSE(none);
-    CHECK(none.error().message.find("--freeze 'layer1*', --train-only 'cc' match no layer") != std::string::npos);
+    CHECK(none.error().message.find("--freeze 'layer1*', --train-only 'cc' match no layer") !=
+          std::string::npos);
     CHECK(none.error().message.find("such as 'a'") != std::string::npos);
     auto all = Estimator::create(plain, freezing({"*"}), 0);
     REQUIRE_FALSE(all);
@@ -103,7 +105,7 @@ TEST_CASE("layer paths match in BatchFit's and PyTorch's spelling, with their an
     CHECK(globMatch("**a*", "bab"));
     CHECK_FALSE(globMatch("a", "ab"));
     FreezeRules r({"h.0.*", "encoder"}, {});
-    CHECK_FALSE(r.trains("h[0].attn.q"));   // PyTorch's name h.0.attn.q
+    CHECK_FALSE(r.trains("h[0].attn.q")); // PyTorch's name h.0.attn.q
     CHECK(r.trains("h[1].attn.q"));
     CHECK_FALSE(r.trains("encoder[3].fc")); // an ancestor, "encoder", matches
     CHECK(r.trains("encoder_norm"));
@@ -114,7 +116,8 @@ TEST_CASE("layer paths match in BatchFit's and PyTorch's spelling, with their an
 }
 
 TEST_CASE("a repeated block frozen by its PyTorch module name", "[frozen]") {
-    const Model m = parseOrFail(R"({"format":"batchfit-model","version":1,"name":"rep","input":{"shape":[8,32]},
+    const Model m =
+        parseOrFail(R"({"format":"batchfit-model","version":1,"name":"rep","input":{"shape":[8,32]},
       "layers":[{"name":"h","repeat":3,"layers":[{"name":"fc","op":"linear","out_features":32},{"name":"r","op":"relu"}]},
                 {"name":"head","op":"linear","out_features":4},{"name":"loss","op":"mse_loss"}]})");
     const auto e = estimateAt(m, 1, freezing({"h.0.*", "h.1"}));
@@ -138,14 +141,15 @@ TEST_CASE("frozen_params freezes some of a layer's parameters; a frozen norm sti
     const auto full = estimateAt(model(""), 2);
     const auto frozenBn = estimateAt(model(R"(,"frozen_params":["weight","bias"])"), 2);
     CHECK(full.trainableParameterCount - frozenBn.trainableParameterCount == 2 * 4);
-    // batch_norm has one derivative formula for input, weight and bias: what it saves does not depend on which
-    // of them needs a gradient (the conv before it still trains).
+    // batch_norm has one derivative formula for input, weight and bias: what it saves does not depend on
+    // which of them needs a gradient (the conv before it still trains).
     CHECK(frozenBn.savedActivationBytes == full.savedActivationBytes);
     CHECK(frozenBn.bufferBytes == full.bufferBytes); // running statistics are still updated in train mode
 }
 
 TEST_CASE("trainable and frozen_params survive a save and load; bad values are named", "[frozen][model_io]") {
-    const Model m = parseOrFail(mlp(R"(,"trainable":false,"frozen_params":["bias"])", R"(,"trainable":false)"));
+    const Model m =
+        parseOrFail(mlp(R"(,"trainable":false,"frozen_params":["bias"])", R"(,"trainable":false)"));
     REQUIRE_FALSE(m.layers[0].trainable);
     CHECK(m.layers[0].frozenParams == std::vector<std::string>{"bias"});
     CHECK_FALSE(m.layers[1].trainable);
@@ -156,7 +160,8 @@ TEST_CASE("trainable and frozen_params survive a save and load; bad values are n
 
     auto bad = parseModel(mlp(R"(,"trainable":"no")"), "bad.json");
     REQUIRE_FALSE(bad);
-    CHECK(bad.error().message.find("bad.json: $.layers[0].trainable: expected true or false") != std::string::npos);
+    CHECK(bad.error().message.find("bad.json: $.layers[0].trainable: expected true or false") !=
+          std::string::npos);
     auto badList = parseModel(mlp(R"(,"frozen_params":[1])"), "bad.json");
     REQUIRE_FALSE(badList);
     CHECK(badList.error().message.find("$.layers[0].frozen_params[0]") != std::string::npos);

@@ -1,5 +1,5 @@
-// LoRA adapters as PEFT's lora.Linear runs them (core/src/graph/lora_linear.cpp). Bytes written out by hand for a
-// small model; docs/accuracy-finetune.md checks the same rules against torch.
+// LoRA adapters as PEFT's lora.Linear runs them (core/src/graph/lora_linear.cpp). Bytes written out by hand
+// for a small model; docs/accuracy-finetune.md checks the same rules against torch.
 #include "test_util.h"
 
 using namespace batchfit;
@@ -8,7 +8,8 @@ using namespace batchfit::test;
 namespace {
 
 // [8, 64] -> q_proj -> relu -> v_proj -> head (4) -> mse
-const char* kModel = R"({"format":"batchfit-model","version":1,"name":"lora","input":{"shape":[8,64]},"layers":[
+const char* kModel =
+    R"({"format":"batchfit-model","version":1,"name":"lora","input":{"shape":[8,64]},"layers":[
   {"name":"q_proj","op":"linear","out_features":64},{"name":"act","op":"relu"},
   {"name":"v_proj","op":"linear","out_features":64},{"name":"head","op":"linear","out_features":4},
   {"name":"loss","op":"mse_loss"}]})";
@@ -43,8 +44,8 @@ TEST_CASE("LoRA dropout: each adapted linear keeps its own mask and dropped copy
     const Model m = parseOrFail(kModel);
     const auto plain = estimateAt(m, 1, lora(4));
     const auto dropped = estimateAt(m, 1, lora(4, 0.1));
-    // v_proj's: a bool mask and the dropped copy lora_A keeps. q_proj's input (the batch) needs no gradient, so
-    // its dropout keeps no mask, and lora_A keeps the dropped copy instead of the batch.
+    // v_proj's: a bool mask and the dropped copy lora_A keeps. q_proj's input (the batch) needs no gradient,
+    // so its dropout keeps no mask, and lora_A keeps the dropped copy instead of the batch.
     CHECK(dropped.savedActivationBytes == plain.savedActivationBytes + 8 * 64 * 4 + 8 * 64);
 }
 
@@ -68,12 +69,14 @@ TEST_CASE("LoRA targets: names, all-linear, and errors that say what to give", "
     auto bad = Estimator::create(m, lora(2, 0, Precision::Fp32, {"proj"}), 0);
     REQUIRE_FALSE(bad); // PEFT matches the name or a "."-separated suffix, not any suffix
     CHECK(bad.error().message.find("--lora-targets 'proj' matches no linear layer") != std::string::npos);
-    const Model other = parseOrFail(R"({"format":"batchfit-model","version":1,"name":"cnn","input":{"shape":[16]},
+    const Model other =
+        parseOrFail(R"({"format":"batchfit-model","version":1,"name":"cnn","input":{"shape":[16]},
       "layers":[{"name":"fc1","op":"linear","out_features":8},{"name":"fc2","op":"linear","out_features":2},
                 {"name":"loss","op":"cross_entropy"}]})");
     auto none = Estimator::create(other, lora(2), 0);
     REQUIRE_FALSE(none);
-    CHECK(none.error().message.find("give --lora-targets (its linear layers: fc1, fc2)") != std::string::npos);
+    CHECK(none.error().message.find("give --lora-targets (its linear layers: fc1, fc2)") !=
+          std::string::npos);
     // --train-only adds modules_to_save
     TrainingConfig c = lora(2, 0, Precision::Fp32, {"q_proj"});
     c.trainOnly = {"head"};

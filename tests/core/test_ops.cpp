@@ -164,9 +164,9 @@ const OpCase kCases[] = {
     {"sdpa_cpu_flash_bool_mask", "[4,40,16]", "float32",
      QKV
      R"({"name":"a","op":"scaled_dot_product_attention","inputs":["q","k","v"],"impl":"cpu_flash","mask_shape":[40,40]})"},
-    // grouped-query attention (torch >= 2.5): q has 4 heads, k and v 2 (slices of the input, made to need a grad)
-#define GQA                                                                                                   \
-    R"({"name":"q","op":"learned_add","inputs":["@input"]},)"                                                \
+// grouped-query attention (torch >= 2.5): q has 4 heads, k and v 2 (slices of the input, made to need a grad)
+#define GQA                                                                                                        \
+    R"({"name":"q","op":"learned_add","inputs":["@input"]},)"                                                      \
     R"({"name":"k0","op":"slice","inputs":["@input"],"dim":0,"start":0,"end":2},{"name":"k","op":"learned_add"},)" \
     R"({"name":"v0","op":"slice","inputs":["@input"],"dim":0,"start":0,"end":2},{"name":"v","op":"learned_add"},)"
     {"sdpa_gqa_math", "[4,40,16]", "float32",
@@ -279,14 +279,16 @@ TEST_CASE("a global average pool keeps its input under torch 1.13, nothing under
     CHECK(estimateAt(m2, 2, torch2).savedActivationBytes == estimateAt(m2, 2, torch113).savedActivationBytes);
 }
 
-TEST_CASE("cast: a new tensor of the dtype, nothing saved; the input itself when it has the dtype", "[ops][cast]") {
-    // [8, 64] bf16 batch -> linear -> cast float32 -> softmax (fp32, keeps its output) -> cast back as the linear's
-    // output (type_as) -> linear -> mse. The casts save nothing (derivatives.yaml _to_copy).
+TEST_CASE("cast: a new tensor of the dtype, nothing saved; the input itself when it has the dtype",
+          "[ops][cast]") {
+    // [8, 64] bf16 batch -> linear -> cast float32 -> softmax (fp32, keeps its output) -> cast back as the
+    // linear's output (type_as) -> linear -> mse. The casts save nothing (derivatives.yaml _to_copy).
     auto model = [](const std::string& cast1, const std::string& cast2) {
-        return parseOrFail(R"({"format":"batchfit-model","version":1,"name":"c","input":{"shape":[8,64],"dtype":"bfloat16"},
+        return parseOrFail(
+            R"({"format":"batchfit-model","version":1,"name":"c","input":{"shape":[8,64],"dtype":"bfloat16"},
           "layers":[{"name":"fc","op":"linear","out_features":64},)" +
-                           cast1 + R"({"name":"sm","op":"softmax"},)" + cast2 +
-                           R"({"name":"out","op":"linear","out_features":4},{"name":"loss","op":"mse_loss"}]})");
+            cast1 + R"({"name":"sm","op":"softmax"},)" + cast2 +
+            R"({"name":"out","op":"linear","out_features":4},{"name":"loss","op":"mse_loss"}]})");
     };
     TrainingConfig bf16;
     bf16.precision = Precision::PureBf16;
@@ -309,7 +311,8 @@ TEST_CASE("SDPA's kernel follows the GPU: flash on sm_80+ and MI200/MI300, memor
           "[ops][sdpa]") {
     // One attention layer over 500 positions in fp16: the memory-efficient kernel pads the logsumexp to 512
     // rows (12 more per head), flash does not (sdp_utils.cpp check_flash_attention_hardware_support).
-    const Model m = parseOrFail(R"({"format":"batchfit-model","version":1,"name":"a","input":{"shape":[500,64]},
+    const Model m =
+        parseOrFail(R"({"format":"batchfit-model","version":1,"name":"a","input":{"shape":[500,64]},
       "layers":[{"name":"attn","op":"attention","heads":4,"impl":"flash"},{"name":"loss","op":"mse_loss"}]})");
     TrainingConfig c;
     c.precision = Precision::PureFp16;

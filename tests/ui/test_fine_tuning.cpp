@@ -1,4 +1,5 @@
-// Frozen layers in the GUI: the layer tree's Trains column, "Freeze Layers Before This One", undo, the status bar.
+// Frozen layers in the GUI: the layer tree's Trains column, "Freeze Layers Before This One", undo, the status
+// bar.
 #include "batchfit/estimator.h"
 #include "catch_compat.h"
 #include "gui/document/document.h"
@@ -11,13 +12,13 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QToolButton>
-#include <QLabel>
-#include <QSignalSpy>
-#include <QHeaderView>
 #include <QTreeView>
 #include <QUndoStack>
 
@@ -76,17 +77,18 @@ struct Window {
 
 } // namespace
 
-TEST_CASE("freezing edits: a layer, a layer inside a frozen block, everything before a layer", "[edits][frozen]") {
+TEST_CASE("freezing edits: a layer, a layer inside a frozen block, everything before a layer",
+          "[edits][frozen]") {
     SECTION("unfreezing a layer inside a frozen block keeps its siblings frozen") {
         Model m = nested();
         m.layers[2].trainable = false; // head
-        const LayerAddress y = LayerAddress::top(2).child(LayerAddress::Branch::Main, 0).child(
-            LayerAddress::Branch::Main, 0);
+        const LayerAddress y =
+            LayerAddress::top(2).child(LayerAddress::Branch::Main, 0).child(LayerAddress::Branch::Main, 0);
         REQUIRE(ModelEdits::setTrainable(m, y, true) == y);
         CHECK(m.layers[2].trainable);
-        CHECK(m.layers[2].layers[0].trainable);         // x: on the path, made trainable
-        CHECK(m.layers[2].layers[0].layers[0].trainable); // y
-        CHECK_FALSE(m.layers[2].layers[1].trainable);   // z: was frozen through head, still is
+        CHECK(m.layers[2].layers[0].trainable);                // x: on the path, made trainable
+        CHECK(m.layers[2].layers[0].layers[0].trainable);      // y
+        CHECK_FALSE(m.layers[2].layers[1].trainable);          // z: was frozen through head, still is
         CHECK(ModelEdits::setTrainable(m, y, true).isEmpty()); // nothing changes the second time
         REQUIRE(ModelEdits::setTrainable(m, LayerAddress::top(0), false) == LayerAddress::top(0));
         CHECK_FALSE(m.layers[0].trainable);
@@ -95,10 +97,10 @@ TEST_CASE("freezing edits: a layer, a layer inside a frozen block, everything be
         Model m = nested();
         const LayerAddress z = LayerAddress::top(2).child(LayerAddress::Branch::Main, 1);
         REQUIRE(ModelEdits::freezeBefore(m, z) == z);
-        CHECK_FALSE(m.layers[0].trainable); // a
-        CHECK_FALSE(m.layers[1].trainable); // blk, wholly before
-        CHECK(m.layers[1].layers[0].trainable); // its children inherit (their own flags stay true)
-        CHECK(m.layers[2].trainable);             // head holds z
+        CHECK_FALSE(m.layers[0].trainable);           // a
+        CHECK_FALSE(m.layers[1].trainable);           // blk, wholly before
+        CHECK(m.layers[1].layers[0].trainable);       // its children inherit (their own flags stay true)
+        CHECK(m.layers[2].trainable);                 // head holds z
         CHECK_FALSE(m.layers[2].layers[0].trainable); // x, before z
         CHECK(m.layers[2].layers[1].trainable);       // z
         CHECK(m.layers[3].trainable);                 // loss, after
@@ -132,8 +134,9 @@ TEST_CASE("the Trains column shows what the core trains; ticking it is an undoab
         CHECK_FALSE(tree->flags(pool).testFlag(Qt::ItemIsUserCheckable));
         CHECK_FALSE(tree->data(pool, Qt::CheckStateRole).isValid());
     }
-    CHECK_FALSE(tree->data(tree->inputIndex().siblingAtColumn(LayerTreeModel::TrainableColumn), Qt::CheckStateRole)
-                    .isValid());
+    CHECK_FALSE(
+        tree->data(tree->inputIndex().siblingAtColumn(LayerTreeModel::TrainableColumn), Qt::CheckStateRole)
+            .isValid());
 
     // "Freeze Layers Before This One" on fc: a frozen backbone, only the classifier trains.
     w.layerPanel()->select(tree->addressOf(fc));
@@ -150,7 +153,8 @@ TEST_CASE("the Trains column shows what the core trains; ticking it is an undoab
     CHECK(w.result()->estimator->trainableParameterCount() == fcParams);
     auto* view = w.layerPanel()->findChild<QTreeView*>();
     REQUIRE(view);
-    CHECK_FALSE(view->header()->isSectionHidden(LayerTreeModel::TrainableColumn)); // shown once something is frozen
+    CHECK_FALSE(
+        view->header()->isSectionHidden(LayerTreeModel::TrainableColumn)); // shown once something is frozen
     CHECK(w.result()->estimator->parameterCount() == all);
     const QModelIndex fc2 = rowNamed(*tree, QStringLiteral("fc"), LayerTreeModel::TrainableColumn);
     const QModelIndex layer1b = rowNamed(*tree, QStringLiteral("layer1"), LayerTreeModel::TrainableColumn);

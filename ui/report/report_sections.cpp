@@ -278,11 +278,13 @@ QStringList ReportSections::assumptions() const {
                 ? ReportText::tr("Gradients are freed between steps (zero_grad(set_to_none=True)).")
                 : ReportText::tr("Gradients stay allocated between steps (zero_grad(set_to_none=False))."));
     if (e.trainableParameterCount != e.parameterCount)
-        out << ReportText::tr("Frozen parameters (requires_grad=False) get no gradients and no optimizer states; "
-                              "layers before the first trainable one save nothing for the backward pass.");
+        out << ReportText::tr(
+            "Frozen parameters (requires_grad=False) get no gradients and no optimizer states; "
+            "layers before the first trainable one save nothing for the backward pass.");
     if (c.lora.rank > 0)
-        out << ReportText::tr("LoRA as PEFT runs it: adapters in fp32 on half weights (autocast_adapter_dtype), "
-                              "each adapted input copied to their dtype, one dropout per adapted layer.");
+        out << ReportText::tr(
+            "LoRA as PEFT runs it: adapters in fp32 on half weights (autocast_adapter_dtype), "
+            "each adapted input copied to their dtype, one dropout per adapted layer.");
     if (c.optimizerOffload)
         out << ReportText::tr(
                    "Optimizer states and master weights live in host memory: %1 of host RAM, not on the GPU.")

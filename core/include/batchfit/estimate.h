@@ -36,7 +36,7 @@ struct LayerActivation {
     DType outputDType = DType::Float32;
     std::uint64_t parameterCount = 0; ///< parameters first used by this layer (tied ones once; no buffers)
     std::uint64_t trainableParameterCount = 0; ///< of those, the ones that train (not frozen)
-    double shareOfPeak = 0;           ///< savedBytes / peak allocated
+    double shareOfPeak = 0;                    ///< savedBytes / peak allocated
 };
 
 /// One point of the step timeline: live bytes right after an op (forward, backward) or optimizer action.

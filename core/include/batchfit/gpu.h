@@ -15,8 +15,8 @@ struct GpuSpec {
     std::uint64_t memoryBytes = 0;
     std::uint64_t contextBytes = 0; ///< default CUDA/ROCm context + libraries outside the allocator
     std::uint64_t cublasWorkspaceBytes = 8519680; ///< PyTorch's default per cuBLAS handle (32 MiB on sm90+)
-    std::string arch; ///< "sm_89" (CUDA compute capability) or "gfx942" (ROCm target); empty: unknown
-    std::string source;                           ///< where the memory figure comes from
+    std::string arch;   ///< "sm_89" (CUDA compute capability) or "gfx942" (ROCm target); empty: unknown
+    std::string source; ///< where the memory figure comes from
 };
 
 /// All catalogue entries, in catalogue order.

@@ -10,10 +10,10 @@
 namespace batchfit {
 
 struct Lever {
-    std::string id; ///< "checkpointing", "amp-bf16", "adam8bit", "sgd-momentum", "accumulation", "offload", "lora",
-                    ///< "freeze-backbone"
-    std::string title; ///< English, for the CLI; the UI translates by id
-    std::string cost;  ///< "≈+33% compute"
+    std::string id; ///< "checkpointing", "amp-bf16", "adam8bit", "sgd-momentum", "accumulation", "offload",
+                    ///< "lora", "freeze-backbone"
+    std::string title;         ///< English, for the CLI; the UI translates by id
+    std::string cost;          ///< "≈+33% compute"
     TrainingConfig config;     ///< the set-up with this lever applied
     std::int64_t maxBatch = 0; ///< largest batch per optimizer update (micro-batch × accumulation) that fits
     std::int64_t baselineMaxBatch = 0;

@@ -170,7 +170,8 @@ Result<int> GraphBuilder::addOp(const std::string& type, const std::string& path
                              std::to_string(inputs.size()));
         return rule->expand(*this, path, attrs, inputs);
     }
-    if (type == "linear" && inputs.size() == 1 && loraTargets(path)) return addLoraLinear(path, attrs, inputs[0]);
+    if (type == "linear" && inputs.size() == 1 && loraTargets(path))
+        return addLoraLinear(path, attrs, inputs[0]);
     auto outs = addOpMulti(type, path, attrs, inputs);
     if (!outs) return outs.error();
     return outs->front();
@@ -522,13 +523,14 @@ Result<Graph> GraphBuilder::build(const Model& model) {
         for (const auto& u : unused) list += (list.empty() ? "" : ", ") + u;
         const std::string example = m_graph.layers.empty() ? std::string() : m_graph.layers.front().path;
         return makeError(model.name + ": " + list + (unused.size() == 1 ? " matches" : " match") +
-                         " no layer (patterns match layer paths such as '" +
-                         example + "', or PyTorch module names; '*' matches any characters)");
+                         " no layer (patterns match layer paths such as '" + example +
+                         "', or PyTorch module names; '*' matches any characters)");
     }
     if (auto unused = unusedLoraTargets(); !unused.empty()) {
         std::string list;
         for (const auto& u : unused) list += (list.empty() ? "'" : "', '") + u;
-        return makeError(model.name + ": --lora-targets " + list + "' " + (unused.size() == 1 ? "matches" : "match") +
+        return makeError(model.name + ": --lora-targets " + list + "' " +
+                         (unused.size() == 1 ? "matches" : "match") +
                          " no linear layer (a target is a linear's name or the end of its path after a '.', "
                          "as PEFT's target_modules)");
     }
@@ -537,9 +539,10 @@ Result<Graph> GraphBuilder::build(const Model& model) {
     if (!anyTrainable) {
         const bool byOptions = !m_config.freeze.empty() || !m_config.trainOnly.empty();
         return makeError(model.name + ": the model has no trainable parameters" +
-                         (byOptions ? std::string(" (every layer is frozen by --freeze/--train-only or the model "
-                                                  "file: torch's backward would fail, nothing requires grad)")
-                                    : std::string()));
+                         (byOptions
+                              ? std::string(" (every layer is frozen by --freeze/--train-only or the model "
+                                            "file: torch's backward would fail, nothing requires grad)")
+                              : std::string()));
     }
     return std::move(m_graph);
 }

@@ -78,11 +78,11 @@ private:
     std::vector<std::string> m_loraTargets; ///< resolved target_modules (empty with all-linear)
     std::vector<bool> m_loraTargetUsed;
     bool m_loraAllLinear = false;
-    std::string m_loraHead;  ///< the output head's path, which all-linear leaves out
-    bool m_inLora = false;   ///< lowering an adapted linear's parts
-    std::string m_layerPath, m_layerModule; ///< the layer being lowered, and its "module" attribute
+    std::string m_loraHead;                    ///< the output head's path, which all-linear leaves out
+    bool m_inLora = false;                     ///< lowering an adapted linear's parts
+    std::string m_layerPath, m_layerModule;    ///< the layer being lowered, and its "module" attribute
     std::optional<DType> m_paramDtypeOverride; ///< the adapters' dtype while they are lowered
-    bool m_trainable = true;                                ///< the layer being lowered trains
+    bool m_trainable = true;                   ///< the layer being lowered trains
     const std::vector<std::string>* m_frozenParams = nullptr; ///< its parameters that do not
     std::uint64_t m_opBudget = 0;
     std::uint64_t m_parameterElements = 0;

@@ -75,9 +75,11 @@ Result<int> GraphBuilder::addLoraLinear(const std::string& path, const Attribute
     if (!base) return base.error();
     const DType resultDtype = info(*base).dtype;
 
-    // The adapters train, in fp32 when the base weights are half (get_peft_model's autocast_adapter_dtype=True).
+    // The adapters train, in fp32 when the base weights are half (get_peft_model's
+    // autocast_adapter_dtype=True).
     m_trainable = true;
-    const DType adapter = isFloating(m_paramDtype) && dtypeSize(m_paramDtype) == 2 ? DType::Float32 : m_paramDtype;
+    const DType adapter =
+        isFloating(m_paramDtype) && dtypeSize(m_paramDtype) == 2 ? DType::Float32 : m_paramDtype;
     // x = self._cast_input_dtype(x, lora_A.weight.dtype): a copy when the dtypes differ (no autocast check).
     int h = x;
     if (isFloating(info(x).dtype) && info(x).dtype != adapter) {
@@ -107,7 +109,8 @@ Result<int> GraphBuilder::addLoraLinear(const std::string& path, const Attribute
     auto loraB = addOp("linear", path + ".lora_B", b, {*loraA});
     if (!loraB) return loraB.error();
     m_paramDtypeOverride.reset();
-    // result = result + lora_B(...) * scaling (a Python float: nothing saved); then result.to(torch_result_dtype).
+    // result = result + lora_B(...) * scaling (a Python float: nothing saved); then
+    // result.to(torch_result_dtype).
     Attributes s;
     s.set("factor", lora.alpha / static_cast<double>(lora.rank));
     auto scaled = addOp("scale", path + ".scaling", s, {*loraB});

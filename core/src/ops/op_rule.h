@@ -25,8 +25,9 @@ enum class PrecisionClass {
 enum class Alias { None, View, InPlace };
 
 struct ParamDecl {
-    /// A tensor several layers use (a model-wide causal mask buffer): Provide declares it (and becomes the one
-    /// later users get), Use takes the latest one provided under the same key, or declares it when none was.
+    /// A tensor several layers use (a model-wide causal mask buffer): Provide declares it (and becomes the
+    /// one later users get), Use takes the latest one provided under the same key, or declares it when none
+    /// was.
     enum class Share { None, Provide, Use };
     ParamDecl(std::string n, Shape s, bool isBuffer = false, std::optional<DType> dt = std::nullopt,
               Share sh = Share::None)

@@ -42,7 +42,8 @@ public:
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
         p.saved.push_back({SavedDecl::Kind::Output, 0});
         // backward: ATen's softmax/log_softmax backward kernels write grad_input in one pass (no temporary);
-        // measured: the CPU heap peak of the accuracy matrix's BERT at its loss backward (docs/accuracy-torch2.md)
+        // measured: the CPU heap peak of the accuracy matrix's BERT at its loss backward
+        // (docs/accuracy-torch2.md)
         return p;
     }
 };

@@ -130,9 +130,9 @@ bool broadcastsTo(const Shape& mask, bool batched, const Shape& in) {
 /// masked_fill(x, mask, value) and where(cond, x, value): the output has x's shape; backward keeps the mask.
 /// The mask is the second input (a bool tensor such as a comparison's), or given by attributes: 'mask_shape'
 /// (its full shape, unbatched), made by a comparison on a buffer ('mask': "computed", a new bool tensor), a
-/// bool buffer itself ('mask': "buffer", no new memory) or the buffer an earlier "buffer" layer declared ('mask':
-/// "shared", nothing new: a model-wide causal buffer used by every block, saved by each); 'buffer_shape'/
-/// 'buffer_dtype' declare the buffer.
+/// bool buffer itself ('mask': "buffer", no new memory) or the buffer an earlier "buffer" layer declared
+/// ('mask': "shared", nothing new: a model-wide causal buffer used by every block, saved by each);
+/// 'buffer_shape'/ 'buffer_dtype' declare the buffer.
 class MaskedFillRule : public OpRule {
 public:
     int maxInputs() const override { return 2; }

@@ -12,9 +12,9 @@
 namespace batchfit {
 namespace {
 
-/// Whether the GPU runs the flash kernel (sdp_utils.cpp check_flash_attention_hardware_support): CUDA sm_80 or
-/// newer (2.6 accepts sm_80..sm_90; Blackwell, sm_100/sm_120, came with 2.7, which the 2.6 wheels cannot run
-/// anyway), ROCm gfx90a and gfx942 (AOTriton). An unknown GPU (a custom capacity) is assumed to.
+/// Whether the GPU runs the flash kernel (sdp_utils.cpp check_flash_attention_hardware_support): CUDA sm_80
+/// or newer (2.6 accepts sm_80..sm_90; Blackwell, sm_100/sm_120, came with 2.7, which the 2.6 wheels cannot
+/// run anyway), ROCm gfx90a and gfx942 (AOTriton). An unknown GPU (a custom capacity) is assumed to.
 bool gpuRunsFlash(const std::string& arch) {
     if (arch.empty()) return true;
     if (arch.rfind("sm_", 0) == 0) return std::atoi(arch.c_str() + 3) >= 80;
@@ -24,8 +24,8 @@ bool gpuRunsFlash(const std::string& arch) {
 /// The math fallback (_scaled_dot_product_attention_math): half inputs are computed in fp32
 /// (allowFP16BF16ReductionMathSDP is off by default), k and v repeated to q's heads when grouped
 /// (repeat_interleave), q and k scaled by sqrt(scale) into new tensors, softmax, dropout, @ v. It keeps the
-/// scaled q, the scaled k transposed, the probabilities, the (repeated) v, and with dropout its mask and result.
-/// Measured on CPU (ops-torch2.json `sdpa_gqa_math*`).
+/// scaled q, the scaled k transposed, the probabilities, the (repeated) v, and with dropout its mask and
+/// result. Measured on CPU (ops-torch2.json `sdpa_gqa_math*`).
 OpPlan mathPlan(const TensorInfo& q, const TensorInfo& k, const TensorInfo& v, double dropout) {
     const std::int64_t h = q.shape[0], s = q.shape[1], d = q.shape[2], sk = k.shape[1], dv = v.shape[2];
     const DType acc = DType::Float32;
@@ -116,13 +116,15 @@ public:
                 "got " +
                 c.in(0) + ", " + c.in(1) + ", " + c.in(2));
         const bool gqa = c.flag("enable_gqa", false);
-        const bool headsOk = k.shape[0] == v.shape[0] &&
-                             (k.shape[0] == q.shape[0] || (gqa && k.shape[0] > 0 && q.shape[0] % k.shape[0] == 0));
+        const bool headsOk =
+            k.shape[0] == v.shape[0] &&
+            (k.shape[0] == q.shape[0] || (gqa && k.shape[0] > 0 && q.shape[0] % k.shape[0] == 0));
         if (!headsOk || k.shape[1] != v.shape[1] || k.shape[2] != q.shape[2])
             return c.fail("scaled_dot_product_attention: q " + c.in(0) + ", k " + c.in(1) + " and v " +
                           c.in(2) + " do not match (fewer k, v heads need enable_gqa, dividing q's heads)");
         const std::string impl = c.attrs.getString("impl").value_or("auto");
-        if (impl != "auto" && impl != "flash" && impl != "mem_efficient" && impl != "cpu_flash" && impl != "math")
+        if (impl != "auto" && impl != "flash" && impl != "mem_efficient" && impl != "cpu_flash" &&
+            impl != "math")
             return c.failAttribute("impl", "impl must be \"auto\", \"flash\", \"mem_efficient\", "
                                            "\"cpu_flash\" or \"math\", got \"" +
                                                impl + "\"");
@@ -132,8 +134,9 @@ public:
         if (!(drop >= 0.0 && drop < 1.0)) return c.failAttribute("dropout", "dropout must be in [0, 1)");
         const bool half = q.dtype != DType::Float32;
         const bool grouped = k.shape[0] != q.shape[0];
-        // Grouped-query attention: only CUDA's flash kernel takes it (backend_supports_grouped_query_attention);
-        // the memory-efficient and the CPU flash kernels do not, so torch runs the math fallback (measured on CPU).
+        // Grouped-query attention: only CUDA's flash kernel takes it
+        // (backend_supports_grouped_query_attention); the memory-efficient and the CPU flash kernels do not,
+        // so torch runs the math fallback (measured on CPU).
         const bool flash = (impl == "flash" && half && !*mask) ||
                            (impl == "auto" && half && !*mask && gpuRunsFlash(c.gpuArch));
         if (impl == "math" || (grouped && !flash)) return mathPlan(q, k, v, drop);

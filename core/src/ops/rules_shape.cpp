@@ -183,9 +183,9 @@ public:
     }
 };
 
-/// x.to(dtype), x.float(), x.type_as(y): a new tensor of the dtype ('dtype', or the second input's), or x itself
-/// when it has that dtype already. derivatives.yaml `_to_copy`: the backward casts the gradient back, saving
-/// nothing.
+/// x.to(dtype), x.float(), x.type_as(y): a new tensor of the dtype ('dtype', or the second input's), or x
+/// itself when it has that dtype already. derivatives.yaml `_to_copy`: the backward casts the gradient back,
+/// saving nothing.
 class CastRule : public OpRule {
 public:
     int maxInputs() const override { return 2; }

@@ -38,10 +38,10 @@ private:
 
     std::vector<int> m_lastUse;
     std::vector<int> m_allocStep;
-    std::vector<int> m_creatorLayer;         ///< per instance
-    std::vector<bool> m_weightInst;          ///< per instance: a parameter (saved by reference, not an activation)
-    std::vector<int> m_fwdInst;              ///< per storage tensor, this micro-step's forward
-    std::vector<int> m_recompInst;           ///< per storage tensor, during a unit's recomputation
+    std::vector<int> m_creatorLayer; ///< per instance
+    std::vector<bool> m_weightInst;  ///< per instance: a parameter (saved by reference, not an activation)
+    std::vector<int> m_fwdInst;      ///< per storage tensor, this micro-step's forward
+    std::vector<int> m_recompInst;   ///< per storage tensor, during a unit's recomputation
     std::vector<std::vector<int>> m_savedBy; ///< per op: instances saved for its backward
     std::vector<int> m_gradOf;               ///< per tensor: its gradient instance in this backward
     std::vector<int> m_paramGrad;            ///< per parameter: its .grad instance

@@ -116,7 +116,8 @@ bool freezeUntil(std::vector<Layer>& list, const Layer* target, bool reached, bo
         bool inside = false;
         std::function<bool(const std::vector<Layer>&)> holds = [&](const std::vector<Layer>& c) {
             for (const Layer& x : c)
-                if (&x == target || (x.isBlock() && (holds(x.layers) || holds(x.shortcutLayers) || holds(x.after))))
+                if (&x == target ||
+                    (x.isBlock() && (holds(x.layers) || holds(x.shortcutLayers) || holds(x.after))))
                     return true;
             return false;
         };

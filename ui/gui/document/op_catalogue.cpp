@@ -288,8 +288,9 @@ QString OpCatalogue::description(const QString& op) {
         {QStringLiteral("slice"), QT_TR_NOOP("Takes a range along a dimension (a view).")},
         {QStringLiteral("contiguous"), QT_TR_NOOP("Copies a view into contiguous memory.")},
         {QStringLiteral("cast"),
-         QT_TR_NOOP("Converts to another dtype (x.float(), x.to(torch.bfloat16), x.type_as(y)): a new tensor, "
-                    "nothing saved.")},
+         QT_TR_NOOP(
+             "Converts to another dtype (x.float(), x.to(torch.bfloat16), x.type_as(y)): a new tensor, "
+             "nothing saved.")},
         {QStringLiteral("identity"), QT_TR_NOOP("Passes the tensor through unchanged.")},
         {QStringLiteral("add"), QT_TR_NOOP("Adds two inputs (broadcasting).")},
         {QStringLiteral("mul"), QT_TR_NOOP("Multiplies two inputs (broadcasting).")},

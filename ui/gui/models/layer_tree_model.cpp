@@ -429,7 +429,8 @@ QVariant LayerTreeModel::headerData(int section, Qt::Orientation orientation, in
         case ShareColumn:
             return tr("Those activations as a share of the peak allocated memory.");
         case TrainableColumn:
-            return tr("Ticked: the layer's parameters train. Unticked: frozen (fine-tuning), as requires_grad=False.");
+            return tr("Ticked: the layer's parameters train. Unticked: frozen (fine-tuning), as "
+                      "requires_grad=False.");
         default:
             return {};
         }

@@ -25,7 +25,8 @@ public:
         ParametersColumn,
         ActivationColumn,
         ShareColumn,
-        TrainableColumn, ///< a checkbox: the layer's parameters train (unchecked: frozen, requires_grad=False)
+        TrainableColumn, ///< a checkbox: the layer's parameters train (unchecked: frozen,
+                         ///< requires_grad=False)
         ColumnCount
     };
     /// Raw numbers for sorting and tests (bytes, or share in 0..1).

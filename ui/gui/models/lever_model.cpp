@@ -28,7 +28,8 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "fused") return tr("Fused optimizer (fused=True)");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
     if (l.id == "freeze-backbone" && !l.config.trainOnly.empty())
-        return tr("Freeze the backbone, train only %1").arg(QString::fromStdString(l.config.trainOnly.front()));
+        return tr("Freeze the backbone, train only %1")
+            .arg(QString::fromStdString(l.config.trainOnly.front()));
     if (l.id == "accumulation")
         return tr("Smaller micro-batches with gradient accumulation (×%1)").arg(l.config.accumulationSteps);
     return QString::fromStdString(l.title);
@@ -61,8 +62,9 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "accumulation")
         return tr("Split each update into micro-batches; the batch column counts samples per update.");
     if (l.id == "freeze-backbone")
-        return tr("Every layer but the output head is frozen (requires_grad=False): no gradients or optimizer "
-                  "states for them, and nothing before the head is saved for the backward pass.");
+        return tr(
+            "Every layer but the output head is frozen (requires_grad=False): no gradients or optimizer "
+            "states for them, and nothing before the head is saved for the backward pass.");
     if (l.id == "lora")
         return tr("Freeze the model and train small adapters (PEFT's default targets, r=16, alpha 32, "
                   "dropout 0.05): no gradients or optimizer states for the base weights.");

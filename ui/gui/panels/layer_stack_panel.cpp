@@ -52,12 +52,12 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     m_view->header()->resizeSection(LayerTreeModel::ActivationColumn, numberWidth);
     m_view->header()->resizeSection(LayerTreeModel::ShareColumn,
                                     fm.horizontalAdvance(QStringLiteral("100.0%")) + 16);
-    m_view->header()->resizeSection(LayerTreeModel::TrainableColumn,
-                                    std::max(fm.horizontalAdvance(m_model->headerData(LayerTreeModel::TrainableColumn,
-                                                                                     Qt::Horizontal)
-                                                                      .toString()) +
-                                                 16,
-                                             40));
+    m_view->header()->resizeSection(
+        LayerTreeModel::TrainableColumn,
+        std::max(fm.horizontalAdvance(
+                     m_model->headerData(LayerTreeModel::TrainableColumn, Qt::Horizontal).toString()) +
+                     16,
+                 40));
     // What a memory tool is read for comes first: a dock of ~380 px shows name, activations, share and
     // parameters; type and output shape follow (scroll sideways, or hide columns from the header's menu).
     QHeaderView* header = m_view->header();
@@ -65,7 +65,8 @@ LayerStackPanel::LayerStackPanel(Document* doc, QWidget* parent) : QWidget(paren
     header->moveSection(header->visualIndex(LayerTreeModel::ActivationColumn), 1);
     header->moveSection(header->visualIndex(LayerTreeModel::ShareColumn), 2);
     header->moveSection(header->visualIndex(LayerTreeModel::ParametersColumn), 3);
-    header->moveSection(header->visualIndex(LayerTreeModel::TrainableColumn), 1); // fine-tuning: next to the name
+    header->moveSection(header->visualIndex(LayerTreeModel::TrainableColumn),
+                        1); // fine-tuning: next to the name
     header->setSectionHidden(LayerTreeModel::TrainableColumn, true);
     header->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(header, &QWidget::customContextMenuRequested, this, [this, header](const QPoint& pos) {
@@ -216,8 +217,10 @@ void LayerStackPanel::onModelChanged() {
     };
     const bool fineTuning = frozen(m_doc->model().layers) || !m_doc->config().freeze.empty() ||
                             !m_doc->config().trainOnly.empty();
-    if (fineTuning) m_view->header()->setSectionHidden(LayerTreeModel::TrainableColumn, false);
-    else if (m_replaced) m_view->header()->setSectionHidden(LayerTreeModel::TrainableColumn, true);
+    if (fineTuning)
+        m_view->header()->setSectionHidden(LayerTreeModel::TrainableColumn, false);
+    else if (m_replaced)
+        m_view->header()->setSectionHidden(LayerTreeModel::TrainableColumn, true);
     if (m_replaced) {
         m_replaced = false;
         m_view->expandToDepth(0);

@@ -7,8 +7,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QToolButton>
 #include <QSpinBox>
+#include <QToolButton>
 
 namespace batchfit {
 
@@ -32,8 +32,9 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent) : QWidget(parent), m_
     m_mode->setObjectName(QStringLiteral("fineTuningBox"));
     m_mode->addItem(tr("full training"));
     m_mode->addItem(tr("LoRA adapters"));
-    m_mode->setToolTip(tr("LoRA (PEFT): small trainable adapters on the chosen linears, everything else frozen. "
-                          "Freeze layers by hand from the layer tree's Trains column."));
+    m_mode->setToolTip(
+        tr("LoRA (PEFT): small trainable adapters on the chosen linears, everything else frozen. "
+           "Freeze layers by hand from the layer tree's Trains column."));
     form->addRow(tr("Fine-tuning:"), m_mode);
 
     auto* row = new QWidget(parent);
@@ -54,8 +55,9 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent) : QWidget(parent), m_
     m_dropout->setDecimals(2);
     m_dropout->setSingleStep(0.05);
     m_dropout->setPrefix(tr("drop "));
-    m_dropout->setToolTip(tr("lora_dropout: each adapted linear keeps its own dropout mask and dropped copy of "
-                             "its input; 0 keeps nothing"));
+    m_dropout->setToolTip(
+        tr("lora_dropout: each adapted linear keeps its own dropout mask and dropped copy of "
+           "its input; 0 keeps nothing"));
     h->addWidget(m_rank);
     h->addWidget(m_alpha);
     h->addWidget(m_dropout);
@@ -139,7 +141,8 @@ void LoraEditor::fillPicker() {
     all->setCheckable(true);
     all->setChecked(chosen("all-linear"));
     connect(all, &QAction::triggered, this, [this](bool on) {
-        setTargets(on ? std::vector<std::string>{"all-linear"} : std::vector<std::string>{}, tr("LoRA targets"));
+        setTargets(on ? std::vector<std::string>{"all-linear"} : std::vector<std::string>{},
+                   tr("LoRA targets"));
     });
     if (!m_info.defaults.empty()) {
         QStringList d;

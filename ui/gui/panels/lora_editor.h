@@ -1,5 +1,6 @@
 #pragma once
-// The fine-tuning rows of the training set-up: full training or LoRA, and LoRA's rank, alpha, dropout, targets.
+// The fine-tuning rows of the training set-up: full training or LoRA, and LoRA's rank, alpha, dropout,
+// targets.
 #include "batchfit/lora_targets.h"
 #include "batchfit/training_config.h"
 

@@ -225,10 +225,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_offload);
     form->addRow(m_firstStep);
     m_lora = new LoraEditor(form, this);
-    connect(m_lora, &LoraEditor::loraEdited, this, [this](const LoraConfig& l, const QString& what, int mergeId) {
-        m_config.lora = l;
-        emitEdit(what, mergeId);
-    });
+    connect(m_lora, &LoraEditor::loraEdited, this,
+            [this](const LoraConfig& l, const QString& what, int mergeId) {
+                m_config.lora = l;
+                emitEdit(what, mergeId);
+            });
 
     for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);

@@ -1,8 +1,7 @@
 #include "gui/shell/main_window.h"
 
-#include "batchfit/lora_targets.h"
-
 #include "batchfit/cli_command.h"
+#include "batchfit/lora_targets.h"
 #include "batchfit/presets.h"
 #include "gui/charts/chart_data.h"
 #include "gui/charts/component_style.h"
@@ -114,7 +113,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_doc, &Document::batchRequested, this, &MainWindow::setBatch); // a file's saved batch stays
     connect(m_doc, &Document::configChanged, this, [this] {
         m_training->setConfig(m_doc->config());
-    m_training->setLoraTargetInfo(loraTargetInfo(m_doc->model()));
+        m_training->setLoraTargetInfo(loraTargetInfo(m_doc->model()));
         requestEstimate();
     });
     connect(m_doc, &Document::gpuChanged, this, [this] {
