@@ -105,9 +105,18 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.accumulationSteps = 4;
         consider("accumulation", "Micro-batches with gradient accumulation (×4)", "4 steps per update", c);
     }
-    std::stable_sort(levers.begin(), levers.end(),
-                     [](const Lever& a, const Lever& b) { return a.maxBatch > b.maxBatch; });
+    // Memory-only changes first, by the batch they allow; then the fine-tuning ones (LoRA, a frozen
+    // backbone), which change what is trained: shown with their batch, never the first suggestion for full
+    // training.
+    std::stable_sort(levers.begin(), levers.end(), [](const Lever& a, const Lever& b) {
+        if (leverChangesTraining(a) != leverChangesTraining(b)) return !leverChangesTraining(a);
+        return a.maxBatch > b.maxBatch;
+    });
     return levers;
+}
+
+bool leverChangesTraining(const Lever& l) {
+    return l.id == "lora" || l.id == "freeze-backbone";
 }
 
 bool leverHelps(const Lever& l) {

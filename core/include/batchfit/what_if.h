@@ -19,6 +19,10 @@ struct Lever {
     std::int64_t baselineMaxBatch = 0;
 };
 
+/// True for levers that change what is trained (LoRA, a frozen backbone), not only how: ranked after the
+/// others.
+bool leverChangesTraining(const Lever& l);
+
 /// True when `l` is worth showing: it makes batch 1 fit where nothing did, or raises the largest batch by at
 /// least 1% (a gain that reads as "×1.00" is noise to a user).
 bool leverHelps(const Lever& l);
