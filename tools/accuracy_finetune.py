@@ -188,52 +188,44 @@ def estimate(cli, doc, batch, torch_rules, tmp, extra=()):
     return json.loads(r.stdout)["totals"]
 
 
+def compare(r, t):
+    """What differs between a measured row and BatchFit's totals: (problems, saved error)."""
+    problems = []
+    for k, e in (("trainable", t["trainable_parameter_count"]), ("parameters", t["parameter_count"]),
+                 ("gradient_bytes", t["gradient_bytes"]), ("optimizer_state_bytes", t["optimizer_state_bytes"])):
+        if e != r[k]:
+            problems.append(f"{k}: estimated {e:,d}, measured {r[k]:,d}")
+    err = (t["saved_activation_bytes"] - r["saved_bytes"]) / r["saved_bytes"]
+    if abs(err) > SAVED_BOUND:
+        problems.append(f"saved: estimated {t['saved_activation_bytes']:,d}, measured {r['saved_bytes']:,d} "
+                        f"({100 * err:+.2f}%)")
+    return problems, err
+
+
 def check_file(cli, path, tmp):
     with open(path) as f:
         data = json.load(f)
     rules = "1.13" if data["torch"].startswith("1.") else "2"
-    rows, failures = [], 0
-    for r in data["rows"]:
-        t = estimate(cli, r["model_file"], r["batch"], rules, tmp)
-        problems = []
-        for k, e in (("trainable", t["trainable_parameter_count"]), ("parameters", t["parameter_count"]),
-                     ("gradient_bytes", t["gradient_bytes"]), ("optimizer_state_bytes", t["optimizer_state_bytes"])):
-            if e != r[k]:
-                problems.append(f"{k}: estimated {e:,d}, measured {r[k]:,d}")
-        err = (t["saved_activation_bytes"] - r["saved_bytes"]) / r["saved_bytes"]
-        if abs(err) > SAVED_BOUND:
-            problems.append(f"saved: estimated {t['saved_activation_bytes']:,d}, measured {r['saved_bytes']:,d} "
-                            f"({100 * err:+.2f}%)")
-        if r.get("patterns"):
-            g = estimate(cli, r["plain_model_file"], r["batch"], rules, tmp, r["patterns"])
-            if (g["trainable_parameter_count"], g["saved_activation_bytes"]) != \
-                    (t["trainable_parameter_count"], t["saved_activation_bytes"]):
-                problems.append(f"{' '.join(r['patterns'])} on the unfrozen export: trainable "
-                                f"{g['trainable_parameter_count']:,d}, saved {g['saved_activation_bytes']:,d}")
-        print(f"{'ok  ' if not problems else 'FAIL'} torch {data['torch']:14s} {r['name']:32s} saved "
-              f"{t['saved_activation_bytes'] - r['saved_bytes']:+,d} B ({100 * err:+.3f}%)")
-        for p in problems:
-            print(f"     {p}")
-        failures += bool(problems)
-        rows.append((r, t, err))
-    lora = []
-    for r in data.get("lora", []):
-        t = estimate(cli, r["model_file"], r["batch"], rules, tmp, r["options"])
-        problems = []
-        for k, e in (("trainable", t["trainable_parameter_count"]), ("parameters", t["parameter_count"]),
-                     ("gradient_bytes", t["gradient_bytes"]), ("optimizer_state_bytes", t["optimizer_state_bytes"])):
-            if e != r[k]:
-                problems.append(f"{k}: estimated {e:,d}, measured {r[k]:,d}")
-        err = (t["saved_activation_bytes"] - r["saved_bytes"]) / r["saved_bytes"]
-        if abs(err) > SAVED_BOUND:
-            problems.append(f"saved: estimated {t['saved_activation_bytes']:,d}, measured {r['saved_bytes']:,d}")
-        print(f"{'ok  ' if not problems else 'FAIL'} torch {data['torch']:14s} LoRA {r['name']:40s} saved "
-              f"{t['saved_activation_bytes'] - r['saved_bytes']:+,d} B ({100 * err:+.3f}%)")
-        for p in problems:
-            print(f"     {p}")
-        failures += bool(problems)
-        lora.append((r, t, err))
-    return data["torch"], (rows, lora), failures
+    failures = 0
+    out = {"rows": [], "lora": []}
+    for kind in ("rows", "lora"):
+        for r in data.get(kind, []):
+            t = estimate(cli, r["model_file"], r["batch"], rules, tmp, r.get("options", ()))
+            problems, err = compare(r, t)
+            if r.get("patterns"):
+                g = estimate(cli, r["plain_model_file"], r["batch"], rules, tmp, r["patterns"])
+                if (g["trainable_parameter_count"], g["saved_activation_bytes"]) != \
+                        (t["trainable_parameter_count"], t["saved_activation_bytes"]):
+                    problems.append(f"{' '.join(r['patterns'])} on the unfrozen export: trainable "
+                                    f"{g['trainable_parameter_count']:,d}, saved {g['saved_activation_bytes']:,d}")
+            label = ("LoRA " if kind == "lora" else "") + r["name"]
+            print(f"{'ok  ' if not problems else 'FAIL'} torch {data['torch']:14s} {label:45s} saved "
+                  f"{t['saved_activation_bytes'] - r['saved_bytes']:+,d} B ({100 * err:+.3f}%)")
+            for p in problems:
+                print(f"     {p}")
+            failures += bool(problems)
+            out[kind].append((r, t, err))
+    return data["torch"], (out["rows"], out["lora"]), failures
 
 
 def cmd_check(args):
