@@ -19,14 +19,21 @@ struct HfImportOptions {
     std::optional<std::int64_t> sequenceLength; ///< default: the config's maximum positions
     /// "eager", "mem_efficient" or "flash" (default "flash": SDPA, what transformers >= 4.42 runs on torch 2)
     std::optional<std::string> attention;
+    /// Mixture-of-experts routing, which is data-dependent: "balanced" (each expert gets the expected
+    /// tokens * top_k / experts, rounded up per sample) or "worst" (every token's top_k choices land on the
+    /// same top_k experts: they each get every token). Anything else is refused.
+    std::string moeLoad = "balanced";
     /// Polled between the import's steps (any thread); returning true abandons the import with the Error
     /// "<source>: import cancelled". Empty: never cancelled.
     std::function<bool()> cancelled = {};
 };
 
-/// model_type values understood: gpt2, bert, roberta, llama, mistral, qwen2, gemma, phi3, gpt_neox.
+/// model_type values understood: gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, gemma2,
+/// gemma3_text, phi3 (Phi-3 and Phi-4), mixtral, qwen2_moe, qwen3_moe, gpt_neox (xlm-roberta is read as
+/// roberta).
 std::vector<std::string> hfSupportedModelTypes();
-/// `source` names the file in messages. Mixture-of-experts configs are refused with a clear message.
+/// `source` names the file in messages. Other mixture-of-experts configs (deepseek, ...) are refused with a
+/// clear message.
 Result<Model> importHfConfig(const std::string& jsonText, const std::string& source,
                              const HfImportOptions& options = {});
 Result<Model> importHfConfigFile(const std::string& path, const HfImportOptions& options = {});

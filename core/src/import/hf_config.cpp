@@ -1,105 +1,14 @@
 // Hugging Face config.json -> layer stack. Structures follow the transformers modeling code of each family
-// (modeling_gpt2.py, modeling_bert.py, modeling_llama.py, modeling_mistral.py, modeling_qwen2.py,
-// modeling_gemma.py, modeling_phi3.py, modeling_gpt_neox.py).
+// (modeling_gpt2.py, modeling_bert.py, modeling_gpt_neox.py here; the Llama-style decoders, dense and
+// sparse-MoE, in hf_decoders.cpp).
 #include "batchfit/hf_import.h"
-#include "batchfit/model_io.h"
 #include "bounded_file.h"
-#include "import/layer_builder.h"
-
-#include <cmath>
-#include <nlohmann/json.hpp>
+#include "import/hf_config_util.h"
 
 namespace batchfit {
 namespace {
 
-using json = nlohmann::json;
-
-class Config {
-public:
-    Config(const json& j, std::string source) : m_j(j), m_source(std::move(source)) {}
-
-    Result<std::int64_t> integer(std::initializer_list<const char*> keys,
-                                 std::optional<std::int64_t> def = {}) const {
-        for (const char* k : keys) {
-            if (!m_j.contains(k) || m_j[k].is_null()) continue;
-            if (!m_j[k].is_number_integer() || m_j[k].get<std::int64_t>() <= 0 ||
-                m_j[k].get<std::int64_t>() > (1ll << 40))
-                return makeError(m_source + ": $." + k + ": expected a positive integer, got " +
-                                 describe(m_j[k]));
-            return m_j[k].get<std::int64_t>();
-        }
-        if (def) return *def;
-        return makeError(m_source + ": $." + *keys.begin() + ": missing (expected a positive integer)");
-    }
-    /// The layer count: a block repeat, so at most kMaxBlockRepeat (the model must save and load).
-    Result<std::int64_t> layerCount(std::initializer_list<const char*> keys) const {
-        auto n = integer(keys);
-        if (n && *n > kMaxBlockRepeat)
-            return makeError(m_source + ": $." + *keys.begin() + ": " + std::to_string(*n) +
-                             " layers is too large (at most " + std::to_string(kMaxBlockRepeat) + ")");
-        return n;
-    }
-    /// A value for messages; never dumps a container (dump() recurses: deep nesting would overflow the
-    /// stack).
-    static std::string describe(const json& j) {
-        if (j.is_array()) return "an array";
-        if (j.is_object()) return "an object";
-        std::string s = j.dump();
-        return s.size() > 64 ? s.substr(0, 60) + "..." : s;
-    }
-    double real(const char* key, double def) const {
-        return m_j.contains(key) && m_j[key].is_number() ? m_j[key].get<double>() : def;
-    }
-    bool flag(const char* key, bool def) const {
-        return m_j.contains(key) && m_j[key].is_boolean() ? m_j[key].get<bool>() : def;
-    }
-    std::string str(const char* key, const std::string& def = "") const {
-        return m_j.contains(key) && m_j[key].is_string() ? m_j[key].get<std::string>() : def;
-    }
-    bool architectureContains(const std::string& s) const {
-        if (!m_j.contains("architectures") || !m_j["architectures"].is_array()) return false;
-        for (const auto& a : m_j["architectures"])
-            if (a.is_string() && a.get<std::string>().find(s) != std::string::npos) return true;
-        return false;
-    }
-    const std::string& source() const { return m_source; }
-    const json& raw() const { return m_j; }
-
-private:
-    const json& m_j;
-    std::string m_source;
-};
-
-#define BF_TRY(var, expr)                                                                                    \
-    auto var##_r = (expr);                                                                                   \
-    if (!var##_r) return var##_r.error();                                                                    \
-    const auto var = *var##_r;
-
-Result<std::int64_t> sequence(const Config& c, const HfImportOptions& o, std::int64_t maxPositions) {
-    const std::int64_t s = o.sequenceLength.value_or(maxPositions);
-    if (s <= 0 || s > (1ll << 24))
-        return makeError(c.source() + ": sequence length " + std::to_string(s) + " is out of range");
-    if (o.sequenceLength && s > maxPositions)
-        return makeError(c.source() + ": sequence length " + std::to_string(s) +
-                         " exceeds the model's maximum " + std::to_string(maxPositions) + " positions");
-    return s;
-}
-
-std::string act(const std::string& hf) {
-    return hf == "gelu_new" || hf == "gelu_pytorch_tanh" || hf == "gelu_fast" ? "gelu_tanh" : hf;
-}
-
-Layer activation(const std::string& name, const std::string& hf, std::vector<std::string> inputs = {}) {
-    const std::string a = act(hf);
-    if (a == "gelu_tanh") return op(name, "gelu", {{"approximate", std::string("tanh")}}, std::move(inputs));
-    if (a == "silu" || a == "swish") return op(name, "silu", {}, std::move(inputs));
-    if (a == "relu") return op(name, "relu", {}, std::move(inputs));
-    return op(name, "gelu", {}, std::move(inputs));
-}
-
-Layer dropout(const std::string& name, double p) {
-    return op(name, "dropout", {{"p", p}});
-}
+using namespace hf;
 
 Result<Model> gpt2(const Config& c, const HfImportOptions& o) {
     BF_TRY(d, c.integer({"n_embd", "hidden_size"}));
@@ -216,73 +125,6 @@ Result<Model> bert(const Config& c, const HfImportOptions& o, bool roberta) {
     return m;
 }
 
-/// Llama-style decoders: Llama 1/2/3, Mistral, Qwen2, Gemma, Phi-3.
-Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::string& type) {
-    BF_TRY(d, c.integer({"hidden_size"}));
-    BF_TRY(layers, c.layerCount({"num_hidden_layers"}));
-    BF_TRY(heads, c.integer({"num_attention_heads"}));
-    BF_TRY(kv, c.integer({"num_key_value_heads"}, heads));
-    BF_TRY(inner, c.integer({"intermediate_size"}));
-    BF_TRY(vocab, c.integer({"vocab_size"}));
-    BF_TRY(positions, c.integer({"max_position_embeddings"}, 2048));
-    BF_TRY(headDim, c.integer({"head_dim"}, d / heads));
-    BF_TRY(seq, sequence(c, o, positions));
-    const bool qwen = type == "qwen2", gemma = type == "gemma", phi3 = type == "phi3";
-    const double eps = c.real("rms_norm_eps", 1e-6);
-    const bool tied = c.flag("tie_word_embeddings", gemma);
-    const std::string impl = o.attention.value_or("flash");
-    const std::string hidden = c.str("hidden_act", gemma ? "gelu_pytorch_tanh" : "silu");
-    Model m;
-    m.inputShape = {seq};
-    m.inputDtype = DType::Int64;
-    m.layers.push_back(op("embed_tokens", "embedding", {{"num_embeddings", vocab}, {"embedding_dim", d}}));
-    if (gemma)
-        m.layers.push_back(op("embed_scale", "scale", {{"factor", std::sqrt(static_cast<double>(d))}}));
-    AttrList attn{{"heads", heads},
-                  {"kv_heads", kv},
-                  {"head_dim", headDim},
-                  {"bias", qwen || c.flag("attention_bias", false)},
-                  {"out_bias", c.flag("attention_bias", false)},
-                  {"causal", true},
-                  {"rope", true},
-                  {"impl", impl},
-                  {"dropout", c.real("attention_dropout", 0.0)},
-                  {"qkv", std::string(phi3 ? "fused" : "separate")}};
-    Layer a =
-        block("", {op("input_layernorm", "rmsnorm", {{"eps", eps}}), op("self_attn", "attention", attn)});
-    a.shortcut = ShortcutKind::Identity;
-    std::vector<Layer> mlp{op("post_attention_layernorm", "rmsnorm", {{"eps", eps}})};
-    if (phi3) {
-        mlp.push_back(op("gate_up_proj", "linear", {{"out_features", 2 * inner}, {"bias", false}}));
-        mlp.push_back(op("gate", "slice",
-                         {{"dim", std::int64_t{-1}}, {"start", std::int64_t{0}}, {"end", inner}},
-                         {"gate_up_proj"}));
-        mlp.push_back(op("up", "slice", {{"dim", std::int64_t{-1}}, {"start", inner}, {"end", 2 * inner}},
-                         {"gate_up_proj"}));
-        mlp.push_back(activation("act", hidden, {"gate"}));
-        mlp.push_back(op("gated", "mul", {}, {"act", "up"}));
-    } else {
-        mlp.push_back(op("gate_proj", "linear", {{"out_features", inner}, {"bias", false}}));
-        mlp.push_back(op("up_proj", "linear", {{"out_features", inner}, {"bias", false}},
-                         {"post_attention_layernorm"}));
-        mlp.push_back(activation("act", hidden, {"gate_proj"}));
-        mlp.push_back(op("gated", "mul", {}, {"act", "up_proj"}));
-    }
-    mlp.push_back(op("down_proj", "linear", {{"out_features", d}, {"bias", false}}));
-    Layer f = block("", mlp);
-    f.shortcut = ShortcutKind::Identity;
-    Layer stack = block("layers", {a, f});
-    stack.repeat = layers;
-    m.layers.push_back(stack);
-    m.layers.push_back(op("norm", "rmsnorm", {{"eps", eps}}));
-    m.layers.push_back(
-        op("lm_head", "linear",
-           tied ? AttrList{{"out_features", vocab}, {"bias", false}, {"tied_to", std::string("embed_tokens")}}
-                : AttrList{{"out_features", vocab}, {"bias", false}}));
-    m.layers.push_back(op("loss", "cross_entropy"));
-    return m;
-}
-
 Result<Model> neox(const Config& c, const HfImportOptions& o) {
     BF_TRY(d, c.integer({"hidden_size"}));
     BF_TRY(layers, c.layerCount({"num_hidden_layers"}));
@@ -331,7 +173,8 @@ Result<Model> neox(const Config& c, const HfImportOptions& o) {
 } // namespace
 
 std::vector<std::string> hfSupportedModelTypes() {
-    return {"gpt2", "bert", "roberta", "llama", "mistral", "qwen2", "gemma", "phi3", "gpt_neox"};
+    return {"gpt2",   "bert",        "roberta", "llama",   "mistral",   "qwen2",     "qwen3",   "gemma",
+            "gemma2", "gemma3_text", "phi3",    "mixtral", "qwen2_moe", "qwen3_moe", "gpt_neox"};
 }
 
 Result<Model> importHfConfig(const std::string& text, const std::string& source,
@@ -348,10 +191,17 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
         return makeError(source + ": $.model_type: missing (expected e.g. \"llama\")");
     const std::string type = j["model_type"].get<std::string>();
     Config c(j, source);
-    if (j.contains("num_local_experts") || j.contains("num_experts") || j.contains("n_routed_experts") ||
-        type.find("moe") != std::string::npos || type == "mixtral")
-        return makeError(source + ": model_type '" + type +
-                         "' is a mixture of experts, which BatchFit does not model yet");
+    if (options.moeLoad != "balanced" && options.moeLoad != "worst")
+        return makeError(source +
+                         ": MoE load must be \"balanced\" (each expert gets tokens * top_k / experts) or "
+                         "\"worst\" (top_k experts get every token), got \"" +
+                         options.moeLoad + "\"");
+    if (!isDecoderType(type) && (j.contains("num_local_experts") || j.contains("num_experts") ||
+                                 j.contains("n_routed_experts") || type.find("moe") != std::string::npos))
+        return makeError(
+            source + ": model_type '" + type +
+            "' is a mixture of experts that BatchFit does not model (supported mixtures of experts: "
+            "mixtral, qwen2_moe, qwen3_moe)");
     Result<Model> m = makeError("");
     try {
         if (type == "gpt2")
@@ -360,7 +210,7 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
             m = bert(c, options, false);
         else if (type == "roberta" || type == "xlm-roberta")
             m = bert(c, options, true);
-        else if (type == "llama" || type == "mistral" || type == "qwen2" || type == "gemma" || type == "phi3")
+        else if (isDecoderType(type))
             m = decoder(c, options, type);
         else if (type == "gpt_neox")
             m = neox(c, options);

@@ -124,6 +124,7 @@ void registerElementwiseOps();
 void registerEmbeddingOps();
 void registerLossOps();
 void registerAttentionOps();
+void registerMoeOps();
 void registerOpaqueOps();
 void registerPointwiseOps();
 void registerSdpaOps();

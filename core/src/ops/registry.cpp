@@ -30,6 +30,7 @@ void ensureRegistered() {
         registerElementwiseOps();
         registerPointwiseOps();
         registerAttentionOps();
+        registerMoeOps();
         registerSdpaOps();
         registerLossOps();
         registerOpaqueOps();

@@ -3,6 +3,8 @@
 // saves q, k, v,
 // the output and a per-row log-sum-exp (aten/src/ATen/native/transformers, derivatives.yaml
 // `_scaled_dot_product_flash_attention`). Rotary embeddings (Llama) save cos and sin, shared by all layers.
+// qk_norm (Qwen3, Gemma 3) adds an RMSNorm over head_dim on q and k; softcap (Gemma 2, eager only: SDPA has
+// no soft-capping, flash-attn's is in the kernel) adds scores / cap, tanh, * cap.
 #include "graph/graph_builder.h"
 #include "ops/op_rule.h"
 
@@ -157,6 +159,27 @@ public:
             q = *rq, k = *rk, v = *rv;
         }
         const std::int64_t seq = x.shape[0];
+        if (a.getBool("qk_norm").value_or(false)) {
+            // Qwen3 / Gemma 3: RMSNorm over head_dim of each head of q and k (a view [S, H, hd]), before RoPE
+            auto norm = [&](int t, std::int64_t heads, const std::string& name) -> Result<int> {
+                Attributes va;
+                va.set("shape", std::vector<std::int64_t>{seq, heads, h.headDim});
+                auto v = b.addOp("reshape", path + "." + name + ".view", va, {t});
+                if (!v) return v.error();
+                Attributes na;
+                na.set("eps", a.getDouble("qk_norm_eps").value_or(1e-6));
+                auto n = b.addOp("rmsnorm", path + "." + name, na, {*v});
+                if (!n) return n.error();
+                Attributes ba;
+                ba.set("shape", std::vector<std::int64_t>{seq, heads * h.headDim});
+                return b.addOp("reshape", path + "." + name + ".merge", ba, {*n});
+            };
+            auto nq = norm(q, h.heads, "q_norm");
+            if (!nq) return nq.error();
+            auto nk = norm(k, h.kvHeads, "k_norm");
+            if (!nk) return nk.error();
+            q = *nq, k = *nk;
+        }
         if (a.getBool("rope").value_or(false)) {
             const TensorInfo table{{seq, h.headDim}, b.info(q).dtype, true, true};
             const std::string key = "rope " + std::to_string(seq) + "x" + std::to_string(h.headDim) + " " +
@@ -186,9 +209,20 @@ public:
             auto s = b.addOp("attn_scores", path + ".scores", ha, {q, k});
             if (!s) return s.error();
             Attributes sc;
-            sc.set("factor", 1.0 / std::sqrt(static_cast<double>(h.headDim)));
+            sc.set("factor",
+                   a.getDouble("scaling").value_or(1.0 / std::sqrt(static_cast<double>(h.headDim))));
             s = b.addOp("scale", path + ".scale", sc, {*s});
             if (!s) return s.error();
+            if (const double cap = a.getDouble("softcap").value_or(0.0); cap > 0) {
+                // Gemma 2: scores / cap, tanh (saves its result), * cap
+                Attributes down, up;
+                down.set("factor", 1.0 / cap);
+                up.set("factor", cap);
+                s = b.addOp("scale", path + ".softcap_div", down, {*s});
+                if (s) s = b.addOp("tanh", path + ".softcap_tanh", {}, {*s});
+                if (s) s = b.addOp("scale", path + ".softcap_mul", up, {*s});
+                if (!s) return s.error();
+            }
             if (a.getBool("causal").value_or(false)) {
                 if (a.getString("mask").value_or("none") == "buffer") {
                     Attributes ma;

@@ -301,3 +301,71 @@ def apply_lora(model, targets, r, alpha=8, dropout=0.0, train_only=()):
             for p in m.parameters():
                 p.requires_grad_(True)
     return wrapped
+
+
+class MoeExpertMlp(nn.Module):
+    """One expert: transformers' MixtralBlockSparseTop2MLP (w1 = gate, w3 = up, w2 = down, SiLU)."""
+
+    def __init__(self, d, inner):
+        super().__init__()
+        self.w1 = nn.Linear(d, inner, bias=False)
+        self.w2 = nn.Linear(inner, d, bias=False)
+        self.w3 = nn.Linear(d, inner, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class HfSparseMoe(nn.Module):
+    """transformers' MixtralSparseMoeBlock.forward (modeling_mixtral.py, 4.4x-4.5x), line for line: router linear,
+    softmax in fp32, topk, renormalisation (norm_topk_prob; Mixtral always), then per hit expert: index the routed
+    tokens, the expert MLP, * routing weight, index_add_ into the output. Qwen2-MoE / Qwen3-MoE run the same loop.
+    A proj_in linear in front makes the block's input require grad, as inside a real stack.
+    route="balanced" sets the router so that token t picks experts t % E and (t + 1) % E (top-2): every expert gets
+    tokens * top_k / E tokens, BatchFit's moe_load "balanced"."""
+
+    def __init__(self, d=64, experts=4, top_k=2, inner=128, norm_topk_prob=True, route="balanced"):
+        super().__init__()
+        self.num_experts, self.top_k, self.norm_topk_prob = experts, top_k, norm_topk_prob
+        self.proj_in = nn.Linear(d, d)
+        self.gate = nn.Linear(d, experts, bias=False)
+        self.experts = nn.ModuleList([MoeExpertMlp(d, inner) for _ in range(experts)])
+        if route == "balanced":
+            with torch.no_grad():
+                self.proj_in.weight.copy_(torch.eye(d))
+                self.proj_in.bias.zero_()
+                self.gate.weight.zero_()
+                self.gate.weight[:, :experts] = torch.eye(experts)
+
+    @staticmethod
+    def balanced_input(batch, seq, d=64, experts=4, worst=False):
+        """Token t: 2 on feature t % E, 1 on feature (t + 1) % E (the router reads the first E features).
+        worst=True: every token 2 on feature 0 and 1 on feature 1 (experts 0 and 1 get every token)."""
+        x = torch.zeros(batch, seq, d)
+        for t in range(seq):
+            x[:, t, 0 if worst else t % experts] = 2.0
+            x[:, t, 1 if worst else (t + 1) % experts] = 1.0
+        return x
+
+    def forward(self, x):
+        hidden_states = self.proj_in(x)
+        batch_size, sequence_length, hidden_dim = hidden_states.shape
+        hidden_states = hidden_states.view(-1, hidden_dim)
+        router_logits = self.gate(hidden_states)
+        routing_weights = F.softmax(router_logits, dim=1, dtype=torch.float)
+        routing_weights, selected_experts = torch.topk(routing_weights, self.top_k, dim=-1)
+        if self.norm_topk_prob:
+            routing_weights /= routing_weights.sum(dim=-1, keepdim=True)
+        routing_weights = routing_weights.to(hidden_states.dtype)
+        final_hidden_states = torch.zeros(
+            (batch_size * sequence_length, hidden_dim), dtype=hidden_states.dtype, device=hidden_states.device)
+        expert_mask = F.one_hot(selected_experts, num_classes=self.num_experts).permute(2, 1, 0)
+        self.tokens_per_expert = [int(expert_mask[e].sum()) for e in range(self.num_experts)]
+        expert_hit = torch.greater(expert_mask.sum(dim=(-1, -2)), 0).nonzero()
+        for expert_idx in expert_hit:
+            expert_layer = self.experts[expert_idx]
+            idx, top_x = torch.where(expert_mask[expert_idx].squeeze(0))
+            current_state = hidden_states[None, top_x].reshape(-1, hidden_dim)
+            current_hidden_states = expert_layer(current_state) * routing_weights[top_x, idx, None]
+            final_hidden_states.index_add_(0, top_x, current_hidden_states.to(hidden_states.dtype))
+        return final_hidden_states.reshape(batch_size, sequence_length, hidden_dim)

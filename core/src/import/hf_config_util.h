@@ -1,0 +1,110 @@
+#pragma once
+// Shared by the Hugging Face config importers (hf_config.cpp, hf_decoders.cpp): typed reads of config.json
+// with messages naming the file and the JSON path, and small layer helpers.
+#include "batchfit/hf_import.h"
+#include "batchfit/model_io.h"
+#include "import/layer_builder.h"
+
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace batchfit::hf {
+
+using json = nlohmann::json;
+
+class Config {
+public:
+    Config(const json& j, std::string source) : m_j(j), m_source(std::move(source)) {}
+
+    Result<std::int64_t> integer(std::initializer_list<const char*> keys,
+                                 std::optional<std::int64_t> def = {}) const {
+        for (const char* k : keys) {
+            if (!m_j.contains(k) || m_j[k].is_null()) continue;
+            if (!m_j[k].is_number_integer() || m_j[k].get<std::int64_t>() <= 0 ||
+                m_j[k].get<std::int64_t>() > (1ll << 40))
+                return makeError(m_source + ": $." + k + ": expected a positive integer, got " +
+                                 describe(m_j[k]));
+            return m_j[k].get<std::int64_t>();
+        }
+        if (def) return *def;
+        return makeError(m_source + ": $." + *keys.begin() + ": missing (expected a positive integer)");
+    }
+    /// The layer count: a block repeat, so at most kMaxBlockRepeat (the model must save and load).
+    Result<std::int64_t> layerCount(std::initializer_list<const char*> keys) const {
+        auto n = integer(keys);
+        if (n && *n > kMaxBlockRepeat)
+            return makeError(m_source + ": $." + *keys.begin() + ": " + std::to_string(*n) +
+                             " layers is too large (at most " + std::to_string(kMaxBlockRepeat) + ")");
+        return n;
+    }
+    /// A value for messages; never dumps a container (dump() recurses: deep nesting would overflow the
+    /// stack).
+    static std::string describe(const json& j) {
+        if (j.is_array()) return "an array";
+        if (j.is_object()) return "an object";
+        std::string s = j.dump();
+        return s.size() > 64 ? s.substr(0, 60) + "..." : s;
+    }
+    double real(const char* key, double def) const {
+        return m_j.contains(key) && m_j[key].is_number() ? m_j[key].get<double>() : def;
+    }
+    bool flag(const char* key, bool def) const {
+        return m_j.contains(key) && m_j[key].is_boolean() ? m_j[key].get<bool>() : def;
+    }
+    std::string str(const char* key, const std::string& def = "") const {
+        return m_j.contains(key) && m_j[key].is_string() ? m_j[key].get<std::string>() : def;
+    }
+    bool architectureContains(const std::string& s) const {
+        if (!m_j.contains("architectures") || !m_j["architectures"].is_array()) return false;
+        for (const auto& a : m_j["architectures"])
+            if (a.is_string() && a.get<std::string>().find(s) != std::string::npos) return true;
+        return false;
+    }
+    const std::string& source() const { return m_source; }
+    const json& raw() const { return m_j; }
+
+private:
+    const json& m_j;
+    std::string m_source;
+};
+
+#define BF_TRY(var, expr)                                                                                    \
+    auto var##_r = (expr);                                                                                   \
+    if (!var##_r) return var##_r.error();                                                                    \
+    const auto var = *var##_r;
+
+inline Result<std::int64_t> sequence(const Config& c, const HfImportOptions& o, std::int64_t maxPositions) {
+    const std::int64_t s = o.sequenceLength.value_or(maxPositions);
+    if (s <= 0 || s > (1ll << 24))
+        return makeError(c.source() + ": sequence length " + std::to_string(s) + " is out of range");
+    if (o.sequenceLength && s > maxPositions)
+        return makeError(c.source() + ": sequence length " + std::to_string(s) +
+                         " exceeds the model's maximum " + std::to_string(maxPositions) + " positions");
+    return s;
+}
+
+inline std::string act(const std::string& hf) {
+    return hf == "gelu_new" || hf == "gelu_pytorch_tanh" || hf == "gelu_fast" ? "gelu_tanh" : hf;
+}
+
+inline Layer activation(const std::string& name, const std::string& hf,
+                        std::vector<std::string> inputs = {}) {
+    const std::string a = act(hf);
+    if (a == "gelu_tanh") return op(name, "gelu", {{"approximate", std::string("tanh")}}, std::move(inputs));
+    if (a == "silu" || a == "swish") return op(name, "silu", {}, std::move(inputs));
+    if (a == "relu") return op(name, "relu", {}, std::move(inputs));
+    return op(name, "gelu", {}, std::move(inputs));
+}
+
+inline Layer dropout(const std::string& name, double p) {
+    return op(name, "dropout", {{"p", p}});
+}
+
+/// Llama-style decoders: llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi3 and the sparse-MoE
+/// mixtral, qwen2_moe, qwen3_moe (hf_decoders.cpp).
+Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::string& type);
+bool isDecoderType(const std::string& type);
+
+} // namespace batchfit::hf

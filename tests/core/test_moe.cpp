@@ -1,0 +1,113 @@
+// The sparse mixture-of-experts op (core/src/ops/rules_moe.cpp) against torch, and its Hugging Face import.
+#include "batchfit/hf_import.h"
+#include "batchfit/model_io.h"
+#include "test_util.h"
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+namespace {
+
+Model tinyMoe(const std::string& edit = "") {
+    std::string text = readFile(std::string(BATCHFIT_TEST_DATA) + "/models/tiny-moe.json");
+    if (!edit.empty()) {
+        const std::string key = R"("names": "w1,w3,w2")";
+        text.replace(text.find(key), key.size(), key + ", " + edit);
+    }
+    return parseOrFail(text);
+}
+
+std::string moeError(const std::string& edit) {
+    auto e = Estimator::create(tinyMoe(edit), {}, 0);
+    if (e) e->estimate(1);
+    REQUIRE_FALSE(e);
+    return e.error().message;
+}
+
+const char* kTinyQwenMoe = R"({"model_type": "qwen2_moe", "hidden_size": 64, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+    "max_position_embeddings": 64, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+    "shared_expert_intermediate_size": 48, "decoder_sparse_step": 2, "mlp_only_layers": [3]})";
+
+} // namespace
+
+TEST_CASE("the moe op saves what torch's MixtralSparseMoeBlock saves", "[moe]") {
+    // Measured with tests/torch/moe_saved.py (torch 1.13, fp32 CPU, saved_tensors_hooks, unique storages
+    // without parameters): tests/data/torch/hand_models.py HfSparseMoe, hidden 64, 4 experts, top-2, expert
+    // inner 128, seq 32, batch 2, routing forced to 32 tokens per expert ("balanced") or all tokens to
+    // experts 0 and 1
+    // ("worst": 64, 64, 0, 0).
+    constexpr std::uint64_t kMeasuredNormalised = 398592;   // norm_topk_prob=True (Mixtral), either routing
+    constexpr std::uint64_t kMeasuredUnnormalised = 397824; // norm_topk_prob=False (Qwen2-MoE's default)
+    const auto balanced = estimateAt(tinyMoe(), 2);
+    CHECK(balanced.parameterCount == 102720); // proj_in 4,160 + router 256 + 4 experts x 3 x 64 x 128
+    CHECK(balanced.savedActivationBytes == kMeasuredNormalised);
+    CHECK(estimateAt(tinyMoe(R"("load": "worst")"), 2).savedActivationBytes == kMeasuredNormalised);
+    CHECK(estimateAt(tinyMoe(R"("norm_topk_prob": false)"), 2).savedActivationBytes == kMeasuredUnnormalised);
+    // tokens per expert is an affine function of the batch
+    CHECK(estimateAt(tinyMoe(), 4).savedActivationBytes == 2 * kMeasuredNormalised);
+}
+
+TEST_CASE("bad moe attributes are explained", "[moe][bad-input]") {
+    CHECK(moeError(R"("load": "uneven")").find("load must be \"balanced\"") != std::string::npos);
+    CHECK(moeError(R"("top_k": 5)").find("top_k = 5 exceeds experts = 4") != std::string::npos);
+    CHECK(moeError(R"("experts": 5000)").find("too many") != std::string::npos);
+    CHECK(moeError(R"("experts": 0)").find("'experts' must be a positive integer") != std::string::npos);
+    CHECK(moeError(R"("names": "a,b")").find("names must list") != std::string::npos);
+}
+
+TEST_CASE("Hugging Face MoE configs import with shared experts and dense layers", "[hf][moe]") {
+    HfImportOptions o;
+    o.sequenceLength = 16;
+    auto m = importHfConfig(kTinyQwenMoe, "config.json", o);
+    REQUIRE(m);
+    // decoder_sparse_step 2 and mlp_only_layers [3]: layer 1 is sparse, 0, 2 and 3 are dense MLPs
+    const std::uint64_t d = 64, attn = 3 * (d * d + d) + d * d, norms = 2 * d;
+    const std::uint64_t dense = 3 * d * 128, sparse = d * 4 + 4 * 3 * d * 32 + 3 * d * 48 + d;
+    CHECK(estimator(*m).parameterCount() == 2 * 100 * d + d + 4 * (attn + norms) + 3 * dense + sparse);
+    HfImportOptions worst = o;
+    worst.moeLoad = "worst";
+    REQUIRE(importHfConfig(kTinyQwenMoe, "config.json", worst));
+    HfImportOptions bad = o;
+    bad.moeLoad = "typical";
+    auto b = importHfConfig(kTinyQwenMoe, "config.json", bad);
+    REQUIRE_FALSE(b);
+    CHECK(b.error().message.find("config.json: MoE load must be \"balanced\"") == 0);
+    auto err = [&](const std::string& from, const std::string& to) {
+        std::string text = kTinyQwenMoe;
+        text.replace(text.find(from), from.size(), to);
+        auto r = importHfConfig(text, "config.json", o);
+        REQUIRE_FALSE(r);
+        return r.error().message;
+    };
+    CHECK(err(R"("num_experts_per_tok": 2)", R"("num_experts_per_tok": 9)")
+              .find("config.json: $.num_experts_per_tok: 9 exceeds the number of experts (4)") == 0);
+    CHECK(err(R"("num_experts_per_tok": 2)", R"("num_experts_per_tok": 0)")
+              .find("$.num_experts_per_tok: expected a positive integer") != std::string::npos);
+    CHECK(err(R"("num_experts": 4)", R"("num_experts": 100000)")
+              .find("$.num_experts: 100000 experts is too many") != std::string::npos);
+    CHECK(err(R"("mlp_only_layers": [3])", R"("mlp_only_layers": ["x"])").find("$.mlp_only_layers[0]") !=
+          std::string::npos);
+    CHECK(err(R"("moe_intermediate_size": 32,)", "").find("$.moe_intermediate_size: missing") !=
+          std::string::npos);
+    auto deepseek =
+        importHfConfig(R"({"model_type": "deepseek_v3", "n_routed_experts": 256})", "config.json");
+    REQUIRE_FALSE(deepseek);
+    CHECK(deepseek.error().message.find("mixture of experts that BatchFit does not model") !=
+          std::string::npos);
+}
+
+TEST_CASE("worst-case routing keeps the saved bytes and raises the per-expert temporaries", "[hf][moe]") {
+    HfImportOptions o;
+    o.sequenceLength = 512;
+    const std::string path = std::string(BATCHFIT_TEST_DATA) + "/hf/mixtral-8x7b.json";
+    auto balanced = importHfConfigFile(path, o);
+    REQUIRE(balanced);
+    o.moeLoad = "worst";
+    auto worst = importHfConfigFile(path, o);
+    REQUIRE(worst);
+    const auto eb = estimateAt(*balanced, 1), ew = estimateAt(*worst, 1);
+    // every token's top_k slots are filled either way: the same rows are saved, in fewer, larger tensors
+    CHECK(eb.savedActivationBytes == ew.savedActivationBytes);
+    CHECK(ew.peakAllocatedBytes >= eb.peakAllocatedBytes);
+}
