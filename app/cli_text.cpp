@@ -48,6 +48,9 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         if (c.lora.targets.empty()) os << "the family's default targets";
         for (std::size_t i = 0; i < c.lora.targets.size(); ++i) os << (i ? "," : "") << c.lora.targets[i];
     }
+    if (c.quant.enabled())
+        os << ", " << quantKindName(c.quant.kind) << (c.quant.doubleQuant ? " double-quantized" : "")
+           << " base weights" << (c.quant.prepare ? " (prepared for k-bit training)" : "");
     if (!c.freeze.empty() || !c.trainOnly.empty()) os << ", some layers frozen";
     os << "\n\n";
     os << "Peak allocated: " << formatBytes(e.peakAllocatedBytes) << "  (" << e.peakAllocatedBytes << " B)\n";
@@ -66,8 +69,15 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
        << e.savedActivationBytes << " B)\n";
     if (e.hostBytes) os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes) << "\n";
+    if (e.quantizedParameterCount)
+        os << "Quantized weights: " << e.quantizedParameterCount << " parameters in "
+           << formatBytes(e.quantizedParameterBytes) << "\n";
+    if (e.pagedStateBytes)
+        os << "Paged optimizer states (CUDA managed memory, outside the peak): "
+           << formatBytes(e.pagedStateBytes) << "\n";
     if (gpu && v) {
         os << "\nVerdict on " << gpu->name << ": " << verdictSentence(*v, e.requiredBytes) << "\n";
+        if (const std::string note = pagedNote(*v, e); !note.empty()) os << "  " << note << "\n";
     }
     if (m) {
         os << "Largest batch that fits: " << m->largest << (m->capped ? "+" : "")

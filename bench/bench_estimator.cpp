@@ -1,5 +1,6 @@
 // Speed targets (issue 2): one estimate of gpt2-small <= 20 us and of llama-2-7b <= 50 us, an exact max-batch
-// solve <= 200 us, a sweep of 1..4096 <= 5 ms. Run: build/bench/batchfit_bench
+// solve <= 200 us, a sweep of 1..4096 <= 5 ms; (issue 14) LoRA and QLoRA on llama-2-7b within 2x of full
+// training for an estimate and a max-batch solve. Run: build/bench/batchfit_bench
 #include "batchfit/estimator.h"
 #include "batchfit/presets.h"
 
@@ -9,11 +10,67 @@ using namespace batchfit;
 
 namespace {
 
-Estimator make(const char* id) {
+Estimator make(const char* id, const TrainingConfig& c = {}) {
     auto m = loadPreset(id);
-    auto e = Estimator::create(*m, TrainingConfig{}, 536870912);
+    auto e = Estimator::create(*m, c, 536870912);
     return *e;
 }
+
+TrainingConfig lora(bool quantized) {
+    TrainingConfig c;
+    c.precision = Precision::AmpBf16;
+    c.lora.rank = 16;
+    c.lora.alpha = 32;
+    c.lora.dropout = 0.05;
+    if (quantized) {
+        c.quant.kind = QuantKind::Nf4;
+        c.quant.doubleQuant = true;
+        applyQuantDefaults(c, false);
+    }
+    return c;
+}
+
+TrainingConfig full() {
+    TrainingConfig c;
+    c.precision = Precision::AmpBf16;
+    return c;
+}
+
+void BM_EstimateLlama7bFull(benchmark::State& s) {
+    const Estimator e = make("llama-2-7b", full());
+    for (auto _ : s) benchmark::DoNotOptimize(e.requiredBytes(1));
+}
+BENCHMARK(BM_EstimateLlama7bFull)->Unit(benchmark::kMicrosecond);
+
+void BM_EstimateLlama7bLora(benchmark::State& s) {
+    const Estimator e = make("llama-2-7b", lora(false));
+    for (auto _ : s) benchmark::DoNotOptimize(e.requiredBytes(1));
+}
+BENCHMARK(BM_EstimateLlama7bLora)->Unit(benchmark::kMicrosecond);
+
+void BM_EstimateLlama7bQlora(benchmark::State& s) {
+    const Estimator e = make("llama-2-7b", lora(true));
+    for (auto _ : s) benchmark::DoNotOptimize(e.requiredBytes(1));
+}
+BENCHMARK(BM_EstimateLlama7bQlora)->Unit(benchmark::kMicrosecond);
+
+void BM_MaxBatchLlama7bFull(benchmark::State& s) {
+    const Estimator e = make("llama-2-7b", full());
+    for (auto _ : s) benchmark::DoNotOptimize(e.maxBatch(640ull << 30));
+}
+BENCHMARK(BM_MaxBatchLlama7bFull)->Unit(benchmark::kMicrosecond);
+
+void BM_MaxBatchLlama7bLora(benchmark::State& s) {
+    const Estimator e = make("llama-2-7b", lora(false));
+    for (auto _ : s) benchmark::DoNotOptimize(e.maxBatch(80ull << 30));
+}
+BENCHMARK(BM_MaxBatchLlama7bLora)->Unit(benchmark::kMicrosecond);
+
+void BM_MaxBatchLlama7bQlora(benchmark::State& s) {
+    const Estimator e = make("llama-2-7b", lora(true));
+    for (auto _ : s) benchmark::DoNotOptimize(e.maxBatch(24ull << 30));
+}
+BENCHMARK(BM_MaxBatchLlama7bQlora)->Unit(benchmark::kMicrosecond);
 
 void BM_EstimateGpt2(benchmark::State& s) {
     const Estimator e = make("gpt2-small");

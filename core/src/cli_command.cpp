@@ -66,6 +66,16 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
         if (config.lora.dropout != d.lora.dropout) option("--lora-dropout", number(config.lora.dropout));
         globs("--lora-targets", config.lora.targets);
     }
+    if (config.quant.enabled()) {
+        option("--quant", quantKindName(config.quant.kind));
+        if (config.quant.doubleQuant) a.emplace_back("--double-quant");
+        if (config.quant.computeDtype != d.quant.computeDtype)
+            option("--compute-dtype", dtypeName(config.quant.computeDtype));
+        if (!config.quant.prepare) a.emplace_back("--no-kbit-prepare");
+        // --quant alone turns checkpointing on (applyQuantDefaults): say "none" when it is off
+        if (config.quant.prepare && config.checkpointing == Checkpointing::None)
+            option("--checkpointing", checkpointingName(config.checkpointing));
+    }
     if (config.rmspropMomentum) c.unsaid.emplace_back("RMSprop momentum");
     if (config.rmspropCentered) c.unsaid.emplace_back("RMSprop centered");
     if (config.cublasWorkspaceBytes) {

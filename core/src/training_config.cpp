@@ -24,7 +24,7 @@ std::string_view nameFrom(const std::array<std::pair<std::string_view, E>, N>& t
     return "?";
 }
 
-constexpr std::array<std::pair<std::string_view, OptimizerKind>, 10> kOptimizers{{
+constexpr std::array<std::pair<std::string_view, OptimizerKind>, 12> kOptimizers{{
     {"sgd", OptimizerKind::Sgd},
     {"sgd-momentum", OptimizerKind::SgdMomentum},
     {"sgd-nesterov", OptimizerKind::SgdNesterov},
@@ -35,6 +35,14 @@ constexpr std::array<std::pair<std::string_view, OptimizerKind>, 10> kOptimizers
     {"adafactor", OptimizerKind::Adafactor},
     {"lion", OptimizerKind::Lion},
     {"adam8bit", OptimizerKind::Adam8bit},
+    {"paged-adamw", OptimizerKind::PagedAdamW},
+    {"paged-adamw-8bit", OptimizerKind::PagedAdamW8bit},
+}};
+constexpr std::array<std::pair<std::string_view, QuantKind>, 4> kQuant{{
+    {"none", QuantKind::None},
+    {"nf4", QuantKind::Nf4},
+    {"fp4", QuantKind::Fp4},
+    {"int8", QuantKind::Int8},
 }};
 constexpr std::array<std::pair<std::string_view, OptimizerImpl>, 4> kImpls{
     {{"for-loop", OptimizerImpl::ForLoop},
@@ -117,6 +125,8 @@ OptimizerImpl resolvedImpl(const TrainingConfig& c) {
     case OptimizerKind::Adafactor: // Hugging Face's, a loop over parameters
     case OptimizerKind::Lion:      // lion-pytorch's reference implementation, a loop
     case OptimizerKind::Adam8bit:  // bitsandbytes' own kernels
+    case OptimizerKind::PagedAdamW:
+    case OptimizerKind::PagedAdamW8bit:
         return OptimizerImpl::ForLoop;
     }
     return OptimizerImpl::ForLoop;
@@ -132,6 +142,23 @@ Result<Precision> parsePrecision(std::string_view s) {
 }
 Result<Checkpointing> parseCheckpointing(std::string_view s) {
     return parseFrom(kCheckpointing, s, "checkpointing mode");
+}
+
+std::string_view quantKindName(QuantKind k) {
+    return nameFrom(kQuant, k);
+}
+Result<QuantKind> parseQuantKind(std::string_view s) {
+    return parseFrom(kQuant, s, "quantization");
+}
+bool isPagedOptimizer(OptimizerKind k) {
+    return k == OptimizerKind::PagedAdamW || k == OptimizerKind::PagedAdamW8bit;
+}
+void applyQuantDefaults(TrainingConfig& c, bool checkpointingGiven) {
+    // peft/utils/other.py prepare_model_for_kbit_training(use_gradient_checkpointing=True) calls
+    // model.gradient_checkpointing_enable(), whose use_reentrant is True unless told otherwise.
+    if (!c.quant.enabled() || !c.quant.prepare || checkpointingGiven) return;
+    c.checkpointing = Checkpointing::EveryBlock;
+    c.checkpointMode = CheckpointMode::Reentrant;
 }
 
 std::vector<OptimizerKind> allOptimizers() {

@@ -125,6 +125,37 @@ public:
         return Ok{};
     }
 
+    /// {"type": "nf4", "double_quant": true, "compute_dtype": "bfloat16", "prepare": true}
+    Status quant(const json& j, const std::string& key, QuantConfig& out) const {
+        if (!j.is_object())
+            return fail(key, "expected an object (type, double_quant, compute_dtype, prepare), got " +
+                                 jsontext::kind(j));
+        QuantConfig q;
+        bool typed = false;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            const std::string k = key + "." + it.key();
+            if (it.key() == "type") {
+                if (auto s = name(it.value(), k, &parseQuantKind, q.kind); !s) return s;
+                typed = true;
+            } else if (it.key() == "double_quant") {
+                if (auto s = boolean(it.value(), k, q.doubleQuant); !s) return s;
+            } else if (it.key() == "prepare") {
+                if (auto s = boolean(it.value(), k, q.prepare); !s) return s;
+            } else if (it.key() == "compute_dtype") {
+                const json& v = it.value();
+                const auto d = v.is_string() ? parseDType(v.get<std::string>()) : std::nullopt;
+                if (!d || !isFloating(*d) || *d == DType::Float64)
+                    return fail(k, "expected float32, bfloat16 or float16, got " + jsontext::describe(v));
+                q.computeDtype = *d;
+            } else {
+                return fail(k, "unknown key (expected type, double_quant, compute_dtype, prepare)");
+            }
+        }
+        if (!typed) return fail(key + ".type", "missing (nf4, fp4, int8 or none)");
+        out = q;
+        return Ok{};
+    }
+
     template <class E>
     Status name(const json& j, const std::string& key, Result<E> (*parse)(std::string_view), E& out) const {
         if (!j.is_string()) return fail(key, "expected a string, got " + jsontext::kind(j));
@@ -194,6 +225,7 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
         {"freeze", [&](const json& v, const std::string& k) { return r.patterns(v, k, c.freeze); }},
         {"train_only", [&](const json& v, const std::string& k) { return r.patterns(v, k, c.trainOnly); }},
         {"lora", [&](const json& v, const std::string& k) { return r.lora(v, k, c.lora); }},
+        {"quant", [&](const json& v, const std::string& k) { return r.quant(v, k, c.quant); }},
         {"cuda_context_bytes",
          [&](const json& v, const std::string& k) {
              auto st = r.bytes(v, k, 0, context);
@@ -260,6 +292,14 @@ ojson write(const TrainingSetup& s) {
         l["dropout"] = c.lora.dropout;
         if (!c.lora.targets.empty()) l["targets"] = c.lora.targets;
         o["lora"] = l;
+    }
+    if (c.quant.enabled()) {
+        ojson q;
+        q["type"] = std::string(quantKindName(c.quant.kind));
+        q["double_quant"] = c.quant.doubleQuant;
+        q["compute_dtype"] = std::string(dtypeName(c.quant.computeDtype));
+        q["prepare"] = c.quant.prepare;
+        o["quant"] = q;
     }
     if (c.cudaContextBytes) o["cuda_context_bytes"] = *c.cudaContextBytes;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;

@@ -42,4 +42,23 @@ std::string verdictSentence(const Verdict& v, std::uint64_t requiredBytes) {
     return verdictHeadline(v, requiredBytes) + buf;
 }
 
+std::string pagedNote(const Verdict& v, const Estimate& e) {
+    if (e.pagedStateBytes == 0) return {};
+    const std::uint64_t with = e.requiredBytes + e.pagedStateBytes;
+    char buf[320];
+    const int n = std::snprintf(buf, sizeof buf,
+                                "plus %.2f GiB of paged optimizer states (CUDA managed memory, outside "
+                                "PyTorch's counters): ",
+                                gib(e.pagedStateBytes));
+    if (with <= v.usableBytes)
+        std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n),
+                      "they fit beside the peak (%.2f of %.2f GiB usable)", gib(with), gib(v.usableBytes));
+    else
+        std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n),
+                      "with them the step needs %.2f of %.2f GiB usable, so the driver pages them to host "
+                      "memory (slower steps, not an out-of-memory error)",
+                      gib(with), gib(v.usableBytes));
+    return buf;
+}
+
 } // namespace batchfit

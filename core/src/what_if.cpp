@@ -92,6 +92,24 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         consider("lora", "LoRA r=16 on attention (PEFT defaults), bf16 weights", "fine-tunes adapters only",
                  c);
     }
+    if (!config.quant.enabled()) {
+        // QLoRA as its paper and PEFT's examples run it: NF4 + double quantization, bf16 compute under
+        // autocast, prepare_model_for_kbit_training (fp32 non-quantized weights, checkpointing every
+        // block), adapters as in the LoRA lever unless LoRA is already set.
+        TrainingConfig c = config;
+        if (c.lora.rank == 0) {
+            c.lora.rank = 16;
+            c.lora.alpha = 32;
+            c.lora.dropout = 0.05;
+        }
+        c.quant.kind = QuantKind::Nf4;
+        c.quant.doubleQuant = true;
+        c.quant.computeDtype = DType::BFloat16;
+        c.quant.prepare = true;
+        if (c.precision != Precision::AmpFp16) c.precision = Precision::AmpBf16;
+        applyQuantDefaults(c, config.checkpointing != Checkpointing::None);
+        consider("qlora", "QLoRA: 4-bit NF4 base weights with LoRA r=16", "fine-tunes adapters only", c);
+    }
     std::string head;
     lastLinear(model.layers, "", false, head);
     if (!head.empty() && config.lora.rank == 0 && config.trainOnly.empty() && config.freeze.empty()) {
@@ -116,7 +134,7 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
 }
 
 bool leverChangesTraining(const Lever& l) {
-    return l.id == "lora" || l.id == "freeze-backbone";
+    return l.id == "lora" || l.id == "qlora" || l.id == "freeze-backbone";
 }
 
 bool leverHelps(const Lever& l) {

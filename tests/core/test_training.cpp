@@ -35,11 +35,13 @@ TEST_CASE("optimizer states per parameter (fp32)", "[training][optimizer]") {
     CHECK(states(OptimizerKind::Lion) == 4 * kParams);
     // Adafactor: rows + cols for matrices, full for vectors.
     CHECK(states(OptimizerKind::Adafactor) == 4 * ((1000 + 1000) + 1000 + (10 + 1000) + 10));
-    // 8-bit Adam: tensors >= 4096 elements take 1 byte per state + an fp32 absmax per 2048-block; small ones
-    // 32-bit.
+    // 8-bit Adam: tensors >= 4096 elements take 1 byte per state + an fp32 absmax per 256-block (bitsandbytes
+    // optim/optimizer.py init_state: blocksize = 256); small ones 32-bit.
     const std::uint64_t big =
-        2 * 1000000 + 2 * ((1000000 + 2047) / 2048) * 4 + 2 * 10000 + 2 * ((10000 + 2047) / 2048) * 4;
+        2 * 1000000 + 2 * ((1000000 + 255) / 256) * 4 + 2 * 10000 + 2 * ((10000 + 255) / 256) * 4;
     CHECK(states(OptimizerKind::Adam8bit) == big + 2 * 4 * (1000 + 10) + 2 * 256 * 4);
+    CHECK(states(OptimizerKind::PagedAdamW8bit) == states(OptimizerKind::Adam8bit));
+    CHECK(states(OptimizerKind::PagedAdamW) == 8 * kParams); // `step` is a Python int in bitsandbytes
 }
 
 TEST_CASE("precision: pure half halves everything, ZeRO-style master weights cost 16 bytes/param with Adam",

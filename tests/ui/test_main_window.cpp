@@ -21,15 +21,15 @@
 #include "gui_test_support.h"
 
 #include <QAreaSeries>
-#include <QScatterSeries>
 #include <QCategoryAxis>
 #include <QChart>
-#include <QComboBox>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineSeries>
 #include <QPushButton>
+#include <QScatterSeries>
 #include <QSet>
 #include <QSlider>
 #include <QTabWidget>
@@ -378,6 +378,11 @@ TEST_CASE("the what-if panel hides levers that gain nothing and says so", "[wind
     CHECK(w.whatIfPanel()->statusText().contains(QStringLiteral("not shown")));
 
     REQUIRE(w.files()->loadPreset(QStringLiteral("llama-2-7b"), false));
+    REQUIRE(w.waitForIdle(120000, true));
+    // Full training of a 7B model on 24 GiB: only QLoRA (4-bit base weights, checkpointing) makes it fit
+    REQUIRE(levers->rowCount() == 1);
+    CHECK(levers->lever(0)->id == "qlora");
+    w.document()->setGpu(customGpu(4.0)); // below even the 4-bit weights
     REQUIRE(w.waitForIdle(120000, true));
     CHECK(levers->rowCount() == 0); // each alone still does not fit
     CHECK(w.whatIfPanel()->statusText().startsWith(QStringLiteral("No single change makes batch 1 fit")));

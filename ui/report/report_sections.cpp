@@ -73,6 +73,12 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
     } else if (e.trainableParameterCount != e.parameterCount) {
         tuning = ReportText::tr("frozen layers");
     }
+    if (c.quant.enabled())
+        tuning += ReportText::tr("; %1%2 base weights (%3 parameters in %4)")
+                      .arg(qs(quantKindName(c.quant.kind)).toUpper(),
+                           c.quant.doubleQuant ? ReportText::tr(" double-quantized") : QString(),
+                           ReportText::number(static_cast<std::int64_t>(e.quantizedParameterCount)),
+                           ReportText::bytes(e.quantizedParameterBytes));
     if (e.trainableParameterCount != e.parameterCount)
         tuning += ReportText::tr(": %1 of %2 train")
                       .arg(ReportText::number(static_cast<std::int64_t>(e.trainableParameterCount)),
@@ -92,7 +98,11 @@ QString ReportSections::setupLine() const {
                             qs(precisionName(c.precision)), qs(checkpointingName(c.checkpointing)),
                             qs(m_data.request.gpu.name), ReportText::bytes(m_data.request.gpu.memoryBytes));
     const Estimate& e = m_data.estimate;
-    if (c.lora.rank > 0) line += ReportText::tr(" · LoRA r=%1").arg(c.lora.rank);
+    if (c.lora.rank > 0)
+        line += (c.quant.enabled() ? ReportText::tr(" · QLoRA r=%1 (%2)")
+                                         .arg(c.lora.rank)
+                                         .arg(qs(quantKindName(c.quant.kind)).toUpper())
+                                   : ReportText::tr(" · LoRA r=%1").arg(c.lora.rank));
     if (e.trainableParameterCount != e.parameterCount)
         line += ReportText::tr(" · %1 of %2 parameters train")
                     .arg(ReportText::number(static_cast<std::int64_t>(e.trainableParameterCount)),
@@ -183,6 +193,13 @@ ReportTable ReportSections::componentTable() const {
              {},
              false,
              true});
+    if (e.pagedStateBytes > 0)
+        t.rows.push_back({{ReportText::tr("Paged optimizer states (CUDA managed memory)"),
+                           ReportText::bytes(e.pagedStateBytes), ReportText::exactBytes(e.pagedStateBytes),
+                           QStringLiteral("—")},
+                          {},
+                          false,
+                          true});
     return t;
 }
 
@@ -285,6 +302,20 @@ QStringList ReportSections::assumptions() const {
         out << ReportText::tr(
             "LoRA as PEFT runs it: adapters in fp32 on half weights (autocast_adapter_dtype), "
             "each adapted input copied to their dtype, one dropout per adapted layer.");
+    if (c.quant.enabled())
+        out << ReportText::tr(
+            "Quantized base weights as bitsandbytes 0.49 stores and runs them: every linear but the output "
+            "head and tied weights packed (4-bit codes with an absmax per 64, or int8 with a scale per "
+            "row), dequantized into a temporary weight in each matmul, forward and backward; the 4-bit "
+            "matmul saves no input (bitsandbytes 0.43.2 and later), the int8 one keeps it.");
+    if (c.quant.enabled() && c.quant.prepare)
+        out << ReportText::tr(
+            "prepare_model_for_kbit_training: the weights that are not quantized are fp32.");
+    if (e.pagedStateBytes > 0)
+        out << ReportText::tr("Paged optimizer: %1 of states live in CUDA managed memory, outside PyTorch's "
+                              "counters and the peak; the driver moves them to host memory when the GPU "
+                              "runs short.")
+                   .arg(ReportText::bytes(e.pagedStateBytes));
     if (c.optimizerOffload)
         out << ReportText::tr(
                    "Optimizer states and master weights live in host memory: %1 of host RAM, not on the GPU.")

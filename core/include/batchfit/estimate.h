@@ -73,6 +73,13 @@ struct Estimate {
     std::uint64_t reservedBytes = 0;         ///< torch.cuda.max_memory_reserved() estimate
     std::uint64_t requiredBytes = 0;         ///< what nvidia-smi would show at the peak: reserved + context
     std::uint64_t hostBytes = 0;             ///< host memory for offloaded optimizer states
+    /// Optimizer states of bitsandbytes' paged optimizers in CUDA managed memory (part of
+    /// optimizerStateBytes, not of the peak: torch's counters do not see them, and the driver moves their
+    /// pages to host memory when the GPU runs short).
+    std::uint64_t pagedStateBytes = 0;
+    std::uint64_t quantizedParameterCount =
+        0; ///< parameters stored as 4-bit or int8 (part of parameterCount)
+    std::uint64_t quantizedParameterBytes = 0; ///< their packed bytes with quantization constants
 
     std::vector<LayerActivation> layers; ///< in model order
     std::vector<TimelinePoint> timeline; ///< only when asked for

@@ -1,5 +1,6 @@
 #pragma once
 // The training set-up: optimizer, precision, checkpointing, accumulation and overheads.
+#include "batchfit/dtype.h"
 #include "batchfit/result.h"
 
 #include <cstdint>
@@ -20,7 +21,9 @@ enum class OptimizerKind {
     Adagrad,
     Adafactor,
     Lion,
-    Adam8bit
+    Adam8bit,
+    PagedAdamW,    ///< bitsandbytes PagedAdamW (32-bit states in CUDA managed memory)
+    PagedAdamW8bit ///< bitsandbytes PagedAdamW8bit
 };
 /// Default: what torch picks when neither foreach nor fused is passed (resolvedImpl()): foreach on CUDA
 /// in 2.x for torch.optim's SGD/Adam/AdamW/RMSprop/Adagrad, for-loop in 1.13 and for other libraries'
@@ -52,6 +55,24 @@ struct LoraConfig {
     bool operator==(const LoraConfig&) const = default;
 };
 
+/// bitsandbytes quantization of the base model's linear layers (transformers' BitsAndBytesConfig).
+enum class QuantKind { None, Nf4, Fp4, Int8 };
+
+/// QLoRA-style loading: the linears (but the output head and tied weights) keep packed 4-bit or int8
+/// weights that the matmul dequantizes on the fly (docs/memory-model.md, "Quantized base weights").
+struct QuantConfig {
+    QuantKind kind = QuantKind::None;
+    bool doubleQuant = false; ///< bnb_4bit_use_double_quant: 8-bit absmax per 64 + fp32 per 256 of those
+    /// bnb_4bit_compute_dtype (transformers' default float32); bitsandbytes uses it only when the input is
+    /// fp16 (fp32 and bf16 inputs are computed in their own dtype: Linear4bit.set_compute_type).
+    DType computeDtype = DType::Float32;
+    /// PEFT's prepare_model_for_kbit_training: every fp16/bf16 parameter that is not quantized becomes
+    /// fp32 (embeddings, norms, the head). Its checkpointing default is applied by applyQuantDefaults().
+    bool prepare = true;
+    bool enabled() const { return kind != QuantKind::None; }
+    bool operator==(const QuantConfig&) const = default;
+};
+
 struct TrainingConfig {
     OptimizerKind optimizer = OptimizerKind::Adam;
     OptimizerImpl impl = OptimizerImpl::Default;
@@ -74,6 +95,7 @@ struct TrainingConfig {
     std::vector<std::string> freeze;    ///< --freeze: these layers are frozen
     std::vector<std::string> trainOnly; ///< --train-only: only these layers train
     LoraConfig lora;                    ///< --lora-rank > 0: LoRA fine-tuning
+    QuantConfig quant;                  ///< --quant: 4-bit / int8 base weights (QLoRA)
 
     /// The GPU's architecture (GpuSpec::arch, set by Estimator::create with a GPU): which SDPA kernel torch
     /// picks. Empty: assume one that runs flash attention (sm_80 or newer).
@@ -107,6 +129,14 @@ Result<Precision> parsePrecision(std::string_view s);
 Result<Checkpointing> parseCheckpointing(std::string_view s);
 Result<TorchRules> parseTorchRules(std::string_view s); ///< "2" (also "2.x"), "1.13"
 Result<CheckpointMode> parseCheckpointMode(std::string_view s);
+std::string_view quantKindName(QuantKind k); ///< "none", "nf4", "fp4", "int8"
+Result<QuantKind> parseQuantKind(std::string_view s);
+/// True for bitsandbytes' paged optimizers (states in CUDA managed memory).
+bool isPagedOptimizer(OptimizerKind k);
+/// What --quant turns on unless the user said otherwise: prepare_model_for_kbit_training's gradient
+/// checkpointing (every block, reentrant, as its gradient_checkpointing_enable() call does) when
+/// `checkpointingGiven` is false and the quantization prepares the model.
+void applyQuantDefaults(TrainingConfig& c, bool checkpointingGiven);
 std::vector<OptimizerKind> allOptimizers();
 std::vector<Precision> allPrecisions();
 

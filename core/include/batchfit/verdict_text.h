@@ -28,4 +28,11 @@ std::string verdictHeadline(const Verdict& v, std::uint64_t requiredBytes);
 /// GiB usable" (the CLI's verdict).
 std::string verdictSentence(const Verdict& v, std::uint64_t requiredBytes);
 
+/// For bitsandbytes' paged optimizers (Estimate::pagedStateBytes > 0): whether their managed memory fits
+/// beside the peak, e.g. "plus 0.10 GiB of paged optimizer states (CUDA managed memory, outside PyTorch's
+/// counters): they fit beside the peak (6.35 of 22.79 GiB usable)" or "... : with them the step needs 24.1
+/// of 22.79 GiB usable, so the driver pages them to host memory (slower steps, not an out-of-memory error)".
+/// Empty without paged states.
+std::string pagedNote(const Verdict& v, const Estimate& e);
+
 } // namespace batchfit

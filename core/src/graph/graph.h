@@ -25,6 +25,7 @@ struct GParam {
     std::uint64_t numel = 0;
     Shape shape;
     DType dtype = DType::Float32;
+    std::uint64_t storedBytes = 0; ///< > 0: packed storage (4-bit, int8 weights), else numel * dtype size
     bool trainable = true;
     bool buffer = false; ///< running stats, masks: not trained, no gradient
     int tiedTo = -1;     ///< shares the storage of another parameter (counted once)

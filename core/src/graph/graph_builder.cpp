@@ -1,5 +1,6 @@
 #include "graph/graph_builder.h"
 
+#include "batchfit/lora_targets.h"
 #include "ops/op_rule.h"
 
 #include <algorithm>
@@ -67,6 +68,9 @@ GraphBuilder::GraphBuilder(const TrainingConfig& config)
     default:
         m_paramDtype = DType::Float32;
     }
+    // prepare_model_for_kbit_training: every fp16/bf16 parameter that bitsandbytes did not quantize
+    // becomes fp32 (peft/utils/other.py; Int8Params and Params4bit stay packed).
+    if (config.quant.enabled() && config.quant.prepare) m_paramDtype = DType::Float32;
 }
 
 bool GraphBuilder::autocast() const {
@@ -124,10 +128,11 @@ int GraphBuilder::paramTensor(const std::string& path, const ParamDecl& decl, in
     p.shape = decl.shape;
     p.dtype = decl.dtype.value_or(m_paramDtypeOverride.value_or(m_paramDtype));
     p.buffer = decl.buffer;
+    p.storedBytes = decl.storedBytes;
     bool frozenByName = false;
     if (m_frozenParams)
         for (const auto& n : *m_frozenParams) frozenByName = frozenByName || n == decl.name;
-    p.trainable = !decl.buffer && m_trainable && !frozenByName;
+    p.trainable = !decl.buffer && m_trainable && !frozenByName && decl.storedBytes == 0;
     p.tiedTo = tiedTo;
     int idx = static_cast<int>(m_graph.params.size());
     if (tiedTo >= 0) {
@@ -172,6 +177,11 @@ Result<int> GraphBuilder::addOp(const std::string& type, const std::string& path
     }
     if (type == "linear" && inputs.size() == 1 && loraTargets(path))
         return addLoraLinear(path, attrs, inputs[0]);
+    if (type == "linear" && inputs.size() == 1 && quantizes(path, attrs)) {
+        auto outs = addOpMulti("quant_linear", path, quantAttributes(attrs), inputs);
+        if (!outs) return outs.error();
+        return outs->front();
+    }
     auto outs = addOpMulti(type, path, attrs, inputs);
     if (!outs) return outs.error();
     return outs->front();
@@ -219,6 +229,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
         for (int t : ins) ctx.inputs.push_back(info(t));
         ctx.torch = m_config.torch;
         ctx.gpuArch = m_config.gpuArch;
+        if (ac) ctx.autocast = halfDtype();
         return ctx;
     };
     auto planned = rule->plan(makeCtx(inputs));
@@ -499,12 +510,15 @@ Result<Graph> GraphBuilder::build(const Model& model) {
             return makeError(model.name + ": input shape " + shapeToString(model.inputShape) +
                              " has a non-positive dimension");
     TensorInfo in{model.inputShape, model.inputDtype, true, true};
-    if (isHalfPrecision(m_config.precision) && !autocast() && isFloating(in.dtype)) in.dtype = halfDtype();
+    if (isHalfPrecision(m_config.precision) && !autocast() && isFloating(in.dtype) &&
+        dtypeSize(m_paramDtype) == 2)
+        in.dtype = halfDtype();
     if (!in.bytes()) return makeError("input: shape " + shapeToString(model.inputShape) + " is too large");
     if (minimumOps(model.layers, kMaxOps) > kMaxOps)
         return makeError(model.name + ": the model expands to more than " + std::to_string(kMaxOps) +
                          " ops; refusing to build it (check repeat counts)");
     if (auto st = resolveLoraTargets(model); !st) return st.error();
+    if (m_config.quant.enabled()) m_quantHead = loraTargetInfo(model).head;
     int x = newTensor(in, -1, "input batch");
     m_graph.batchTensors.push_back(x);
     Scope root{{}, x, nullptr};

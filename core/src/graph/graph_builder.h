@@ -61,6 +61,9 @@ private:
     bool loraTargets(const std::string& path);
     std::vector<std::string> unusedLoraTargets() const;
     Result<int> addLoraLinear(const std::string& path, const Attributes& attrs, int input);
+    // bitsandbytes quantization (quant_linear.cpp)
+    bool quantizes(const std::string& path, const Attributes& attrs) const;
+    Attributes quantAttributes(const Attributes& linear) const;
     bool autocast() const;
     DType halfDtype() const;
 
@@ -79,6 +82,7 @@ private:
     std::vector<bool> m_loraTargetUsed;
     bool m_loraAllLinear = false;
     std::string m_loraHead;                    ///< the output head's path, which all-linear leaves out
+    std::string m_quantHead;                   ///< the output head, which bitsandbytes does not quantize
     bool m_inLora = false;                     ///< lowering an adapted linear's parts
     std::string m_layerPath, m_layerModule;    ///< the layer being lowered, and its "module" attribute
     std::optional<DType> m_paramDtypeOverride; ///< the adapters' dtype while they are lowered

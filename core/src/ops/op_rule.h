@@ -35,8 +35,9 @@ struct ParamDecl {
     std::string name; ///< "weight", "bias", "running_mean"
     Shape shape;
     bool buffer = false;
-    std::optional<DType> dtype; ///< default: the parameter dtype of the precision
-    Share share = Share::None;  ///< keyed by name
+    std::optional<DType> dtype;    ///< default: the parameter dtype of the precision
+    Share share = Share::None;     ///< keyed by name
+    std::uint64_t storedBytes = 0; ///< > 0: a packed (quantized) weight of this many bytes; never trains
 };
 
 struct SavedDecl {
@@ -73,6 +74,7 @@ struct OpContext {
     DType computeDtype;                    ///< dtype for floating outputs that are not derived from an input
     TorchRules torch = TorchRules::Torch2; ///< whose autograd formulas (2.x, or 1.13 where they differ)
     std::string gpuArch{};                 ///< TrainingConfig::gpuArch (SDPA's kernel choice)
+    std::optional<DType> autocast{};       ///< autocast's half dtype when autocast is on
 
     Error fail(const std::string& msg) const { return makeError(path + ": " + msg); }
     /// A failure about one attribute's value (Error::attribute names it, so an editor can show it at the
@@ -128,6 +130,7 @@ void registerMoeOps();
 void registerOpaqueOps();
 void registerPointwiseOps();
 void registerSdpaOps();
+void registerQuantLinearOps();
 void addOpRule(const std::string& type, std::unique_ptr<OpRule> rule, bool internal = false);
 
 } // namespace batchfit

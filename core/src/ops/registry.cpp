@@ -32,6 +32,7 @@ void ensureRegistered() {
         registerAttentionOps();
         registerMoeOps();
         registerSdpaOps();
+        registerQuantLinearOps();
         registerLossOps();
         registerOpaqueOps();
     });

@@ -57,12 +57,22 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
         out.stateBytes = n * s;
         break;
     case OptimizerKind::Adam8bit:
-        // bitsandbytes: tensors under min_8bit_size (4096) keep 32-bit states; others 1 byte per element
-        // per state plus one fp32 absmax per 2048-element block.
-        if (n < 4096)
+    case OptimizerKind::PagedAdamW8bit:
+        // bitsandbytes Optimizer2State.init_state (optim/optimizer.py, 0.42-0.50): tensors under
+        // min_8bit_size (4096) keep 32-bit states; others one uint8 per element per state plus one fp32
+        // absmax per 256-element block per state (blocksize = 256; the paper's 2048 is not the code's).
+        if (n < 4096) {
             out.stateBytes = 2 * n * 4;
-        else
-            out.stateBytes = 2 * n + 2 * ((n + 2047) / 2048) * 4;
+        } else {
+            out.stateBytes = 2 * n + 2 * ((n + 255) / 256) * 4;
+            // get_state_buffer: paged (cudaMallocManaged) only for tensors of at least 1e5 elements
+            if (c.optimizer == OptimizerKind::PagedAdamW8bit && n >= 100000) out.pagedBytes = 2 * n;
+        }
+        break;
+    case OptimizerKind::PagedAdamW:
+        // Optimizer2State with optim_bits=32: state1 and state2 in fp32; `step` is a Python int.
+        out.stateBytes = 2 * n * 4;
+        if (n >= 100000) out.pagedBytes = out.stateBytes;
         break;
     }
     if (hasMaster(c)) out.stateBytes += n * 4; // fp32 master weights
@@ -72,7 +82,9 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
 double stepTemporaryFactor(const TrainingConfig& c) {
     const OptimizerImpl impl = resolvedImpl(c);
     const bool forLoop = impl == OptimizerImpl::ForLoop;
-    if (impl == OptimizerImpl::Fused || c.optimizer == OptimizerKind::Adam8bit) return 0.0;
+    if (impl == OptimizerImpl::Fused || c.optimizer == OptimizerKind::Adam8bit ||
+        isPagedOptimizer(c.optimizer))
+        return 0.0;
     switch (c.optimizer) {
     case OptimizerKind::Sgd:
         return 0.0;
@@ -92,13 +104,18 @@ double stepTemporaryFactor(const TrainingConfig& c) {
     case OptimizerKind::Lion:
         return 2.0;
     case OptimizerKind::Adam8bit:
+    case OptimizerKind::PagedAdamW:
+    case OptimizerKind::PagedAdamW8bit:
         return 0.0;
     }
     return 0.0;
 }
 
 std::uint64_t optimizerSharedBytes(const TrainingConfig& c) {
-    return c.optimizer == OptimizerKind::Adam8bit ? 2 * 256 * 4 : 0;
+    // name2qmap "dynamic" and "udynamic": 256 fp32 values each, shared by every 8-bit state
+    return c.optimizer == OptimizerKind::Adam8bit || c.optimizer == OptimizerKind::PagedAdamW8bit
+               ? 2 * 256 * 4
+               : 0;
 }
 
 } // namespace batchfit

@@ -10,7 +10,9 @@ namespace batchfit {
 struct OptimizerCost {
     std::uint64_t stateBytes = 0; ///< persistent state (incl. master weights) for this tensor
     std::uint64_t hostStepBytes =
-        0; ///< part of stateBytes that is a per-tensor `step` scalar kept on the host
+        0;                        ///< part of stateBytes that is a per-tensor `step` scalar kept on the host
+    std::uint64_t pagedBytes = 0; ///< part of stateBytes in CUDA managed memory (bitsandbytes' paged
+                                  ///< optimizers), outside torch's allocator
 };
 
 /// `paramDtypeSize`: bytes per element of the parameter (2 for half weights).

@@ -70,7 +70,8 @@ Status Scheduler::run() {
         const auto& op = m_graph.ops[i];
         if (op.checkpointUnit >= 0)
             m_unitOps[static_cast<std::size_t>(op.checkpointUnit)].push_back(static_cast<int>(i));
-        if (op.type == "linear" || op.type == "matmul" || op.type == "attn_scores" || op.type == "sdpa")
+        if (op.type == "linear" || op.type == "quant_linear" || op.type == "matmul" ||
+            op.type == "attn_scores" || op.type == "sdpa")
             m_hasMatmul = true;
         for (int p : op.params)
             if (m_paramLayer[static_cast<std::size_t>(p)] < 0)
@@ -128,7 +129,8 @@ void Scheduler::setup() {
     for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
         const auto& gp = m_graph.params[p];
         if (gp.tiedTo >= 0) continue;
-        const std::uint64_t bytes = gp.numel * static_cast<std::uint64_t>(dtypeSize(gp.dtype));
+        const std::uint64_t bytes =
+            gp.storedBytes ? gp.storedBytes : gp.numel * static_cast<std::uint64_t>(dtypeSize(gp.dtype));
         const int inst = newInstance(Affine{bytes, 0}, Component::Parameters, s);
         m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         m_weightInst[static_cast<std::size_t>(inst)] = !gp.buffer; // frozen or not: never an activation
@@ -137,11 +139,16 @@ void Scheduler::setup() {
         t.parameterBytes += bytes;
         if (gp.buffer) t.bufferBytes += bytes;
         if (!gp.buffer) t.parameterCount += gp.numel; // frozen parameters count, buffers do not
+        if (gp.storedBytes) {
+            t.quantizedParameterCount += gp.numel;
+            t.quantizedBytes += bytes;
+        }
         if (gp.trainable) {
             t.trainableParameterCount += gp.numel;
             t.gradientBytes += bytes;
             const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
             stateTotal += cost.stateBytes;
+            t.pagedStateBytes += cost.pagedBytes;
             if (!m_config.zeroGradSetToNone) {
                 const int g = newInstance(Affine{bytes, 0}, Component::Gradients, s);
                 m_lastUse[static_cast<std::size_t>(g)] = kForever;
@@ -157,9 +164,9 @@ void Scheduler::setup() {
             const auto& gp = m_graph.params[p];
             if (gp.tiedTo >= 0 || !gp.trainable) continue;
             const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
-            if (cost.stateBytes - cost.hostStepBytes == 0) continue;
-            const int inst =
-                newInstance(Affine{cost.stateBytes - cost.hostStepBytes, 0}, Component::OptimizerStates, s);
+            const std::uint64_t device = cost.stateBytes - cost.hostStepBytes - cost.pagedBytes;
+            if (device == 0) continue;
+            const int inst = newInstance(Affine{device, 0}, Component::OptimizerStates, s);
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
         if (optimizerSharedBytes(m_config)) {
@@ -357,9 +364,9 @@ void Scheduler::optimizerStep() {
     for (const auto& gp : m_graph.params) {
         if (gp.tiedTo >= 0 || !gp.trainable) continue;
         const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
-        if (m_config.firstStep && !offload && cost.stateBytes > cost.hostStepBytes) {
-            const int inst =
-                newInstance(Affine{cost.stateBytes - cost.hostStepBytes, 0}, Component::OptimizerStates, s);
+        const std::uint64_t device = cost.stateBytes - cost.hostStepBytes - cost.pagedBytes;
+        if (m_config.firstStep && !offload && device > 0) {
+            const int inst = newInstance(Affine{device, 0}, Component::OptimizerStates, s);
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
         const std::uint64_t sz =

@@ -162,6 +162,9 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.gradientBytes = t.gradientBytes;
     e.optimizerStateBytes = t.optimizerStateBytes;
     e.hostBytes = t.hostBytes;
+    e.pagedStateBytes = t.pagedStateBytes;
+    e.quantizedParameterCount = t.quantizedParameterCount;
+    e.quantizedParameterBytes = t.quantizedBytes;
     e.savedActivationBytes = t.savedActivations.atUnchecked(batch);
     e.autocastWeightCopyBytes = t.autocastCopies.atUnchecked(batch);
     e.cudaContextBytes = m_contextBytes;

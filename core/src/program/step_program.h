@@ -47,7 +47,10 @@ struct StepTotals {
     std::uint64_t gradientBytes = 0;
     std::uint64_t optimizerStateBytes = 0;
     std::uint64_t hostBytes = 0;
-    Affine savedActivations; ///< unique storages autograd holds when the forward ends
+    std::uint64_t pagedStateBytes = 0;         ///< optimizer states in CUDA managed memory
+    std::uint64_t quantizedParameterCount = 0; ///< parameters stored packed (4-bit, int8)
+    std::uint64_t quantizedBytes = 0;          ///< their bytes (packed weights and quantization constants)
+    Affine savedActivations;                   ///< unique storages autograd holds when the forward ends
     Affine autocastCopies;
 };
 

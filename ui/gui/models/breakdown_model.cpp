@@ -10,8 +10,8 @@ namespace batchfit {
 BreakdownModel::BreakdownModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void BreakdownModel::setEstimate(const Estimate& estimate) {
-    const bool hadHost = m_estimate && m_estimate->hostBytes > 0;
-    const bool hasHost = estimate.hostBytes > 0;
+    const bool hadHost = m_estimate && (m_estimate->hostBytes > 0 || m_estimate->pagedStateBytes > 0);
+    const bool hasHost = estimate.hostBytes > 0 || estimate.pagedStateBytes > 0;
     Estimate copy;
     // Only the figures are shown; leave the per-layer rows and the timeline out of the copy.
     copy.batch = estimate.batch;
@@ -21,6 +21,7 @@ void BreakdownModel::setEstimate(const Estimate& estimate) {
     copy.cudaContextBytes = estimate.cudaContextBytes;
     copy.requiredBytes = estimate.requiredBytes;
     copy.hostBytes = estimate.hostBytes;
+    copy.pagedStateBytes = estimate.pagedStateBytes;
     if (hadHost != hasHost || !m_estimate) {
         beginResetModel();
         m_estimate = std::move(copy);
@@ -40,7 +41,7 @@ void BreakdownModel::clear() {
 
 int BreakdownModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() || !m_estimate) return 0;
-    return m_estimate->hostBytes > 0 ? RowCount : HostRow;
+    return m_estimate->hostBytes > 0 || m_estimate->pagedStateBytes > 0 ? RowCount : HostRow;
 }
 
 int BreakdownModel::columnCount(const QModelIndex& parent) const {
@@ -57,7 +58,7 @@ std::uint64_t BreakdownModel::bytesAt(int row) const {
     case RequiredRow:
         return m_estimate->requiredBytes;
     default:
-        return m_estimate->hostBytes;
+        return m_estimate->hostBytes > 0 ? m_estimate->hostBytes : m_estimate->pagedStateBytes;
     }
 }
 
@@ -71,7 +72,7 @@ QString BreakdownModel::rowName(int row) const {
     case RequiredRow:
         return tr("Peak GPU memory (must fit)");
     default:
-        return tr("Host memory (offloaded)");
+        return m_estimate->hostBytes > 0 ? tr("Host memory (offloaded)") : tr("Paged optimizer states");
     }
 }
 
@@ -86,6 +87,10 @@ QString BreakdownModel::rowExplanation(int row) const {
     case RequiredRow:
         return tr("What nvidia-smi would show at the peak of the step: this must fit the usable memory.");
     default:
+        if (m_estimate->hostBytes == 0)
+            return tr("bitsandbytes' paged optimizer keeps these states in CUDA managed memory: outside "
+                      "PyTorch's counters and the peak; the driver moves them to host memory when the GPU "
+                      "runs short (slower steps, not an out-of-memory error).");
         return tr("Optimizer states kept in CPU memory; not part of the GPU budget.");
     }
 }

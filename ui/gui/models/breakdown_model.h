@@ -7,7 +7,8 @@
 
 namespace batchfit {
 
-/// Rows: five components, allocator reserve, CUDA context, required total (and host memory when offloading).
+/// Rows: five components, allocator reserve, CUDA context, required total (and host memory when offloading,
+/// or paged optimizer states).
 class BreakdownModel : public QAbstractTableModel {
     Q_OBJECT
 

@@ -27,6 +27,7 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "offload") return tr("Offload optimizer states to CPU");
     if (l.id == "fused") return tr("Fused optimizer (fused=True)");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
+    if (l.id == "qlora") return tr("QLoRA: 4-bit NF4 base weights with LoRA r=16");
     if (l.id == "freeze-backbone" && !l.config.trainOnly.empty())
         return tr("Freeze the backbone, train only %1")
             .arg(QString::fromStdString(l.config.trainOnly.front()));
@@ -42,7 +43,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("may need retuning");
     if (l.id == "offload") return tr("slower optimizer step");
     if (l.id == "fused") return tr("none (CUDA, torch 2.0 or newer)");
-    if (l.id == "lora") return tr("fine-tunes adapters only");
+    if (l.id == "lora" || l.id == "qlora") return tr("fine-tunes adapters only");
     if (l.id == "freeze-backbone") return tr("fine-tunes the head only");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
     return QString::fromStdString(l.cost);
@@ -68,6 +69,10 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "lora")
         return tr("Freeze the model and train small adapters (PEFT's default targets, r=16, alpha 32, "
                   "dropout 0.05): no gradients or optimizer states for the base weights.");
+    if (l.id == "qlora")
+        return tr("Load the linear layers in 4 bits (bitsandbytes NF4, double quantization) and train LoRA "
+                  "adapters on them: 0.52 bytes per base weight, the rest in fp32, bf16 compute and "
+                  "checkpointing every block (prepare_model_for_kbit_training).");
     return {};
 }
 

@@ -1,5 +1,6 @@
 #include "gui/panels/lora_editor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -14,6 +15,7 @@ namespace batchfit {
 
 namespace {
 constexpr int kMergeRank = 301, kMergeAlpha = 302, kMergeDropout = 303, kMergeTargets = 304;
+enum Mode { FullTraining = 0, Lora = 1, QLora = 2 };
 
 /// What switching to LoRA starts from: r=16, alpha=32, dropout 0.05 (the Hugging Face PEFT examples' choice;
 /// PEFT's own defaults are r=8, alpha=8, dropout 0).
@@ -24,17 +26,30 @@ LoraConfig starterLora() {
     l.dropout = 0.05;
     return l;
 }
+
+/// What switching to QLoRA starts from: the QLoRA paper's and PEFT's example (NF4, double quantization,
+/// bf16 compute, prepare_model_for_kbit_training).
+QuantConfig starterQuant() {
+    QuantConfig q;
+    q.kind = QuantKind::Nf4;
+    q.doubleQuant = true;
+    q.computeDtype = DType::BFloat16;
+    return q;
+}
 } // namespace
 
-LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent) : QWidget(parent), m_lastLora(starterLora()) {
+LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent)
+    : QWidget(parent), m_lastLora(starterLora()), m_lastQuant(starterQuant()) {
     hide(); // a logic holder: its widgets live in the form
     m_mode = new QComboBox(parent);
     m_mode->setObjectName(QStringLiteral("fineTuningBox"));
     m_mode->addItem(tr("full training"));
     m_mode->addItem(tr("LoRA adapters"));
+    m_mode->addItem(tr("QLoRA (4-bit base weights)"));
     m_mode->setToolTip(
-        tr("LoRA (PEFT): small trainable adapters on the chosen linears, everything else frozen. "
-           "Freeze layers by hand from the layer tree's Trains column."));
+        tr("LoRA (PEFT): small trainable adapters on the chosen linears, everything else frozen. QLoRA: "
+           "the same on linears that bitsandbytes stores in 4 bits. Freeze layers by hand from the layer "
+           "tree's Trains column."));
     form->addRow(tr("Fine-tuning:"), m_mode);
 
     auto* row = new QWidget(parent);
@@ -83,17 +98,9 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent) : QWidget(parent), m_
     form->addRow(tr("LoRA targets:"), m_targetRow);
     m_form = form;
     m_row = row;
+    buildQuantRows(form, parent);
 
-    connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (i == 1 && m_lora.rank == 0) {
-            m_lora = m_lastLora;
-            emitEdit(tr("LoRA r=%1").arg(m_lora.rank));
-        } else if (i == 0 && m_lora.rank > 0) {
-            m_lastLora = m_lora;
-            m_lora = LoraConfig{};
-            emitEdit(tr("Full training"));
-        }
-    });
+    connect(m_mode, &QComboBox::currentIndexChanged, this, &LoraEditor::setMode);
     connect(m_rank, &QSpinBox::valueChanged, this, [this](int r) {
         if (m_lora.rank == 0) return;
         m_lora.rank = r;
@@ -116,7 +123,80 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent) : QWidget(parent), m_
             if (!s.trimmed().isEmpty()) t.push_back(s.trimmed().toStdString());
         setTargets(std::move(t), tr("LoRA targets"));
     });
-    setLora({});
+    setFineTuning({}, {});
+}
+
+void LoraEditor::buildQuantRows(QFormLayout* form, QWidget* parent) {
+    m_quantRow = new QWidget(parent);
+    auto* grid = new QHBoxLayout(m_quantRow);
+    grid->setContentsMargins(0, 0, 0, 0);
+    m_quantKind = new QComboBox(m_quantRow);
+    m_quantKind->setObjectName(QStringLiteral("quantKind"));
+    m_quantKind->addItem(QStringLiteral("NF4"), static_cast<int>(QuantKind::Nf4));
+    m_quantKind->addItem(QStringLiteral("FP4"), static_cast<int>(QuantKind::Fp4));
+    m_quantKind->addItem(QStringLiteral("int8"), static_cast<int>(QuantKind::Int8));
+    m_quantKind->setToolTip(
+        tr("bitsandbytes storage of every linear but the output head: NF4/FP4 keep two 4-bit codes per "
+           "byte and an fp32 absmax per 64 weights (0.5625 B/param); int8 (LLM.int8) one byte and a scale "
+           "per row. The matmul dequantizes its weight on the fly."));
+    m_doubleQuant = new QCheckBox(tr("double quant"), m_quantRow);
+    m_doubleQuant->setObjectName(QStringLiteral("doubleQuant"));
+    m_doubleQuant->setToolTip(tr("bnb_4bit_use_double_quant: the absmax themselves in 8 bits "
+                                 "(0.5159 B/param)"));
+    m_computeDtype = new QComboBox(m_quantRow);
+    m_computeDtype->setObjectName(QStringLiteral("computeDtype"));
+    for (DType d : {DType::BFloat16, DType::Float16, DType::Float32})
+        m_computeDtype->addItem(tr("compute %1").arg(QString::fromUtf8(dtypeName(d).data())),
+                                static_cast<int>(d));
+    m_computeDtype->setToolTip(tr("bnb_4bit_compute_dtype: used for fp16 inputs (bitsandbytes computes "
+                                  "fp32 and bf16 inputs in their own dtype)"));
+    grid->addWidget(m_quantKind);
+    grid->addWidget(m_doubleQuant);
+    grid->addWidget(m_computeDtype, 1);
+    form->addRow(tr("Quantization:"), m_quantRow);
+    m_prepare = new QCheckBox(tr("prepare_model_for_kbit_training (fp32 other weights)"), parent);
+    m_prepare->setObjectName(QStringLiteral("kbitPrepare"));
+    m_prepare->setToolTip(
+        tr("PEFT's prepare_model_for_kbit_training: every weight that is not quantized (embeddings, norms, "
+           "the head) becomes fp32, and gradient checkpointing is turned on."));
+    form->addRow(QString(), m_prepare);
+
+    connect(m_quantKind, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_quant.enabled()) return;
+        m_quant.kind = static_cast<QuantKind>(m_quantKind->currentData().toInt());
+        emitEdit(tr("Quantization %1").arg(m_quantKind->currentText()));
+    });
+    connect(m_doubleQuant, &QCheckBox::toggled, this, [this](bool on) {
+        if (!m_quant.enabled()) return;
+        m_quant.doubleQuant = on;
+        emitEdit(on ? tr("Double quantization on") : tr("Double quantization off"));
+    });
+    connect(m_computeDtype, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_quant.enabled()) return;
+        m_quant.computeDtype = static_cast<DType>(m_computeDtype->currentData().toInt());
+        emitEdit(tr("Compute dtype %1").arg(m_computeDtype->currentText()));
+    });
+    connect(m_prepare, &QCheckBox::toggled, this, [this](bool on) {
+        if (!m_quant.enabled()) return;
+        m_quant.prepare = on;
+        emitEdit(on ? tr("Prepare for k-bit training") : tr("No k-bit preparation"), -1, on);
+    });
+}
+
+void LoraEditor::setMode(int mode) {
+    if (m_updating) return;
+    const int now = m_quant.enabled() ? QLora : m_lora.rank > 0 ? Lora : FullTraining;
+    if (mode == now) return;
+    if (m_lora.rank > 0) m_lastLora = m_lora;
+    if (m_quant.enabled()) m_lastQuant = m_quant;
+    m_lora = mode == FullTraining ? LoraConfig{} : m_lastLora;
+    m_quant = mode == QLora ? m_lastQuant : QuantConfig{};
+    if (mode == FullTraining)
+        emitEdit(tr("Full training"));
+    else if (mode == Lora)
+        emitEdit(tr("LoRA r=%1").arg(m_lora.rank));
+    else
+        emitEdit(tr("QLoRA r=%1").arg(m_lora.rank), -1, true);
 }
 
 void LoraEditor::setTargets(std::vector<std::string> targets, const QString& what) {
@@ -173,11 +253,17 @@ void LoraEditor::setTargetInfo(const LoraTargetInfo& info) {
                                               : tr("default: %1").arg(d.join(QLatin1Char(','))));
 }
 
-void LoraEditor::setLora(const LoraConfig& lora) {
+void LoraEditor::setFineTuning(const LoraConfig& lora, const QuantConfig& quant) {
     m_updating = true;
     m_lora = lora;
+    m_quant = quant;
     const LoraConfig shown = lora.rank > 0 ? lora : m_lastLora;
-    m_mode->setCurrentIndex(lora.rank > 0 ? 1 : 0);
+    const QuantConfig q = quant.enabled() ? quant : m_lastQuant;
+    m_mode->setCurrentIndex(quant.enabled() ? QLora : lora.rank > 0 ? Lora : FullTraining);
+    m_quantKind->setCurrentIndex(m_quantKind->findData(static_cast<int>(q.kind)));
+    m_doubleQuant->setChecked(q.doubleQuant);
+    m_computeDtype->setCurrentIndex(m_computeDtype->findData(static_cast<int>(q.computeDtype)));
+    m_prepare->setChecked(q.prepare);
     m_rank->setValue(static_cast<int>(shown.rank));
     m_alpha->setValue(shown.alpha);
     m_dropout->setValue(shown.dropout);
@@ -193,20 +279,24 @@ QWidget* LoraEditor::firstField() const {
 }
 
 QWidget* LoraEditor::lastField() const {
-    return m_targets;
+    return m_prepare;
 }
 
-void LoraEditor::emitEdit(const QString& what, int mergeId) {
+void LoraEditor::emitEdit(const QString& what, int mergeId, bool quantSwitchedOn) {
     updateEnabled();
     if (m_updating) return;
-    emit loraEdited(m_lora, what, mergeId);
+    emit fineTuningEdited(m_lora, m_quant, what, mergeId, quantSwitchedOn);
 }
 
 void LoraEditor::updateEnabled() {
     // LoRA's rows only while LoRA is chosen: full training keeps the form (and the window) as small as before
-    const bool on = m_lora.rank > 0;
+    const bool on = m_lora.rank > 0 || m_quant.enabled();
     m_form->setRowVisible(m_row, on);
     m_form->setRowVisible(m_targetRow, on);
+    m_form->setRowVisible(m_quantRow, m_quant.enabled());
+    m_form->setRowVisible(m_prepare, m_quant.enabled());
+    m_doubleQuant->setEnabled(m_quant.kind != QuantKind::Int8);
+    m_computeDtype->setEnabled(m_quant.kind != QuantKind::Int8);
 }
 
 } // namespace batchfit

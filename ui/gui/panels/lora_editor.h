@@ -1,11 +1,12 @@
 #pragma once
-// The fine-tuning rows of the training set-up: full training or LoRA, and LoRA's rank, alpha, dropout,
-// targets.
+// The fine-tuning rows of the training set-up: full training, LoRA or QLoRA, with LoRA's rank, alpha,
+// dropout, targets and QLoRA's quantization.
 #include "batchfit/lora_targets.h"
 #include "batchfit/training_config.h"
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -16,7 +17,8 @@ class QSpinBox;
 
 namespace batchfit {
 
-/// Adds its rows to a form; emits every change as a new LoraConfig (rank 0: full training).
+/// Adds its rows to a form; emits every change as a new LoraConfig (rank 0: full training) and QuantConfig
+/// (enabled: QLoRA).
 class LoraEditor : public QWidget {
     Q_OBJECT
 
@@ -25,23 +27,30 @@ public:
     LoraEditor(QFormLayout* form, QWidget* parent);
 
     /// Shows a configuration without emitting anything.
-    void setLora(const LoraConfig& lora);
+    void setFineTuning(const LoraConfig& lora, const QuantConfig& quant);
     /// The model's targetable linear names (the picker's menu) and PEFT's default (the placeholder).
     void setTargetInfo(const LoraTargetInfo& info);
     QWidget* firstField() const;
     QWidget* lastField() const;
 
 signals:
-    void loraEdited(const batchfit::LoraConfig& lora, const QString& what, int mergeId);
+    /// `quantSwitchedOn`: QLoRA was just chosen (the panel applies prepare_model_for_kbit_training's
+    /// checkpointing default).
+    void fineTuningEdited(const batchfit::LoraConfig& lora, const batchfit::QuantConfig& quant,
+                          const QString& what, int mergeId, bool quantSwitchedOn);
 
 private:
-    void emitEdit(const QString& what, int mergeId = -1);
+    void emitEdit(const QString& what, int mergeId = -1, bool quantSwitchedOn = false);
+    void buildQuantRows(QFormLayout* form, QWidget* parent);
+    void setMode(int mode);
     void updateEnabled();
     void setTargets(std::vector<std::string> targets, const QString& what);
     void fillPicker();
 
     LoraConfig m_lora;
     LoraConfig m_lastLora; ///< what LoRA was set to before switching to full training
+    QuantConfig m_quant;
+    QuantConfig m_lastQuant; ///< what QLoRA's quantization was before switching it off
     bool m_updating = false;
     QComboBox* m_mode = nullptr;
     QSpinBox* m_rank = nullptr;
@@ -51,6 +60,11 @@ private:
     QFormLayout* m_form = nullptr;
     QWidget* m_row = nullptr;
     QWidget* m_targetRow = nullptr;
+    QWidget* m_quantRow = nullptr;
+    QComboBox* m_quantKind = nullptr;
+    QCheckBox* m_doubleQuant = nullptr;
+    QComboBox* m_computeDtype = nullptr;
+    QCheckBox* m_prepare = nullptr;
     QToolButton* m_picker = nullptr;
     QMenu* m_pickerMenu = nullptr;
     LoraTargetInfo m_info;

@@ -62,6 +62,10 @@ QString TrainingPanel::optimizerTitle(OptimizerKind k) {
         return tr("Lion");
     case OptimizerKind::Adam8bit:
         return tr("8-bit Adam (bitsandbytes)");
+    case OptimizerKind::PagedAdamW:
+        return tr("Paged AdamW (bitsandbytes)");
+    case OptimizerKind::PagedAdamW8bit:
+        return tr("Paged 8-bit AdamW (bitsandbytes)");
     }
     return {};
 }
@@ -225,11 +229,15 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(m_offload);
     form->addRow(m_firstStep);
     m_lora = new LoraEditor(form, this);
-    connect(m_lora, &LoraEditor::loraEdited, this,
-            [this](const LoraConfig& l, const QString& what, int mergeId) {
-                m_config.lora = l;
-                emitEdit(what, mergeId);
-            });
+    connect(
+        m_lora, &LoraEditor::fineTuningEdited, this,
+        [this](const LoraConfig& l, const QuantConfig& q, const QString& what, int mergeId, bool quantOn) {
+            m_config.lora = l;
+            m_config.quant = q;
+            // prepare_model_for_kbit_training turns checkpointing on, unless it was set already
+            if (quantOn) applyQuantDefaults(m_config, m_config.checkpointing != Checkpointing::None);
+            emitEdit(what, mergeId);
+        });
 
     for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -360,7 +368,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_contextOverride->setChecked(config.cudaContextBytes.has_value());
     if (config.cudaContextBytes) m_contextMib->setValue(static_cast<int>(*config.cudaContextBytes / kMiB));
     m_setToNone->setChecked(config.zeroGradSetToNone);
-    m_lora->setLora(config.lora);
+    m_lora->setFineTuning(config.lora, config.quant);
     m_offload->setChecked(config.optimizerOffload);
     m_firstStep->setChecked(config.firstStep);
     selectData(m_torch, config.torch);
