@@ -11,6 +11,8 @@ Commands:
   estimate     peak memory at --batch, its components, where the peak happens, top layers
   max-batch    the largest batch (and multiple of 8) that fits --gpu
   sweep        peak memory over a range of batch sizes
+  fit-map      for a token-sequence model (--hf-config, an LLM preset): the largest micro-batch that fits
+               --gpu at each sequence length of --seq-from..--seq-to, and the tokens per optimizer step
   presets      list the built-in models
   gpus         list the GPU catalogue; with --fit and a model: the largest batch on each GPU (least
                memory first) and the smallest GPU that fits --batch (default 1)
@@ -23,8 +25,10 @@ Model:
                          set-up (GPU, batch, optimizer, ...) uses it, and the options given override it
   --hf-config FILE|ID    a Hugging Face config.json, or a model id (ORG/NAME) found in the local Hugging Face
                          cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded)
-                         (gpt2, bert, roberta, llama, mistral, qwen2, gemma,
-                         phi3, gpt_neox); with --seq N (default: the config's maximum) and
+                         (gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text,
+                         phi3 (also phi-4), gpt_neox, and the mixtures of experts mixtral, qwen2_moe,
+                         qwen3_moe); with --seq N (default: the config's maximum), --moe-load
+                         balanced|worst (tokens per expert: top_k/experts of them, or all on top_k experts) and
                          --attention flash|mem_efficient|eager (default flash: SDPA, what transformers
                          runs on torch 2: the flash kernel on sm_80+ and MI200/MI300 in half precision,
                          else memory-efficient; eager for old transformers, torch 1.13 or output_attentions)
@@ -36,7 +40,9 @@ Training set-up:
   --batch N              micro-batch size (default 1)
   --gpu ID|NGiB          a catalogue GPU (see `gpus`) or a custom capacity, e.g. 24GiB
   --optimizer NAME       sgd, sgd-momentum, sgd-nesterov, adam (default), adamw, rmsprop, adagrad,
-                         adafactor, lion, adam8bit
+                         adafactor, lion, adam8bit, paged-adamw, paged-adamw-8bit (bitsandbytes' paged
+                         optimizers: states of tensors >= 1e5 elements in CUDA managed memory, reported
+                         apart from the peak)
   --impl NAME            default (what torch picks on a GPU: foreach in 2.x for SGD/Adam/AdamW/RMSprop/
                          Adagrad, for-loop in 1.13), for-loop, foreach, fused
   --amsgrad              Adam/AdamW keep max_exp_avg_sq
@@ -58,6 +64,15 @@ Training set-up:
   --lora-targets NAMES|all-linear  target_modules: names a linear's path ends with (q_proj,v_proj), or every
                          linear but the output head; default: PEFT's for the model's family (q_proj,v_proj for
                          Llama/Mistral/Qwen, c_attn for GPT-2, query,value for BERT)
+  --quant nf4|fp4|int8   QLoRA-style base weights (bitsandbytes via transformers' BitsAndBytesConfig): every
+                         linear but the output head and tied weights stores 4-bit codes + an fp32 absmax per
+                         64 (0.5625 B/param), or int8 + a scale per row; the matmul dequantizes its weight
+                         on the fly; implies PEFT's prepare_model_for_kbit_training (the other weights in
+                         fp32, checkpointing every block unless --checkpointing says otherwise)
+  --double-quant         bnb_4bit_use_double_quant: 8-bit absmax (0.5159 B/param)
+  --compute-dtype D      bnb_4bit_compute_dtype fp32 (default), bf16, fp16: used for fp16 inputs (bitsandbytes
+                         computes fp32 and bf16 inputs in their own dtype)
+  --no-kbit-prepare      quantize without prepare_model_for_kbit_training
   --accumulation N       micro-batches per optimizer step (default 1)
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)
@@ -75,6 +90,9 @@ Output:
   --timeline             include the step timeline (estimate --json)
   --from N --to N        sweep range (default 1..1024)
   --step N --log         sweep step; with --log, multiply by N (default: powers of 2)
+  --seq-from N --seq-to N  fit-map sequence lengths (default: 128 up to the model's maximum positions, or 4x
+                         its length); --hf-config models are imported again at each length
+  --seq-step N           fit-map: add N (default: double, at most 64 lengths, up to 16777216)
   --out FILE             report output file
   --measured FILE        estimate, report: measured points from tools/torch_measure.py, shown next to
                          the estimate (text, --json "measured", crosses on the report's chart)
@@ -84,7 +102,8 @@ Output:
 
 Exit codes:
   0  success (estimate/check with --gpu: it fits)
-  1  it does not fit the GPU (estimate with --gpu; max-batch when not even batch 1 fits)
+  1  it does not fit the GPU (estimate with --gpu; max-batch when not even batch 1 fits; fit-map when
+     batch 1 fits at none of the lengths)
   2  usage error (unknown command or option, bad value)
   3  bad input: the model file or preset cannot be loaded, validated or estimated
   4  the report could not be written

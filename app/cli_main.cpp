@@ -8,6 +8,7 @@
 #include "batchfit/model_io.h"
 #include "batchfit/onnx_import.h"
 #include "batchfit/presets.h"
+#include "cli_fit_map.h"
 #include "cli_help.h"
 #include "cli_options.h"
 #include "cli_text.h"
@@ -44,7 +45,9 @@ Result<Model> loadModel(const CliOptions& o, std::optional<Model> fileModel) {
             if (!cached) return cached.error();
             path = *cached;
         }
-        return importHfConfigFile(path, HfImportOptions{o.sequence, o.attention});
+        HfImportOptions hf{o.sequence, o.attention};
+        if (o.moeLoad) hf.moeLoad = *o.moeLoad;
+        return importHfConfigFile(path, hf);
     }
     if (!o.onnxFile.empty()) {
         OnnxImportOptions onnx;
@@ -121,6 +124,23 @@ int listGpuFits(const CliOptions& o, const Model& model) {
             std::cout << "No catalogue GPU fits batch " << o.batch << "\n";
     }
     return smallest ? kOk : kNoFit;
+}
+
+// `fit-map`: the largest micro-batch and the tokens per step at each sequence length on --gpu; an
+// --hf-config model is imported again at each length (from the local cache for a model id).
+int fitMap(const CliOptions& o, const Model& model) {
+    std::string hfPath = o.hfConfig;
+    if (!hfPath.empty() && !std::filesystem::exists(hfPath) && isHfModelId(hfPath)) {
+        auto cached = findCachedHfConfig(hfPath);
+        if (!cached) return fail(kBadInput, cached.error().message);
+        hfPath = *cached;
+    }
+    auto map = cliFitMap(o, model, hfPath);
+    if (!map) return fail(kBadInput, map.error().message);
+    std::cout << (o.json ? fitMapJson(model, o.config, *o.gpu, *map) : fitMapText(model, *o.gpu, *map));
+    for (const FitMapRow& r : map->rows)
+        if (r.largest.largest > 0) return kOk;
+    return kNoFit;
 }
 
 #ifdef BATCHFIT_HAVE_REPORT
@@ -201,7 +221,7 @@ int main(int argc, char** argv) {
     if (o.command == "presets") return listPresets(o);
     if (o.command == "gpus" && !o.fit) return listGpus(o);
     if (o.command != "estimate" && o.command != "max-batch" && o.command != "sweep" && o.command != "check" &&
-        o.command != "report" && o.command != "gpus")
+        o.command != "report" && o.command != "gpus" && o.command != "fit-map")
         return fail(kUsage, "unknown command '" + o.command + "' (see --help)");
 #ifndef BATCHFIT_HAVE_REPORT
     if (o.command == "report")
@@ -210,8 +230,14 @@ int main(int argc, char** argv) {
 
     if (!o.preset.empty() + !o.modelFile.empty() + !o.hfConfig.empty() + !o.onnxFile.empty() > 1)
         return fail(kUsage, "give one of --preset, --model, --hf-config and --onnx");
-    if ((o.sequence || o.attention) && o.hfConfig.empty())
-        return fail(kUsage, "--seq and --attention apply to --hf-config imports");
+    if ((o.sequence || o.attention || o.moeLoad) && o.hfConfig.empty())
+        return fail(kUsage, "--seq, --attention and --moe-load apply to --hf-config imports");
+    if ((o.seqFrom || o.seqTo || o.seqStep) && o.command != "fit-map")
+        return fail(kUsage, "--seq-from, --seq-to and --seq-step apply to fit-map");
+    if (o.command == "fit-map" && o.sequence)
+        return fail(kUsage, "fit-map takes the sequence lengths as --seq-from A --seq-to B, not --seq");
+    if (o.command == "fit-map" && !o.gpu)
+        return fail(kUsage, "fit-map needs --gpu (a catalogue id or a capacity such as 24GiB)");
     if ((o.onnxLoss || o.onnxAllowOpaque) && o.onnxFile.empty())
         return fail(kUsage, "--onnx-loss and --onnx-allow-opaque apply to --onnx imports");
     if (!o.measuredFile.empty() && o.command != "estimate" && o.command != "report")
@@ -238,6 +264,7 @@ int main(int argc, char** argv) {
     if (o.command == "report") return writeReportFile(o, *model, measured);
 #endif
     if (o.command == "gpus") return listGpuFits(o, *model);
+    if (o.command == "fit-map") return fitMap(o, *model);
     auto est =
         o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
     if (!est) return fail(kBadInput, (o.modelFile.empty() ? "" : o.modelFile + ": ") + est.error().message);

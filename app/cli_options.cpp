@@ -48,6 +48,7 @@ Result<GpuSpec> parseGpu(const std::string& s) {
 
 Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const CliOptions& base) {
     CliOptions o = base;
+    bool checkpointingGiven = false, quantGiven = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&]() -> Result<std::string> {
@@ -108,6 +109,11 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             if (v != "eager" && v != "mem_efficient" && v != "flash")
                 return makeError("--attention must be eager, mem_efficient or flash, got '" + v + "'");
             o.attention = v;
+        } else if (a == "--moe-load") {
+            BF_NEXT(v);
+            if (v != "balanced" && v != "worst")
+                return makeError("--moe-load must be balanced or worst, got '" + v + "'");
+            o.moeLoad = v;
         } else if (a == "--seq") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, std::int64_t{1} << 24);
@@ -147,6 +153,23 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseCheckpointing(v);
             if (!r) return r.error();
             o.config.checkpointing = *r;
+            checkpointingGiven = true;
+        } else if (a == "--quant") {
+            BF_NEXT(v);
+            auto r = parseQuantKind(v);
+            if (!r) return makeError("--quant: " + r.error().message);
+            o.config.quant.kind = *r;
+            quantGiven = true;
+        } else if (a == "--double-quant") {
+            o.config.quant.doubleQuant = true;
+        } else if (a == "--no-kbit-prepare") {
+            o.config.quant.prepare = false;
+        } else if (a == "--compute-dtype") {
+            BF_NEXT(v);
+            const auto d = parseDType(v);
+            if (!d || !isFloating(*d) || *d == DType::Float64)
+                return makeError("--compute-dtype expects fp32, bf16 or fp16, got '" + v + "'");
+            o.config.quant.computeDtype = *d;
         } else if (a == "--torch") {
             BF_NEXT(v);
             auto r = parseTorchRules(v);
@@ -157,6 +180,7 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseCheckpointMode(v);
             if (!r) return r.error();
             o.config.checkpointMode = *r;
+            checkpointingGiven = true;
         } else if (a == "--lora-rank") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, 65536);
@@ -225,6 +249,16 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseInt(v, a, 0, 100000);
             if (!r) return r.error();
             o.top = static_cast<int>(*r);
+        } else if (a == "--seq-from" || a == "--seq-to" || a == "--seq-step") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, std::int64_t{1} << 24);
+            if (!r) return r.error();
+            if (a == "--seq-from")
+                o.seqFrom = *r;
+            else if (a == "--seq-to")
+                o.seqTo = *r;
+            else
+                o.seqStep = *r;
         } else if (a == "--from" || a == "--to" || a == "--step") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, std::int64_t{1} << 31);
@@ -246,6 +280,7 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
         }
 #undef BF_NEXT
     }
+    if (quantGiven) applyQuantDefaults(o.config, checkpointingGiven);
     return o;
 }
 

@@ -20,6 +20,7 @@ struct CliOptions {
     bool onnxAllowOpaque = false;
     std::optional<std::int64_t> sequence;
     std::optional<std::string> attention;
+    std::optional<std::string> moeLoad; ///< --moe-load balanced|worst (HF mixture-of-experts imports)
     std::int64_t batch = 1;
     bool batchGiven = false;
     std::optional<GpuSpec> gpu;
@@ -30,6 +31,8 @@ struct CliOptions {
     int top = 10;
     std::int64_t from = 1, to = 1024, step = 2;
     bool logScale = true;
+    std::optional<std::int64_t> seqFrom, seqTo; ///< fit-map --seq-from/--seq-to
+    std::int64_t seqStep = 0;                   ///< fit-map --seq-step (0: doubling)
     std::string out;
     std::string measuredFile; ///< --measured: a tools/torch_measure.py file (estimate, report)
     std::string lang = "en";

@@ -1,5 +1,7 @@
 #include "batchfit/json_report.h"
 
+#include "batchfit/verdict_text.h"
+
 #include <nlohmann/json.hpp>
 
 namespace batchfit {
@@ -25,6 +27,22 @@ ojson configObject(const TrainingConfig& c) {
     o["margin_fraction"] = c.marginFraction;
     o["fragmentation_fraction"] = c.fragmentationFraction;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
+    if (c.lora.rank > 0) {
+        ojson l;
+        l["rank"] = c.lora.rank;
+        l["alpha"] = c.lora.alpha;
+        l["dropout"] = c.lora.dropout;
+        l["targets"] = c.lora.targets; // empty: the family's default
+        o["lora"] = l;
+    }
+    if (c.quant.enabled()) {
+        ojson q;
+        q["type"] = std::string(quantKindName(c.quant.kind));
+        q["double_quant"] = c.quant.doubleQuant;
+        q["compute_dtype"] = std::string(dtypeName(c.quant.computeDtype));
+        q["prepare"] = c.quant.prepare;
+        o["quant"] = q;
+    }
     return o;
 }
 
@@ -79,6 +97,9 @@ std::string estimateJson(const ReportInput& in) {
     t["saved_activation_bytes"] = e.savedActivationBytes;
     t["autocast_weight_copy_bytes"] = e.autocastWeightCopyBytes;
     t["host_bytes"] = e.hostBytes;
+    t["paged_optimizer_state_bytes"] = e.pagedStateBytes;
+    t["quantized_parameter_count"] = e.quantizedParameterCount;
+    t["quantized_parameter_bytes"] = e.quantizedParameterBytes;
     o["totals"] = t;
     ojson ov;
     ov["cuda_context_bytes"] = e.cudaContextBytes;
@@ -92,6 +113,7 @@ std::string estimateJson(const ReportInput& in) {
         v["usable_bytes"] = in.verdict->usableBytes;
         v["fits"] = in.verdict->fits;
         v["headroom_bytes"] = in.verdict->headroomBytes;
+        if (e.pagedStateBytes) v["paged_note"] = pagedNote(*in.verdict, e);
         o["verdict"] = v;
     }
     if (in.maxBatch) {
@@ -165,6 +187,35 @@ std::string sweepJson(const Model& model, const TrainingConfig& config, const st
         arr.push_back(r);
     }
     o["points"] = arr;
+    return o.dump(2) + "\n";
+}
+
+std::string fitMapJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
+                       const FitMap& map) {
+    ojson o = header(model, config);
+    o["gpu"] = gpuObject(gpu);
+    o["usable_bytes"] = map.usableBytes;
+    o["accumulation_steps"] = map.accumulationSteps;
+    ojson rows = ojson::array();
+    for (const FitMapRow& row : map.rows) {
+        ojson r;
+        r["sequence"] = row.sequence;
+        r["max_batch"] = row.largest.largest;
+        r["max_batch_capped"] = row.largest.capped;
+        r["largest_multiple_of_8"] = row.largest.largestMultipleOf8;
+        r["tokens_per_step"] = row.tokensPerStep;
+        r["required_bytes_at_max"] = row.largest.requiredAtLargest;
+        r["peak_allocated_bytes_at_max"] = row.peakAllocatedAtLargest;
+        if (row.largest.largest == 0) r["required_bytes_at_1"] = row.requiredAtOne;
+        if (!row.cells.empty()) {
+            ojson cells = ojson::array();
+            for (const FitMapCell& c : row.cells)
+                cells.push_back({{"batch", c.batch}, {"required_bytes", c.requiredBytes}, {"fits", c.fits}});
+            r["cells"] = cells;
+        }
+        rows.push_back(r);
+    }
+    o["rows"] = rows;
     return o.dump(2) + "\n";
 }
 

@@ -455,5 +455,33 @@
         <source> · %1 of %2 parameters train</source>
         <translation> · %2 个参数中 %1 个参与训练</translation>
     </message>
+    <message>
+        <source>; %1%2 base weights (%3 parameters in %4)</source>
+        <translation>；%1%2 基座权重（%3 个参数，共 %4）</translation>
+    </message>
+    <message>
+        <source> double-quantized</source>
+        <translation> 双重量化</translation>
+    </message>
+    <message>
+        <source> · QLoRA r=%1 (%2)</source>
+        <translation> · QLoRA r=%1（%2）</translation>
+    </message>
+    <message>
+        <source>Paged optimizer states (CUDA managed memory)</source>
+        <translation>分页优化器状态（CUDA 托管内存）</translation>
+    </message>
+    <message>
+        <source>Quantized base weights as bitsandbytes 0.49 stores and runs them: every linear but the output head and tied weights packed (4-bit codes with an absmax per 64, or int8 with a scale per row), dequantized into a temporary weight in each matmul, forward and backward; the 4-bit matmul saves no input (bitsandbytes 0.43.2 and later), the int8 one keeps it.</source>
+        <translation>量化基座权重按 bitsandbytes 0.49 的存储和运行方式计算：除输出头和绑定权重外的每个线性层都被打包（4 位编码加每 64 个一个 absmax，或 int8 加每行一个缩放因子），前向和反向的每次矩阵乘法中反量化为临时权重；4 位矩阵乘法不保存输入（bitsandbytes 0.43.2 及以后），int8 的会保存。</translation>
+    </message>
+    <message>
+        <source>prepare_model_for_kbit_training: the weights that are not quantized are fp32.</source>
+        <translation>prepare_model_for_kbit_training：未量化的权重为 fp32。</translation>
+    </message>
+    <message>
+        <source>Paged optimizer: %1 of states live in CUDA managed memory, outside PyTorch&apos;s counters and the peak; the driver moves them to host memory when the GPU runs short.</source>
+        <translation>分页优化器：%1 的状态放在 CUDA 托管内存中，不计入 PyTorch 的统计和峰值；显存不足时驱动会把它们换到主机内存。</translation>
+    </message>
 </context>
 </TS>

@@ -174,6 +174,10 @@
         <source>&apos;%1&apos; is not a batch size (a whole number from 1 to %2); the batch stays %3.</source>
         <translation>&apos;%1&apos; 不是有效的批大小（应为 1 到 %2 的整数）；批大小仍为 %3。</translation>
     </message>
+    <message>
+        <source>%1 at sequence %2</source>
+        <translation>%1（序列长度 %2）</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BreakdownModel</name>
@@ -220,6 +224,14 @@
     <message>
         <source>Share</source>
         <translation>占比</translation>
+    </message>
+    <message>
+        <source>Paged optimizer states</source>
+        <translation>分页优化器状态</translation>
+    </message>
+    <message>
+        <source>bitsandbytes&apos; paged optimizer keeps these states in CUDA managed memory: outside PyTorch&apos;s counters and the peak; the driver moves them to host memory when the GPU runs short (slower steps, not an out-of-memory error).</source>
+        <translation>bitsandbytes 的分页优化器把这些状态放在 CUDA 托管内存中：不计入 PyTorch 的统计，也不计入峰值；显存不足时驱动会把它们换到主机内存（每步变慢，但不会显存溢出）。</translation>
     </message>
 </context>
 <context>
@@ -410,6 +422,69 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>无法写入 %1：%2
 
 原有文件（如果有）保持不变。模型仍然打开，修改都还在；请用“文件 → 另存为…”保存到别处。</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::FitHeatMap</name>
+    <message>
+        <source>Computing…</source>
+        <translation>正在计算…</translation>
+    </message>
+    <message>
+        <source>No sequence lengths to show.</source>
+        <translation>没有可显示的序列长度。</translation>
+    </message>
+    <message>
+        <source>Computing the largest batch at each sequence length…</source>
+        <translation>正在计算每个序列长度下能放下的最大批大小…</translation>
+    </message>
+    <message>
+        <source>batch 1 does not fit</source>
+        <translation>批大小 1 也放不下</translation>
+    </message>
+    <message>
+        <source>largest %1%2 · %3 tokens/step</source>
+        <translation>最大 %1%2 · 每步 %3 个 token</translation>
+    </message>
+    <message>
+        <source>Batch %1 at sequence %2: too large to count — does not fit</source>
+        <translation>批大小 %1、序列长度 %2：大到无法计算——放不下</translation>
+    </message>
+    <message>
+        <source>Batch %1 at sequence %2: fits, %3 of %4 usable (%5%)</source>
+        <translation>批大小 %1、序列长度 %2：放得下，需要 %3，可用 %4（%5%）</translation>
+    </message>
+    <message>
+        <source>Batch %1 at sequence %2: does not fit, needs %3 of %4 usable</source>
+        <translation>批大小 %1、序列长度 %2：放不下，需要 %3，可用 %4</translation>
+    </message>
+    <message>
+        <source>Largest batch at sequence %1: %2, %3 tokens per step</source>
+        <translation>序列长度 %1 时的最大批大小：%2，每步 %3 个 token</translation>
+    </message>
+    <message>
+        <source>(%1 accumulation steps)</source>
+        <translation>（%1 个梯度累积步）</translation>
+    </message>
+    <message>
+        <source>sequence</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>largest batch · tokens per step</source>
+        <translation>最大批大小 · 每步 token 数</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+    <message>
+        <source>micro-batch size</source>
+        <translation>微批大小</translation>
+    </message>
+    <message>
+        <source>green: fits (darker: more memory used) · red: does not fit · outlined: the model&apos;s length</source>
+        <translation>绿色：放得下（越深用得越多）· 红色：放不下 · 描边：模型本身的长度</translation>
     </message>
 </context>
 <context>
@@ -1240,6 +1315,14 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>Every layer but the output head is frozen (requires_grad=False): no gradients or optimizer states for them, and nothing before the head is saved for the backward pass.</source>
         <translation>除输出头外的所有层都被冻结（requires_grad=False）：它们没有反向梯度和优化器状态，输出头之前的层不为反向传播保存任何前向激活。</translation>
     </message>
+    <message>
+        <source>QLoRA: 4-bit NF4 base weights with LoRA r=16</source>
+        <translation>QLoRA：4 位 NF4 基座权重加 LoRA r=16</translation>
+    </message>
+    <message>
+        <source>Load the linear layers in 4 bits (bitsandbytes NF4, double quantization) and train LoRA adapters on them: 0.52 bytes per base weight, the rest in fp32, bf16 compute and checkpointing every block (prepare_model_for_kbit_training).</source>
+        <translation>以 4 位加载线性层（bitsandbytes NF4，双重量化），在其上训练 LoRA 适配器：每个基座权重 0.52 字节，其余权重为 fp32，bf16 计算，每个块做梯度检查点（prepare_model_for_kbit_training）。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>
@@ -1250,10 +1333,6 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>LoRA adapters</source>
         <translation>LoRA 适配器</translation>
-    </message>
-    <message>
-        <source>LoRA (PEFT): small trainable adapters on the chosen linears, everything else frozen. Freeze layers by hand from the layer tree&apos;s Trains column.</source>
-        <translation>LoRA（PEFT）：在所选线性层上加小的可训练适配器，其余全部冻结。也可以在网络层树的“训练”列里手动冻结层。</translation>
     </message>
     <message>
         <source>Fine-tuning:</source>
@@ -1330,6 +1409,74 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>default: %1</source>
         <translation>默认：%1</translation>
+    </message>
+    <message>
+        <source>QLoRA (4-bit base weights)</source>
+        <translation>QLoRA（4 位基座权重）</translation>
+    </message>
+    <message>
+        <source>LoRA (PEFT): small trainable adapters on the chosen linears, everything else frozen. QLoRA: the same on linears that bitsandbytes stores in 4 bits. Freeze layers by hand from the layer tree&apos;s Trains column.</source>
+        <translation>LoRA（PEFT）：在选定的线性层上加小的可训练适配器，其余全部冻结。QLoRA：同样的做法，但线性层由 bitsandbytes 以 4 位存储。也可以在层树的“训练”列中手动冻结层。</translation>
+    </message>
+    <message>
+        <source>bitsandbytes storage of every linear but the output head: NF4/FP4 keep two 4-bit codes per byte and an fp32 absmax per 64 weights (0.5625 B/param); int8 (LLM.int8) one byte and a scale per row. The matmul dequantizes its weight on the fly.</source>
+        <translation>bitsandbytes 对除输出头以外的每个线性层的存储方式：NF4/FP4 每字节两个 4 位编码，每 64 个权重一个 fp32 absmax（0.5625 字节/参数）；int8（LLM.int8）每个权重一字节，每行一个缩放因子。矩阵乘法时临时反量化权重。</translation>
+    </message>
+    <message>
+        <source>double quant</source>
+        <translation>双重量化</translation>
+    </message>
+    <message>
+        <source>bnb_4bit_use_double_quant: the absmax themselves in 8 bits (0.5159 B/param)</source>
+        <translation>bnb_4bit_use_double_quant：absmax 本身再量化为 8 位（0.5159 字节/参数）</translation>
+    </message>
+    <message>
+        <source>compute %1</source>
+        <translation>计算 %1</translation>
+    </message>
+    <message>
+        <source>bnb_4bit_compute_dtype: used for fp16 inputs (bitsandbytes computes fp32 and bf16 inputs in their own dtype)</source>
+        <translation>bnb_4bit_compute_dtype：用于 fp16 输入（fp32 和 bf16 输入时 bitsandbytes 按输入本身的类型计算）</translation>
+    </message>
+    <message>
+        <source>Quantization:</source>
+        <translation>量化：</translation>
+    </message>
+    <message>
+        <source>prepare_model_for_kbit_training (fp32 other weights)</source>
+        <translation>prepare_model_for_kbit_training（其余权重为 fp32）</translation>
+    </message>
+    <message>
+        <source>PEFT&apos;s prepare_model_for_kbit_training: every weight that is not quantized (embeddings, norms, the head) becomes fp32, and gradient checkpointing is turned on.</source>
+        <translation>PEFT 的 prepare_model_for_kbit_training：所有未量化的权重（嵌入、归一化层、输出头）转为 fp32，并开启梯度检查点。</translation>
+    </message>
+    <message>
+        <source>Quantization %1</source>
+        <translation>量化 %1</translation>
+    </message>
+    <message>
+        <source>Double quantization on</source>
+        <translation>开启双重量化</translation>
+    </message>
+    <message>
+        <source>Double quantization off</source>
+        <translation>关闭双重量化</translation>
+    </message>
+    <message>
+        <source>Compute dtype %1</source>
+        <translation>计算类型 %1</translation>
+    </message>
+    <message>
+        <source>Prepare for k-bit training</source>
+        <translation>为 k 位训练做准备</translation>
+    </message>
+    <message>
+        <source>No k-bit preparation</source>
+        <translation>不做 k 位训练准备</translation>
+    </message>
+    <message>
+        <source>QLoRA r=%1</source>
+        <translation>QLoRA r=%1</translation>
     </message>
 </context>
 <context>
@@ -1653,6 +1800,22 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>%1 · %2 · %3 · lowered in %4 ms</source>
         <translation>%1 · %2 · %3 · 建模耗时 %4 毫秒</translation>
+    </message>
+    <message>
+        <source>No batch × sequence map: %1</source>
+        <translation>无法生成批大小 × 序列长度图：%1</translation>
+    </message>
+    <message>
+        <source>The batch × sequence map is for language models, whose input is a sequence of token ids (a Hugging Face import, the GPT-2 and Llama presets). This model&apos;s input is %1 %2: its sequence length is not a batch axis.</source>
+        <translation>批大小 × 序列长度图用于输入为 token id 序列的语言模型（Hugging Face 导入、GPT-2 和 Llama 预设）。此模型的输入是 %1 %2：它没有可以调节的序列长度。</translation>
+    </message>
+    <message>
+        <source>Micro-batch size against sequence length on the GPU chosen: each cell green where it fits (darker: more of the usable memory), red where it does not.</source>
+        <translation>在所选 GPU 上，微批大小对序列长度：放得下的格子为绿色（越深占用的可用显存越多），放不下的为红色。</translation>
+    </message>
+    <message>
+        <source>Batch × se&amp;quence</source>
+        <translation>批大小 × 序列长度(&amp;Q)</translation>
     </message>
 </context>
 <context>
@@ -2471,6 +2634,14 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Checkpoint mode:</source>
         <translation>检查点模式：</translation>
+    </message>
+    <message>
+        <source>Paged AdamW (bitsandbytes)</source>
+        <translation>分页 AdamW（bitsandbytes）</translation>
+    </message>
+    <message>
+        <source>Paged 8-bit AdamW (bitsandbytes)</source>
+        <translation>分页 8 位 AdamW（bitsandbytes）</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,7 @@
 // The JSON document of an estimate (the CLI's --json and the report's companion file). Fields:
 // docs/estimate-fields.md.
 #include "batchfit/estimate.h"
+#include "batchfit/fit_map.h"
 #include "batchfit/gpu.h"
 #include "batchfit/measurement.h"
 #include "batchfit/model.h"
@@ -32,6 +33,9 @@ std::string maxBatchJson(const Model& model, const TrainingConfig& config, const
                          const MaxBatch& m, std::uint64_t usableBytes);
 std::string sweepJson(const Model& model, const TrainingConfig& config, const std::vector<SweepPoint>& points,
                       std::optional<std::uint64_t> usableBytes);
+/// `fit-map`: the largest batch and tokens per step at each sequence length (and the cells, when the map has
+/// batch columns).
+std::string fitMapJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu, const FitMap& map);
 /// The training set-up as a JSON object text (for reports).
 std::string configJson(const TrainingConfig& config);
 

@@ -22,6 +22,7 @@ struct EstimationResult {
     std::int64_t chartMax = 16;    ///< the chart's x range is 1..chartMax
     std::vector<SweepPoint> sweep; ///< stacked components per batch for the chart
     double lowerSeconds = 0;       ///< time spent in Estimator::create (for the status bar)
+    std::int64_t sequence = 0; ///< a token-sequence model's length (batchfit::modelSequenceLength); 0: none
 };
 
 } // namespace batchfit

@@ -63,6 +63,7 @@ void EstimationService::workerLoop() {
             result->chartMax = ChartData::range(result->maxBatch, req.batchHint);
             result->sweep = ChartData::sample(*shared, result->chartMax);
             result->estimator = std::move(shared);
+            if (auto seq = modelSequenceLength(req.model)) result->sequence = *seq;
         }
         QMetaObject::invokeMethod(
             this, [this, result] { deliver(result); }, Qt::QueuedConnection);
@@ -83,6 +84,18 @@ void EstimationService::workerLoop() {
         if (superseded(req.generation)) continue;
         answer.gpuFits = fitAcrossCatalogue(req.model, req.config);
         if (superseded(req.generation)) continue;
+        if (result->sequence > 0) { // batch x sequence: the heat map
+            FitMapOptions options;
+            options.range = suggestedFitMapRange(req.model);
+            options.heatMapColumns = true;
+            options.cancelled = [this, gen = req.generation] { return superseded(gen); };
+            auto map = computeFitMap(req.model, req.config, req.gpu, options);
+            if (map)
+                answer.fitMap = std::move(*map);
+            else
+                answer.fitMapError = QString::fromStdString(map.error().message);
+            if (superseded(req.generation)) continue;
+        }
         QMetaObject::invokeMethod(
             this,
             [this, gen = req.generation, a = std::move(answer)]() mutable {
@@ -100,6 +113,8 @@ void EstimationService::deliver(std::shared_ptr<const EstimationResult> result) 
         m_levers.clear();
         m_plan = {};
         m_gpuFits.clear();
+        m_fitMap.reset();
+        m_fitMapError.clear();
         emit resultReady();
     } else {
         emit resultFailed(result->error);
@@ -113,6 +128,8 @@ void EstimationService::deliverLevers(std::uint64_t generation, WhatIf answer) {
     m_plan = std::move(answer.plan);
     m_planTarget = answer.target;
     m_gpuFits = std::move(answer.gpuFits);
+    m_fitMap = std::move(answer.fitMap);
+    m_fitMapError = std::move(answer.fitMapError);
     m_leversGeneration = generation;
     emit leversChanged();
 }

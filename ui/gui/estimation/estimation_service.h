@@ -1,6 +1,7 @@
 #pragma once
 // Runs the slow part of estimation (lowering the model, the solver, the sweep, the what-if levers) on a
 // worker thread. The latest request wins: older pending requests are dropped and stale results are ignored.
+#include "batchfit/fit_map.h"
 #include "batchfit/fit_plan.h"
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
@@ -43,6 +44,10 @@ public:
     /// Every catalogue GPU with its largest batch at the current set-up, least memory first (with the
     /// levers).
     const std::vector<GpuFit>& gpuFits() const { return m_gpuFits; }
+    /// The largest batch at each sequence length with heat-map cells, computed with the levers for a
+    /// token-sequence model (none otherwise, or when it failed: fitMapError() says why).
+    const std::optional<FitMap>& fitMap() const { return m_fitMap; }
+    const QString& fitMapError() const { return m_fitMapError; }
     bool leversReady() const { return m_leversGeneration == (m_current ? m_current->generation : 0); }
     /// True while a request newer than current() is queued or running.
     bool isBusy() const { return m_delivered < m_requested; }
@@ -74,6 +79,8 @@ private:
         FitPlan plan;
         std::int64_t target = 1;
         std::vector<GpuFit> gpuFits;
+        std::optional<FitMap> fitMap;
+        QString fitMapError;
     };
     void deliverLevers(std::uint64_t generation, WhatIf answer);
 
@@ -82,6 +89,8 @@ private:
     FitPlan m_plan;
     std::int64_t m_planTarget = 1;
     std::vector<GpuFit> m_gpuFits;
+    std::optional<FitMap> m_fitMap;
+    QString m_fitMapError;
     std::uint64_t m_leversGeneration = 0;
     std::uint64_t m_requested = 0;
     std::uint64_t m_delivered = 0;

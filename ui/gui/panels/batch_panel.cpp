@@ -168,9 +168,12 @@ void BatchPanel::setMaxBatch(const MaxBatch& m) {
     m_maxLabel->setText(text);
 }
 
-void BatchPanel::showVerdict(const Estimate& estimate, const Verdict& verdict) {
+void BatchPanel::showVerdict(const Estimate& estimate, const Verdict& verdict, std::int64_t sequence) {
     m_verdict->setFont(m_bigFont);
-    m_verdict->setFullText(ByteFormat::verdict(verdict, estimate.requiredBytes));
+    const QString text = ByteFormat::verdict(verdict, estimate.requiredBytes);
+    m_verdict->setFullText(
+        sequence > 0 ? tr("%1 at sequence %2").arg(text, QLocale().toString(static_cast<qlonglong>(sequence)))
+                     : text);
     QPalette p = m_verdict->palette();
     const QColor c = verdict.fits ? ComponentStyle::fitsColor() : ComponentStyle::oomColor();
     p.setColor(QPalette::WindowText, ComponentStyle::readableOn(c, palette().color(QPalette::Window)));

@@ -32,8 +32,9 @@ public:
     void setSliderRange(std::int64_t maxBatch, bool log);
     /// Shows the solver's answer next to the button.
     void setMaxBatch(const MaxBatch& m);
-    /// Shows the verdict and the budget at the current batch.
-    void showVerdict(const Estimate& estimate, const Verdict& verdict);
+    /// Shows the verdict and the budget at the current batch; a token-sequence model's verdict names the
+    /// sequence length it was estimated at (`sequence` > 0).
+    void showVerdict(const Estimate& estimate, const Verdict& verdict, std::int64_t sequence = 0);
     /// Shows a message instead of a verdict (invalid model, batch too large to count).
     void showProblem(const QString& message);
 

@@ -126,13 +126,17 @@ int BatchFitApp::run(int argc, char** argv) {
     const QCommandLineOption logOpt(QStringLiteral("log"), QStringLiteral("Logarithmic batch axis."));
     const QCommandLineOption logMemoryOpt(QStringLiteral("log-memory"),
                                           QStringLiteral("Logarithmic memory axis."));
+    const QCommandLineOption chartOpt(
+        QStringLiteral("chart"),
+        QStringLiteral("Tab in front under the chart: breakdown (default) or heatmap (batch x sequence)."),
+        QStringLiteral("TAB"));
     QCommandLineOption testEditOpt(
         QStringLiteral("test-edit"),
         QStringLiteral("Tests only: replace the model with FILE as an unsaved edit."),
         QStringLiteral("FILE"));
     testEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions(
-        {presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, logMemoryOpt, testEditOpt});
+    parser.addOptions({presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, logMemoryOpt,
+                       chartOpt, testEditOpt});
     parser.process(app);
 
     StartupOptions o;
@@ -145,6 +149,12 @@ int BatchFitApp::run(int argc, char** argv) {
     o.logScale = parser.isSet(logOpt);
     o.logMemory = parser.isSet(logMemoryOpt);
     o.testEdit = parser.value(testEditOpt);
+    o.chart = parser.value(chartOpt);
+    if (!o.chart.isEmpty() && o.chart != QLatin1String("breakdown") && o.chart != QLatin1String("heatmap")) {
+        std::fprintf(stderr, "batchfit: --chart must be breakdown or heatmap, got '%s'\n",
+                     qPrintable(o.chart));
+        return 2;
+    }
 
     // A screenshot uses fresh settings, so it shows the defaults whatever this user's last session was.
     std::unique_ptr<QTemporaryDir> tempSettings;
@@ -167,6 +177,7 @@ int BatchFitApp::run(int argc, char** argv) {
                              "qt6-svg-plugins on Debian 13, libqt6svg6 on Debian 12)\n");
     window.restoreSettings();
     openInitialModel(window, *settings, o);
+    if (o.chart == QLatin1String("heatmap")) window.showHeatMapTab();
     window.show();
     // Autosave, and the offer to restore what a crashed or killed session left (not for screenshots).
     std::unique_ptr<Autosave> autosave;

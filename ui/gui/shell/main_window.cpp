@@ -5,6 +5,7 @@
 #include "batchfit/presets.h"
 #include "gui/charts/chart_data.h"
 #include "gui/charts/component_style.h"
+#include "gui/charts/fit_heat_map.h"
 #include "gui/charts/memory_chart.h"
 #include "gui/charts/timeline_chart.h"
 #include "gui/document/document.h"
@@ -136,6 +137,12 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
         m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0);
         m_whatIf->setPlan(m_service->plan(), m_service->planTarget(), m_service->smallestGpu());
         m_gpuFits->setFits(m_service->gpuFits(), m_doc->batch(), m_doc->gpu().id);
+        if (m_result && m_result->sequence > 0) {
+            if (m_service->fitMap())
+                m_heatMap->setMap(*m_service->fitMap(), m_result->sequence);
+            else
+                m_heatMap->showExplanation(tr("No batch × sequence map: %1").arg(m_service->fitMapError()));
+        }
     });
     connect(m_whatIf, &WhatIfPanel::applyRequested, this, [this](const Lever& l) {
         m_doc->editConfig(l.config, tr("Apply: %1").arg(LeverModel::title(l)));
@@ -235,6 +242,15 @@ void MainWindow::onResult() {
     m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
     m_batchPanel->setMaxBatch(m_result->maxBatch);
     if (!m_service->leversReady()) m_whatIf->setPending();
+    if (m_result->sequence <= 0)
+        m_heatMap->showExplanation(
+            tr("The batch × sequence map is for language models, whose input is a sequence of token ids "
+               "(a Hugging Face import, the GPT-2 and Llama presets). This model's input is %1 %2: its "
+               "sequence length is not a batch axis.")
+                .arg(QString::fromStdString(shapeToString(m_doc->model().inputShape)),
+                     QString::fromStdString(std::string(dtypeName(m_doc->model().inputDtype)))));
+    else if (!m_service->leversReady())
+        m_heatMap->setPending();
     const std::uint64_t params = m_result->estimator->parameterCount();
     const std::uint64_t trainable = m_result->estimator->trainableParameterCount();
     const QString paramText = trainable == params
@@ -326,7 +342,7 @@ void MainWindow::showBatch(std::int64_t batch) {
         m_timeline->clear();
         return;
     }
-    m_batchPanel->showVerdict(*e, *v);
+    m_batchPanel->showVerdict(*e, *v, m_result->sequence);
     if (m_gpuFits->rowCount() > 0) // the "batch shown" column follows the slider
         m_gpuFits->setFits(m_service->gpuFits(), batch, m_doc->gpu().id);
     m_breakdown->setEstimate(*e);

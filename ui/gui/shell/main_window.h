@@ -27,6 +27,7 @@ class ElidingLabel;
 class DocsWindow;
 class Document;
 class EstimationService;
+class FitHeatMap;
 class FileController;
 class LayerActivationModel;
 class LayerStackPanel;
@@ -80,6 +81,10 @@ public:
     /// The "Which GPUs fit" table.
     GpuFitModel* gpuFitModel() const { return m_gpuFits; }
     QTableView* gpuFitView() const { return m_gpuFitView; }
+    /// The "Batch × sequence" tab: the heat map, or why there is none.
+    FitHeatMap* heatMap() const { return m_heatMap; }
+    /// Brings the "Batch × sequence" tab to the front (batchfit --chart heatmap).
+    void showHeatMapTab();
     /// Help → Documentation's window (created on first use; null before).
     DocsWindow* docsWindow() const { return m_docs; }
 
@@ -138,6 +143,7 @@ private:
     QAction* m_logMemoryAction = nullptr;
     GpuFitModel* m_gpuFits = nullptr;
     QTableView* m_gpuFitView = nullptr;
+    FitHeatMap* m_heatMap = nullptr;
     QCheckBox* m_logBatchBox = nullptr;  ///< next to the chart, the same as m_logAction
     QCheckBox* m_logMemoryBox = nullptr; ///< next to the chart, the same as m_logMemoryAction
 

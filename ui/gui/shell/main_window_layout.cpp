@@ -3,6 +3,7 @@
 #include "batchfit/presets.h"
 #include "gui/charts/chart_data.h"
 #include "gui/charts/component_style.h"
+#include "gui/charts/fit_heat_map.h"
 #include "gui/charts/memory_chart.h"
 #include "gui/charts/timeline_chart.h"
 #include "gui/document/document.h"
@@ -148,6 +149,11 @@ void MainWindow::buildCentral() {
             m_doc->editGpu(f->gpu, tr("GPU: %1").arg(QString::fromStdString(f->gpu.name)));
     });
     m_tabs->addTab(m_gpuFitView, tr("&Which GPUs fit"));
+    // Sequence length, the other batch axis of a language model: the largest batch at each length.
+    m_heatMap = new FitHeatMap(m_tabs);
+    m_heatMap->setToolTip(tr("Micro-batch size against sequence length on the GPU chosen: each cell green "
+                             "where it fits (darker: more of the usable memory), red where it does not."));
+    m_tabs->addTab(m_heatMap, tr("Batch × se&quence"));
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_timelineDirty) updateTimeline();
     });
@@ -190,6 +196,10 @@ void MainWindow::buildCentral() {
     layout->addWidget(m_problem);
     layout->addWidget(split, 1);
     setCentralWidget(central);
+}
+
+void MainWindow::showHeatMapTab() {
+    m_tabs->setCurrentWidget(m_heatMap);
 }
 
 void MainWindow::buildDocks() {

@@ -1,0 +1,72 @@
+#include "cli_fit_map.h"
+
+#include "batchfit/hf_import.h"
+#include "cli_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace batchfit {
+namespace {
+
+/// 1234567 -> "1,234,567".
+std::string grouped(std::uint64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+} // namespace
+
+Result<FitMap> cliFitMap(const CliOptions& o, const Model& model, const std::string& hfConfigPath) {
+    FitMapOptions options;
+    options.range = suggestedFitMapRange(model);
+    if (o.seqFrom) options.range.from = *o.seqFrom;
+    if (o.seqTo) options.range.to = *o.seqTo;
+    options.range.step = o.seqStep;
+    if (hfConfigPath.empty()) return computeFitMap(model, o.config, *o.gpu, options);
+    HfImportOptions hf{std::nullopt, o.attention};
+    if (o.moeLoad) hf.moeLoad = *o.moeLoad;
+    return computeFitMap(
+        [&hfConfigPath, &hf](std::int64_t seq) {
+            HfImportOptions at = hf;
+            at.sequenceLength = seq;
+            return importHfConfigFile(hfConfigPath, at);
+        },
+        o.config, *o.gpu, options);
+}
+
+std::string fitMapText(const Model& model, const GpuSpec& gpu, const FitMap& map) {
+    std::ostringstream os;
+    os << model.name << " on " << gpu.name << " (" << formatBytes(map.usableBytes) << " usable)";
+    if (map.accumulationSteps > 1) os << ", " << map.accumulationSteps << " accumulation steps";
+    os << ":\n";
+    os << "       seq   largest batch   tokens per step   peak at that batch        needs\n";
+    for (const FitMapRow& r : map.rows) {
+        char buf[200];
+        if (r.largest.largest == 0) {
+            const std::string one = r.requiredAtOne ? "batch 1: " + formatBytes(r.requiredAtOne) : "-";
+            std::snprintf(buf, sizeof buf, "%10lld   %13s   %15s   %18s   %10s\n",
+                          static_cast<long long>(r.sequence), "does not fit", "-", "-", one.c_str());
+        } else {
+            const std::string batch = std::to_string(r.largest.largest) + (r.largest.capped ? "+" : "");
+            std::snprintf(buf, sizeof buf, "%10lld   %13s   %15s   %18s   %10s\n",
+                          static_cast<long long>(r.sequence), batch.c_str(), grouped(r.tokensPerStep).c_str(),
+                          formatBytes(r.peakAllocatedAtLargest).c_str(),
+                          formatBytes(r.largest.requiredAtLargest).c_str());
+        }
+        os << buf;
+    }
+    const bool none = std::all_of(map.rows.begin(), map.rows.end(),
+                                  [](const FitMapRow& r) { return r.largest.largest == 0; });
+    if (none)
+        os << "Not even batch 1 fits at these lengths: `max-batch` and the GUI's What Would Help? list what "
+              "saves memory (--checkpointing every-block, --lora-rank, --optimizer adam8bit, ...).\n";
+    return os.str();
+}
+
+} // namespace batchfit
