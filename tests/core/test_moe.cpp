@@ -32,7 +32,8 @@ const char* kTinyQwenMoe = R"({"model_type": "qwen2_moe", "hidden_size": 64, "nu
 } // namespace
 
 TEST_CASE("the moe op saves what torch's MixtralSparseMoeBlock saves", "[moe]") {
-    // Measured with tests/torch/moe_saved.py (torch 1.13, fp32 CPU, saved_tensors_hooks, unique storages
+    // Measured with tests/torch/moe_saved.py (torch 1.13 and 2.6 give the same bytes; fp32 CPU,
+    // saved_tensors_hooks, unique storages
     // without parameters): tests/data/torch/hand_models.py HfSparseMoe, hidden 64, 4 experts, top-2, expert
     // inner 128, seq 32, batch 2, routing forced to 32 tokens per expert ("balanced") or all tokens to
     // experts 0 and 1
