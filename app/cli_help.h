@@ -74,6 +74,20 @@ Training set-up:
                          computes fp32 and bf16 inputs in their own dtype)
   --no-kbit-prepare      quantize without prepare_model_for_kbit_training
   --accumulation N       micro-batches per optimizer step (default 1)
+  --gpus N               data parallelism over N GPUs (default 1); the batch is the micro-batch per GPU and
+                         every figure is one GPU's (the most loaded rank)
+  --strategy S           ddp, zero1, zero2, zero3 (DeepSpeed ZeRO stages), fsdp (FULL_SHARD), fsdp-grad-op
+                         (SHARD_GRAD_OP), hsdp (HYBRID_SHARD: shards within a node), fsdp2 (fully_shard)
+  --gpus-per-node G      GPUs per node (default 8): HSDP's shard group
+  --zero-impl deepspeed|torch  zero1 by DeepSpeed (flat partitions) or torch's ZeroRedundancyOptimizer over
+                         DDP (whole tensors, greedy by size)
+  --bucket-cap-mb M      DDP bucket_cap_mb (default 25); --gradient-as-bucket-view: gradients are views into
+                         the buckets (without it, the buckets are one more gradient-sized buffer)
+  --reduce-bucket-size E DeepSpeed reduce_bucket_size in elements (default 5e8); --overlap-comm on|off
+                         (DeepSpeed's default: on for stage 3 only); --stage3-param-persistence-threshold E
+                         (default 1e5: smaller parameters stay whole on every GPU)
+  --no-limit-all-gathers FSDP without the rate limiter; --backward-prefetch pre|post (default pre);
+                         --no-reshard-after-forward (FSDP2: keep gathered parameters to the backward)
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)
   --cublas-workspace-kib N  cuBLAS workspace per handle in KiB (default: the GPU's; 0 as with

@@ -170,6 +170,52 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             if (!d || !isFloating(*d) || *d == DType::Float64)
                 return makeError("--compute-dtype expects fp32, bf16 or fp16, got '" + v + "'");
             o.config.quant.computeDtype = *d;
+        } else if (a == "--gpus" || a == "--gpus-per-node") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, 100000);
+            if (!r) return r.error();
+            (a == "--gpus" ? o.config.parallel.gpus : o.config.parallel.gpusPerNode) = *r;
+        } else if (a == "--strategy") {
+            BF_NEXT(v);
+            auto r = parseParallelStrategy(v);
+            if (!r) return makeError("--strategy: " + r.error().message);
+            o.config.parallel.strategy = *r;
+        } else if (a == "--zero-impl") {
+            BF_NEXT(v);
+            auto r = parseZeroImpl(v);
+            if (!r) return makeError("--zero-impl: " + r.error().message);
+            o.config.parallel.zeroImpl = *r;
+        } else if (a == "--bucket-cap-mb") {
+            BF_NEXT(v);
+            auto r = parseDouble(v, a);
+            if (!r) return r.error();
+            if (!(*r > 0 && *r <= 1e6)) return makeError("--bucket-cap-mb must be positive, got " + v);
+            o.config.parallel.bucketCapMb = *r;
+        } else if (a == "--gradient-as-bucket-view") {
+            o.config.parallel.gradientAsBucketView = true;
+        } else if (a == "--reduce-bucket-size" || a == "--stage3-param-persistence-threshold") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 0, std::int64_t{1} << 50);
+            if (!r) return r.error();
+            (a == "--reduce-bucket-size" ? o.config.parallel.reduceBucketSize
+                                         : o.config.parallel.stage3ParamPersistenceThreshold) = *r;
+        } else if (a == "--overlap-comm") {
+            BF_NEXT(v);
+            if (v != "on" && v != "off")
+                return makeError("--overlap-comm must be on or off, got '" + v + "'");
+            o.config.parallel.overlapComm = v == "on" ? 1 : 0;
+        } else if (a == "--no-limit-all-gathers") {
+            o.config.parallel.limitAllGathers = false;
+        } else if (a == "--backward-prefetch") {
+            BF_NEXT(v);
+            if (v != "pre" && v != "post")
+                return makeError("--backward-prefetch must be pre or post, got '" + v + "'");
+            o.config.parallel.backwardPrefetchPre = v == "pre";
+        } else if (a == "--no-reshard-after-forward") {
+            o.config.parallel.reshardAfterForward = false;
+        } else if (a == "--tp" || a == "--pp" || a == "--sequence-parallel" || a == "--microbatches") {
+            return makeError(a + ": tensor and pipeline parallelism are not modelled yet (data-parallel "
+                                 "strategies only: --gpus N --strategy ddp|zero1|zero2|zero3|fsdp|...)");
         } else if (a == "--torch") {
             BF_NEXT(v);
             auto r = parseTorchRules(v);
@@ -281,6 +327,12 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
 #undef BF_NEXT
     }
     if (quantGiven) applyQuantDefaults(o.config, checkpointingGiven);
+    if (o.config.parallel.gpus > 1 && o.config.parallel.strategy == ParallelStrategy::None)
+        return makeError("--gpus " + std::to_string(o.config.parallel.gpus) +
+                         " needs a --strategy (ddp, zero1, zero2, zero3, fsdp, fsdp-grad-op, hsdp, fsdp2)");
+    if (o.config.parallel.gpus == 1 && o.config.parallel.strategy != ParallelStrategy::None)
+        return makeError("--strategy " + std::string(parallelStrategyName(o.config.parallel.strategy)) +
+                         " needs --gpus N with N > 1");
     return o;
 }
 

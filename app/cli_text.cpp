@@ -52,6 +52,16 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         os << ", " << quantKindName(c.quant.kind) << (c.quant.doubleQuant ? " double-quantized" : "")
            << " base weights" << (c.quant.prepare ? " (prepared for k-bit training)" : "");
     if (!c.freeze.empty() || !c.trainOnly.empty()) os << ", some layers frozen";
+    if (c.parallel.enabled()) {
+        os << "\nParallel: " << parallelStrategyName(c.parallel.strategy) << " on " << c.parallel.gpus
+           << " GPUs (shards over " << e.parallel.group << "); every figure below is one GPU's (rank "
+           << e.parallel.rank << ", the most loaded); global batch "
+           << e.batch * c.parallel.gpus * c.accumulationSteps;
+        if (e.parallel.bucketBytes) os << "; communication buckets " << formatBytes(e.parallel.bucketBytes);
+        if (e.parallel.largestGatheredBytes)
+            os << "; largest gathered unit " << e.parallel.largestGatheredUnit << " "
+               << formatBytes(e.parallel.largestGatheredBytes);
+    }
     os << "\n\n";
     os << "Peak allocated: " << formatBytes(e.peakAllocatedBytes) << "  (" << e.peakAllocatedBytes << " B)\n";
     os << "  during " << phaseName(e.peakPhase) << ": " << e.peakLabel << "\n\n";

@@ -2,6 +2,7 @@
 // solve <= 200 us, a sweep of 1..4096 <= 5 ms; (issue 14) LoRA and QLoRA on llama-2-7b within 2x of full
 // training for an estimate and a max-batch solve. Run: build/bench/batchfit_bench
 #include "batchfit/estimator.h"
+#include "batchfit/hf_import.h"
 #include "batchfit/presets.h"
 
 #include <benchmark/benchmark.h>
@@ -119,6 +120,30 @@ void BM_LowerLlama7b(benchmark::State& s) {
     for (auto _ : s) benchmark::DoNotOptimize(Estimator::create(*m, TrainingConfig{}, 0));
 }
 BENCHMARK(BM_LowerLlama7b)->Unit(benchmark::kMillisecond);
+
+// Issue 15: a ZeRO-3 estimate of Llama-2-70B on 64 GPUs <= 100 us, its max micro-batch <= 1 ms.
+Estimator llama70bZero3() {
+    auto m = importHfConfigFile(BATCHFIT_BENCH_DATA "/hf/llama-2-70b.json", HfImportOptions{4096, {}});
+    TrainingConfig c;
+    c.precision = Precision::MixedBf16Master;
+    c.optimizer = OptimizerKind::AdamW;
+    c.checkpointing = Checkpointing::EveryBlock;
+    c.parallel.gpus = 64;
+    c.parallel.strategy = ParallelStrategy::Zero3;
+    return *Estimator::create(*m, c, 536870912);
+}
+
+void BM_EstimateLlama70bZero3(benchmark::State& s) {
+    const Estimator e = llama70bZero3();
+    for (auto _ : s) benchmark::DoNotOptimize(e.requiredBytes(1));
+}
+BENCHMARK(BM_EstimateLlama70bZero3)->Unit(benchmark::kMicrosecond);
+
+void BM_MaxBatchLlama70bZero3(benchmark::State& s) {
+    const Estimator e = llama70bZero3();
+    for (auto _ : s) benchmark::DoNotOptimize(e.maxBatch(80ull << 30));
+}
+BENCHMARK(BM_MaxBatchLlama70bZero3)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

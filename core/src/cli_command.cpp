@@ -66,6 +66,25 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
         if (config.lora.dropout != d.lora.dropout) option("--lora-dropout", number(config.lora.dropout));
         globs("--lora-targets", config.lora.targets);
     }
+    const ParallelConfig& par = config.parallel;
+    const ParallelConfig dp{};
+    if (par.enabled()) {
+        option("--gpus", std::to_string(par.gpus));
+        option("--strategy", parallelStrategyName(par.strategy));
+        if (par.gpusPerNode != dp.gpusPerNode) option("--gpus-per-node", std::to_string(par.gpusPerNode));
+        if (par.zeroImpl != dp.zeroImpl) option("--zero-impl", zeroImplName(par.zeroImpl));
+        if (par.bucketCapMb != dp.bucketCapMb) option("--bucket-cap-mb", number(par.bucketCapMb));
+        if (par.gradientAsBucketView) a.emplace_back("--gradient-as-bucket-view");
+        if (par.reduceBucketSize != dp.reduceBucketSize)
+            option("--reduce-bucket-size", std::to_string(par.reduceBucketSize));
+        if (par.overlapComm >= 0) option("--overlap-comm", par.overlapComm ? "on" : "off");
+        if (par.stage3ParamPersistenceThreshold != dp.stage3ParamPersistenceThreshold)
+            option("--stage3-param-persistence-threshold",
+                   std::to_string(par.stage3ParamPersistenceThreshold));
+        if (!par.limitAllGathers) a.emplace_back("--no-limit-all-gathers");
+        if (!par.backwardPrefetchPre) option("--backward-prefetch", "post");
+        if (!par.reshardAfterForward) a.emplace_back("--no-reshard-after-forward");
+    }
     if (config.quant.enabled()) {
         option("--quant", quantKindName(config.quant.kind));
         if (config.quant.doubleQuant) a.emplace_back("--double-quant");

@@ -35,6 +35,23 @@ ojson configObject(const TrainingConfig& c) {
         l["targets"] = c.lora.targets; // empty: the family's default
         o["lora"] = l;
     }
+    if (c.parallel.enabled()) {
+        const ParallelConfig& p = c.parallel;
+        ojson q;
+        q["strategy"] = std::string(parallelStrategyName(p.strategy));
+        q["gpus"] = p.gpus;
+        q["gpus_per_node"] = p.gpusPerNode;
+        if (p.strategy == ParallelStrategy::Zero1) q["zero_impl"] = std::string(zeroImplName(p.zeroImpl));
+        q["bucket_cap_mb"] = p.bucketCapMb;
+        q["gradient_as_bucket_view"] = p.gradientAsBucketView;
+        q["reduce_bucket_size"] = p.reduceBucketSize;
+        q["overlap_comm"] = p.overlapComm < 0 ? ojson("default") : ojson(p.overlapComm == 1);
+        q["stage3_param_persistence_threshold"] = p.stage3ParamPersistenceThreshold;
+        q["limit_all_gathers"] = p.limitAllGathers;
+        q["backward_prefetch"] = p.backwardPrefetchPre ? "pre" : "post";
+        q["reshard_after_forward"] = p.reshardAfterForward;
+        o["parallel"] = q;
+    }
     if (c.quant.enabled()) {
         ojson q;
         q["type"] = std::string(quantKindName(c.quant.kind));
@@ -101,6 +118,21 @@ std::string estimateJson(const ReportInput& in) {
     t["quantized_parameter_count"] = e.quantizedParameterCount;
     t["quantized_parameter_bytes"] = e.quantizedParameterBytes;
     o["totals"] = t;
+    if (in.config->parallel.enabled()) {
+        // Every figure above is this GPU's; the batch is its micro-batch.
+        const ParallelConfig& p = in.config->parallel;
+        ojson par;
+        par["strategy"] = std::string(parallelStrategyName(p.strategy));
+        par["gpus"] = p.gpus;
+        par["data_parallel_size"] = p.gpus;
+        par["shard_group_size"] = e.parallel.group;
+        par["rank_simulated"] = e.parallel.rank;
+        par["global_batch"] = e.batch * p.gpus * in.config->accumulationSteps;
+        par["bucket_bytes"] = e.parallel.bucketBytes;
+        par["largest_gathered_unit"] = e.parallel.largestGatheredUnit;
+        par["largest_gathered_bytes"] = e.parallel.largestGatheredBytes;
+        o["parallel"] = par;
+    }
     ojson ov;
     ov["cuda_context_bytes"] = e.cudaContextBytes;
     ov["allocator_reserve_bytes"] = e.allocatorReserveBytes;

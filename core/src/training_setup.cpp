@@ -156,6 +156,60 @@ public:
         return Ok{};
     }
 
+    /// {"gpus": 8, "strategy": "fsdp", "gpus_per_node": 8, ...}: ParallelConfig's fields
+    Status parallel(const json& j, const std::string& key, ParallelConfig& out) const {
+        if (!j.is_object())
+            return fail(key, "expected an object (gpus, strategy, ...), got " + jsontext::kind(j));
+        ParallelConfig p;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            const std::string k = key + "." + it.key();
+            const std::string& f = it.key();
+            Status st = Ok{};
+            if (f == "gpus" || f == "gpus_per_node") {
+                st = integer(it.value(), k, 1, 100000, f == "gpus" ? p.gpus : p.gpusPerNode);
+            } else if (f == "strategy") {
+                st = name(it.value(), k, &parseParallelStrategy, p.strategy);
+            } else if (f == "zero_impl") {
+                st = name(it.value(), k, &parseZeroImpl, p.zeroImpl);
+            } else if (f == "bucket_cap_mb") {
+                const json& v = it.value();
+                if (!v.is_number() || !(v.get<double>() > 0 && v.get<double>() <= 1e6))
+                    return fail(k, "expected a positive number of MiB, got " + jsontext::describe(v));
+                p.bucketCapMb = v.get<double>();
+            } else if (f == "gradient_as_bucket_view") {
+                st = boolean(it.value(), k, p.gradientAsBucketView);
+            } else if (f == "reduce_bucket_size" || f == "stage3_param_persistence_threshold") {
+                st = integer(it.value(), k, 0, std::int64_t{1} << 50,
+                             f == "reduce_bucket_size" ? p.reduceBucketSize
+                                                       : p.stage3ParamPersistenceThreshold);
+            } else if (f == "overlap_comm") {
+                bool on = false;
+                st = boolean(it.value(), k, on);
+                p.overlapComm = on ? 1 : 0;
+            } else if (f == "limit_all_gathers") {
+                st = boolean(it.value(), k, p.limitAllGathers);
+            } else if (f == "reshard_after_forward") {
+                st = boolean(it.value(), k, p.reshardAfterForward);
+            } else if (f == "backward_prefetch") {
+                const json& v = it.value();
+                if (!v.is_string() || (v.get<std::string>() != "pre" && v.get<std::string>() != "post"))
+                    return fail(k, "expected \"pre\" or \"post\", got " + jsontext::describe(v));
+                p.backwardPrefetchPre = v.get<std::string>() == "pre";
+            } else {
+                return fail(k,
+                            "unknown key (expected gpus, strategy, gpus_per_node, zero_impl, bucket_cap_mb, "
+                            "gradient_as_bucket_view, reduce_bucket_size, overlap_comm, "
+                            "stage3_param_persistence_threshold, limit_all_gathers, backward_prefetch, "
+                            "reshard_after_forward)");
+            }
+            if (!st) return st;
+        }
+        if (p.gpus > 1 && p.strategy == ParallelStrategy::None)
+            return fail(key + ".strategy", "missing (several GPUs need a strategy: ddp, zero1, ..., fsdp2)");
+        out = p;
+        return Ok{};
+    }
+
     template <class E>
     Status name(const json& j, const std::string& key, Result<E> (*parse)(std::string_view), E& out) const {
         if (!j.is_string()) return fail(key, "expected a string, got " + jsontext::kind(j));
@@ -226,6 +280,7 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
         {"train_only", [&](const json& v, const std::string& k) { return r.patterns(v, k, c.trainOnly); }},
         {"lora", [&](const json& v, const std::string& k) { return r.lora(v, k, c.lora); }},
         {"quant", [&](const json& v, const std::string& k) { return r.quant(v, k, c.quant); }},
+        {"parallel", [&](const json& v, const std::string& k) { return r.parallel(v, k, c.parallel); }},
         {"cuda_context_bytes",
          [&](const json& v, const std::string& k) {
              auto st = r.bytes(v, k, 0, context);
@@ -300,6 +355,23 @@ ojson write(const TrainingSetup& s) {
         q["compute_dtype"] = std::string(dtypeName(c.quant.computeDtype));
         q["prepare"] = c.quant.prepare;
         o["quant"] = q;
+    }
+    if (c.parallel != ParallelConfig{}) {
+        const ParallelConfig& p = c.parallel;
+        ojson q;
+        q["gpus"] = p.gpus;
+        q["strategy"] = std::string(parallelStrategyName(p.strategy));
+        q["gpus_per_node"] = p.gpusPerNode;
+        q["zero_impl"] = std::string(zeroImplName(p.zeroImpl));
+        q["bucket_cap_mb"] = p.bucketCapMb;
+        q["gradient_as_bucket_view"] = p.gradientAsBucketView;
+        q["reduce_bucket_size"] = p.reduceBucketSize;
+        if (p.overlapComm >= 0) q["overlap_comm"] = p.overlapComm == 1;
+        q["stage3_param_persistence_threshold"] = p.stage3ParamPersistenceThreshold;
+        q["limit_all_gathers"] = p.limitAllGathers;
+        q["backward_prefetch"] = p.backwardPrefetchPre ? "pre" : "post";
+        q["reshard_after_forward"] = p.reshardAfterForward;
+        o["parallel"] = q;
     }
     if (c.cudaContextBytes) o["cuda_context_bytes"] = *c.cudaContextBytes;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;

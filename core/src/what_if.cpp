@@ -118,6 +118,30 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.trainOnly = {head};
         consider("freeze-backbone", "Freeze the backbone, train only " + head, "fine-tunes the head only", c);
     }
+    if (config.parallel.enabled()) {
+        // Data-parallel levers on the same GPUs: a stronger sharding, then more GPUs of the same kind.
+        const ParallelStrategy now = config.parallel.strategy;
+        if (!shardsGradients(now)) {
+            TrainingConfig c = config;
+            c.parallel.strategy = ParallelStrategy::Zero2;
+            consider("zero2", "ZeRO-2 on these GPUs (optimizer states and gradients sharded)",
+                     "reduce-scatter instead of all-reduce", c);
+        }
+        if (!shardsParameters(now)) {
+            TrainingConfig c = config;
+            c.parallel.strategy = ParallelStrategy::Fsdp;
+            consider("fsdp", "FSDP full shard (parameters, gradients and states sharded)",
+                     "an all-gather per block, forward and backward", c);
+        }
+        if (shardsOptimizerStates(now) && config.parallel.gpus <= 50000) {
+            TrainingConfig c = config;
+            c.parallel.gpus = config.parallel.gpus * 2;
+            consider("more-gpus",
+                     std::to_string(c.parallel.gpus) + " GPUs instead of " +
+                         std::to_string(config.parallel.gpus),
+                     "twice the GPUs", c);
+        }
+    }
     if (config.accumulationSteps == 1 && base < 8) {
         TrainingConfig c = config;
         c.accumulationSteps = 4;

@@ -483,5 +483,29 @@
         <source>Paged optimizer: %1 of states live in CUDA managed memory, outside PyTorch&apos;s counters and the peak; the driver moves them to host memory when the GPU runs short.</source>
         <translation>分页优化器：%1 的状态放在 CUDA 托管内存中，不计入 PyTorch 的统计和峰值；显存不足时驱动会把它们换到主机内存。</translation>
     </message>
+    <message>
+        <source>%1 on %2 GPUs, shards over %3; every figure is rank %4&apos;s (the most loaded); global batch %5</source>
+        <translation>%2 张 GPU 上的 %1，分片范围 %3 张；所有数字都是 rank %4（负载最重）的；全局批大小 %5</translation>
+    </message>
+    <message>
+        <source>; communication buckets %1</source>
+        <translation>；通信桶 %1</translation>
+    </message>
+    <message>
+        <source>; largest gathered unit %1: %2</source>
+        <translation>；最大的聚合单元 %1：%2</translation>
+    </message>
+    <message>
+        <source>Parallelism</source>
+        <translation>并行</translation>
+    </message>
+    <message>
+        <source> · %1 × %2</source>
+        <translation> · %1 × %2</translation>
+    </message>
+    <message>
+        <source>Data parallelism: one GPU of the group is simulated with its shards, the parameters it gathers and the buffers the framework allocates through PyTorch; NCCL&apos;s own buffers are outside PyTorch&apos;s allocator and not counted.</source>
+        <translation>数据并行：模拟组中的一张 GPU，包括它的分片、它聚合的参数以及框架通过 PyTorch 分配的缓冲；NCCL 自己的缓冲不在 PyTorch 分配器中，不计入。</translation>
+    </message>
 </context>
 </TS>

@@ -178,6 +178,10 @@
         <source>%1 at sequence %2</source>
         <translation>%1（序列长度 %2）</translation>
     </message>
+    <message>
+        <source>%1 per GPU</source>
+        <translation>%1（每张 GPU）</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BreakdownModel</name>
@@ -1323,6 +1327,42 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>Load the linear layers in 4 bits (bitsandbytes NF4, double quantization) and train LoRA adapters on them: 0.52 bytes per base weight, the rest in fp32, bf16 compute and checkpointing every block (prepare_model_for_kbit_training).</source>
         <translation>以 4 位加载线性层（bitsandbytes NF4，双重量化），在其上训练 LoRA 适配器：每个基座权重 0.52 字节，其余权重为 fp32，bf16 计算，每个块做梯度检查点（prepare_model_for_kbit_training）。</translation>
     </message>
+    <message>
+        <source>ZeRO-2 on these GPUs</source>
+        <translation>在这些 GPU 上用 ZeRO-2</translation>
+    </message>
+    <message>
+        <source>FSDP full shard</source>
+        <translation>FSDP 完全分片</translation>
+    </message>
+    <message>
+        <source>%1 GPUs instead of %2</source>
+        <translation>用 %1 张 GPU 代替 %2 张</translation>
+    </message>
+    <message>
+        <source>reduce-scatter instead of all-reduce</source>
+        <translation>用 reduce-scatter 代替 all-reduce</translation>
+    </message>
+    <message>
+        <source>an all-gather per block, forward and backward</source>
+        <translation>每个模块在前向和反向各做一次 all-gather</translation>
+    </message>
+    <message>
+        <source>twice the GPUs</source>
+        <translation>GPU 数量翻倍</translation>
+    </message>
+    <message>
+        <source>Each GPU keeps its shard of the optimizer states and gradients (DeepSpeed ZeRO stage 2); the micro-batch is per GPU.</source>
+        <translation>每张 GPU 只保存自己那一份优化器状态和梯度（DeepSpeed ZeRO 第 2 阶段）；微批大小按每张 GPU 计。</translation>
+    </message>
+    <message>
+        <source>Shard the parameters too: each block&apos;s parameters are gathered only while it runs (FSDP FULL_SHARD).</source>
+        <translation>参数也分片：每个模块的参数只在它运行时才聚合（FSDP FULL_SHARD）。</translation>
+    </message>
+    <message>
+        <source>The same strategy on twice as many GPUs: every shard halves.</source>
+        <translation>同样的策略用两倍的 GPU：每个分片减半。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>
@@ -2253,6 +2293,221 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Converts to another dtype (x.float(), x.to(torch.bfloat16), x.type_as(y)): a new tensor, nothing saved.</source>
         <translation>转换为另一种数据类型（x.float()、x.to(torch.bfloat16)、x.type_as(y)）：生成新张量，不保存任何东西。</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ParallelEditor</name>
+    <message>
+        <source>one GPU</source>
+        <translation>单张 GPU</translation>
+    </message>
+    <message>
+        <source>DDP (replicas)</source>
+        <translation>DDP（完整副本）</translation>
+    </message>
+    <message>
+        <source>ZeRO-1 (states sharded)</source>
+        <translation>ZeRO-1（状态分片）</translation>
+    </message>
+    <message>
+        <source>ZeRO-2 (+ gradients)</source>
+        <translation>ZeRO-2（+ 梯度）</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 (+ parameters)</source>
+        <translation>ZeRO-3（+ 参数）</translation>
+    </message>
+    <message>
+        <source>FSDP full shard</source>
+        <translation>FSDP 完全分片</translation>
+    </message>
+    <message>
+        <source>FSDP SHARD_GRAD_OP</source>
+        <translation>FSDP SHARD_GRAD_OP</translation>
+    </message>
+    <message>
+        <source>HSDP (shards within a node)</source>
+        <translation>HSDP（节点内分片）</translation>
+    </message>
+    <message>
+        <source>FSDP2 (fully_shard)</source>
+        <translation>FSDP2（fully_shard）</translation>
+    </message>
+    <message>
+        <source>×</source>
+        <translation>×</translation>
+    </message>
+    <message>
+        <source>Data parallelism: the batch is the micro-batch per GPU, and the chart and verdict are one GPU&apos;s (the most loaded).</source>
+        <translation>数据并行：批大小是每张 GPU 的微批大小，图表和结论都是单张 GPU（负载最重的那张）的。</translation>
+    </message>
+    <message>
+        <source>What each GPU keeps: DDP a full replica (+ gradient buckets); ZeRO-1/2/3 shard optimizer states, gradients, parameters; FSDP gathers each block&apos;s parameters only while it runs.</source>
+        <translation>每张 GPU 保存什么：DDP 保存完整副本（+ 梯度桶）；ZeRO-1/2/3 依次对优化器状态、梯度、参数分片；FSDP 只在模块运行时聚合它的参数。</translation>
+    </message>
+    <message>
+        <source>The framework settings that change memory: buckets, prefetching, resharding</source>
+        <translation>会改变显存的框架设置：桶、预取、重新分片</translation>
+    </message>
+    <message>
+        <source> MiB buckets</source>
+        <translation> MiB 桶</translation>
+    </message>
+    <message>
+        <source>DDP bucket_cap_mb (default 25): how gradients are grouped for all-reduce</source>
+        <translation>DDP bucket_cap_mb（默认 25）：all-reduce 时梯度如何分组</translation>
+    </message>
+    <message>
+        <source>gradient_as_bucket_view</source>
+        <translation>gradient_as_bucket_view</translation>
+    </message>
+    <message>
+        <source>Gradients are views into the buckets: saves one gradient-sized buffer</source>
+        <translation>梯度是桶的视图：省下一份梯度大小的缓冲</translation>
+    </message>
+    <message>
+        <source>DDP:</source>
+        <translation>DDP：</translation>
+    </message>
+    <message>
+        <source> M elements</source>
+        <translation> M 个元素</translation>
+    </message>
+    <message>
+        <source>DeepSpeed reduce_bucket_size (default 500 M elements): the reduce buffers are this size whatever the model</source>
+        <translation>DeepSpeed reduce_bucket_size（默认 5 亿个元素）：无论模型多大，归约缓冲都是这个大小</translation>
+    </message>
+    <message>
+        <source>overlap: default</source>
+        <translation>重叠：默认</translation>
+    </message>
+    <message>
+        <source>overlap on</source>
+        <translation>开启重叠</translation>
+    </message>
+    <message>
+        <source>overlap off</source>
+        <translation>关闭重叠</translation>
+    </message>
+    <message>
+        <source>overlap_comm: two reduce buffers instead of one (DeepSpeed&apos;s default: on for stage 3 only)</source>
+        <translation>overlap_comm：两个归约缓冲而不是一个（DeepSpeed 默认只在第 3 阶段开启）</translation>
+    </message>
+    <message>
+        <source>ZeRO-1 by DeepSpeed (flat partitions) or torch&apos;s ZeroRedundancyOptimizer over DDP (whole tensors, greedy by size: ranks differ)</source>
+        <translation>ZeRO-1 由 DeepSpeed 实现（扁平分区），或由 torch 的 ZeroRedundancyOptimizer 在 DDP 之上实现（整个张量按大小贪心分配：各 rank 不同）</translation>
+    </message>
+    <message>
+        <source>ZeRO:</source>
+        <translation>ZeRO：</translation>
+    </message>
+    <message>
+        <source> per node</source>
+        <translation> 张/节点</translation>
+    </message>
+    <message>
+        <source>GPUs per node: HSDP shards within a node and replicates across nodes</source>
+        <translation>每个节点的 GPU 数：HSDP 在节点内分片、跨节点复制</translation>
+    </message>
+    <message>
+        <source>limit all-gathers</source>
+        <translation>限制 all-gather</translation>
+    </message>
+    <message>
+        <source>limit_all_gathers (default on): at most two blocks gathered at a time</source>
+        <translation>limit_all_gathers（默认开启）：同时最多聚合两个模块</translation>
+    </message>
+    <message>
+        <source>prefetch pre</source>
+        <translation>提前预取</translation>
+    </message>
+    <message>
+        <source>BackwardPrefetch.BACKWARD_PRE (the default): the next block&apos;s parameters are gathered before the current block&apos;s gradients are reduced</source>
+        <translation>BackwardPrefetch.BACKWARD_PRE（默认）：在归约当前模块的梯度之前先聚合下一个模块的参数</translation>
+    </message>
+    <message>
+        <source>reshard after forward</source>
+        <translation>前向后重新分片</translation>
+    </message>
+    <message>
+        <source>FSDP2 reshard_after_forward (default on); off keeps gathered parameters to the backward, as SHARD_GRAD_OP</source>
+        <translation>FSDP2 reshard_after_forward（默认开启）；关闭时聚合的参数一直保留到反向，与 SHARD_GRAD_OP 相同</translation>
+    </message>
+    <message>
+        <source>FSDP:</source>
+        <translation>FSDP：</translation>
+    </message>
+    <message>
+        <source>%1 GPUs</source>
+        <translation>%1 张 GPU</translation>
+    </message>
+    <message>
+        <source>Parallelism: %1</source>
+        <translation>并行：%1</translation>
+    </message>
+    <message>
+        <source>DDP buckets %1 MiB</source>
+        <translation>DDP 桶 %1 MiB</translation>
+    </message>
+    <message>
+        <source>Gradients as bucket views</source>
+        <translation>梯度作为桶视图</translation>
+    </message>
+    <message>
+        <source>Gradients apart from the buckets</source>
+        <translation>梯度与桶分开</translation>
+    </message>
+    <message>
+        <source>ZeRO reduce buckets %1 M</source>
+        <translation>ZeRO 归约桶 %1 M</translation>
+    </message>
+    <message>
+        <source>ZeRO %1</source>
+        <translation>ZeRO %1</translation>
+    </message>
+    <message>
+        <source>ZeRO-1 by %1</source>
+        <translation>ZeRO-1 由 %1 实现</translation>
+    </message>
+    <message>
+        <source>%1 GPUs per node</source>
+        <translation>每节点 %1 张 GPU</translation>
+    </message>
+    <message>
+        <source>Limit all-gathers</source>
+        <translation>限制 all-gather</translation>
+    </message>
+    <message>
+        <source>Unlimited all-gathers</source>
+        <translation>不限制 all-gather</translation>
+    </message>
+    <message>
+        <source>Backward prefetch: pre</source>
+        <translation>反向预取：提前</translation>
+    </message>
+    <message>
+        <source>Backward prefetch: post</source>
+        <translation>反向预取：滞后</translation>
+    </message>
+    <message>
+        <source>Reshard after forward</source>
+        <translation>前向后重新分片</translation>
+    </message>
+    <message>
+        <source>Keep gathered parameters to the backward</source>
+        <translation>聚合的参数保留到反向</translation>
+    </message>
+    <message>
+        <source>Number of GPUs</source>
+        <translation>GPU 数量</translation>
+    </message>
+    <message>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>Parallelism:</source>
+        <translation>并行：</translation>
     </message>
 </context>
 <context>

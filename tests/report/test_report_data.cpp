@@ -89,3 +89,33 @@ TEST_CASE("Report data: a fine-tuning set-up is said in the set-up table and lin
     for (const auto& [k, v] : ReportSections(*fd).setup())
         if (k == QStringLiteral("Fine-tuning")) CHECK(v == QStringLiteral("full training"));
 }
+
+TEST_CASE("Report data: QLoRA and data parallelism are said in the set-up table and assumptions",
+          "[report][data][qlora][parallel]") {
+    ReportRequest r = presetRequest("llama-2-7b", 1);
+    r.config.lora.rank = 16;
+    r.config.quant.kind = QuantKind::Nf4;
+    r.config.quant.doubleQuant = true;
+    r.config.parallel.gpus = 8;
+    r.config.parallel.strategy = ParallelStrategy::Fsdp;
+    auto d = buildReportData(r);
+    REQUIRE(d);
+    const ReportSections s(*d);
+    QString tuning, par;
+    for (const auto& [k, v] : s.setup()) {
+        if (k == QStringLiteral("Fine-tuning")) tuning = v;
+        if (k == QStringLiteral("Parallelism")) par = v;
+    }
+    CHECK(tuning.contains(QStringLiteral("NF4 double-quantized base weights (6,476,005,376 parameters")));
+    CHECK(par.startsWith(QStringLiteral("fsdp on 8 GPUs, shards over 8")));
+    CHECK(par.contains(QStringLiteral("global batch 8")));
+    CHECK(s.setupLine().contains(QStringLiteral("8 × fsdp")));
+    CHECK(s.setupLine().contains(QStringLiteral("QLoRA r=16 (NF4)")));
+    bool nccl = false, quant = false;
+    for (const QString& a : s.assumptions()) {
+        nccl = nccl || a.contains(QStringLiteral("NCCL"));
+        quant = quant || a.contains(QStringLiteral("bitsandbytes 0.49"));
+    }
+    CHECK(nccl);
+    CHECK(quant);
+}

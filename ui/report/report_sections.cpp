@@ -84,6 +84,24 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                       .arg(ReportText::number(static_cast<std::int64_t>(e.trainableParameterCount)),
                            ReportText::number(static_cast<std::int64_t>(e.parameterCount)));
     out.emplace_back(ReportText::tr("Fine-tuning"), tuning);
+    if (c.parallel.enabled()) {
+        QString par =
+            ReportText::tr("%1 on %2 GPUs, shards over %3; every figure is rank %4's (the most "
+                           "loaded); global batch %5")
+                .arg(qs(parallelStrategyName(c.parallel.strategy)))
+                .arg(c.parallel.gpus)
+                .arg(e.parallel.group)
+                .arg(e.parallel.rank)
+                .arg(ReportText::number(m_data.request.batch * c.parallel.gpus * c.accumulationSteps));
+        if (e.parallel.bucketBytes)
+            par +=
+                ReportText::tr("; communication buckets %1").arg(ReportText::bytes(e.parallel.bucketBytes));
+        if (e.parallel.largestGatheredBytes)
+            par += ReportText::tr("; largest gathered unit %1: %2")
+                       .arg(qs(e.parallel.largestGatheredUnit),
+                            ReportText::bytes(e.parallel.largestGatheredBytes));
+        out.emplace_back(ReportText::tr("Parallelism"), par);
+    }
     out.emplace_back(ReportText::tr("Safety margin"),
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
     out.emplace_back(ReportText::tr("Step simulated"),
@@ -98,6 +116,10 @@ QString ReportSections::setupLine() const {
                             qs(precisionName(c.precision)), qs(checkpointingName(c.checkpointing)),
                             qs(m_data.request.gpu.name), ReportText::bytes(m_data.request.gpu.memoryBytes));
     const Estimate& e = m_data.estimate;
+    if (c.parallel.enabled())
+        line += ReportText::tr(" · %1 × %2")
+                    .arg(c.parallel.gpus)
+                    .arg(qs(parallelStrategyName(c.parallel.strategy)));
     if (c.lora.rank > 0)
         line += (c.quant.enabled() ? ReportText::tr(" · QLoRA r=%1 (%2)")
                                          .arg(c.lora.rank)
@@ -302,6 +324,11 @@ QStringList ReportSections::assumptions() const {
         out << ReportText::tr(
             "LoRA as PEFT runs it: adapters in fp32 on half weights (autocast_adapter_dtype), "
             "each adapted input copied to their dtype, one dropout per adapted layer.");
+    if (c.parallel.enabled())
+        out << ReportText::tr(
+            "Data parallelism: one GPU of the group is simulated with its shards, the parameters it gathers "
+            "and the buffers the framework allocates through PyTorch; NCCL's own buffers are outside "
+            "PyTorch's allocator and not counted.");
     if (c.quant.enabled())
         out << ReportText::tr(
             "Quantized base weights as bitsandbytes 0.49 stores and runs them: every linear but the output "

@@ -46,6 +46,15 @@ struct TimelinePoint {
     ComponentBytes live;
 };
 
+/// One GPU of a data-parallel group (Estimate::parallel; group 1 without one).
+struct ParallelEstimate {
+    std::int64_t group = 1;                 ///< GPUs the shards are split over
+    std::int64_t rank = 0;                  ///< the rank simulated: the most loaded one
+    std::uint64_t bucketBytes = 0;          ///< DDP buckets or DeepSpeed reduce buffers (in the gradients)
+    std::uint64_t largestGatheredBytes = 0; ///< ZeRO-3 / FSDP: the largest unit's gathered parameters
+    std::string largestGatheredUnit;        ///< "h[0]"
+};
+
 struct Estimate {
     std::int64_t batch = 0; ///< micro-batch size simulated
 
@@ -80,6 +89,8 @@ struct Estimate {
     std::uint64_t quantizedParameterCount =
         0; ///< parameters stored as 4-bit or int8 (part of parameterCount)
     std::uint64_t quantizedParameterBytes = 0; ///< their packed bytes with quantization constants
+
+    ParallelEstimate parallel; ///< the figures above are one GPU's: its shards and buffers
 
     std::vector<LayerActivation> layers; ///< in model order
     std::vector<TimelinePoint> timeline; ///< only when asked for

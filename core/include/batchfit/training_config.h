@@ -1,6 +1,7 @@
 #pragma once
 // The training set-up: optimizer, precision, checkpointing, accumulation and overheads.
 #include "batchfit/dtype.h"
+#include "batchfit/parallel_config.h"
 #include "batchfit/result.h"
 
 #include <cstdint>
@@ -96,6 +97,7 @@ struct TrainingConfig {
     std::vector<std::string> trainOnly; ///< --train-only: only these layers train
     LoraConfig lora;                    ///< --lora-rank > 0: LoRA fine-tuning
     QuantConfig quant;                  ///< --quant: 4-bit / int8 base weights (QLoRA)
+    ParallelConfig parallel;            ///< --gpus, --strategy: the step of one GPU of the group
 
     /// The GPU's architecture (GpuSpec::arch, set by Estimator::create with a GPU): which SDPA kernel torch
     /// picks. Empty: assume one that runs flash attention (sm_80 or newer).

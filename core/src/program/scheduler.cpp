@@ -59,6 +59,13 @@ int Scheduler::instanceOf(int tensor, int step, bool recompute) {
 }
 
 Status Scheduler::run() {
+    m_shard = makeShardPlan(m_graph, m_config);
+    m_gathered.assign(m_shard.unitNames.size(), -1);
+    m_gradSharded.assign(m_graph.params.size(), false);
+    m_unitParams.assign(m_shard.unitNames.size(), {});
+    for (std::size_t p = 0; p < m_graph.params.size(); ++p)
+        if (m_graph.params[p].tiedTo < 0)
+            m_unitParams[static_cast<std::size_t>(m_shard.paramUnit[p])].push_back(static_cast<int>(p));
     const std::size_t nt = m_graph.tensors.size();
     m_fwdInst.assign(nt, -1);
     m_recompInst.assign(nt, -1);
@@ -129,8 +136,7 @@ void Scheduler::setup() {
     for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
         const auto& gp = m_graph.params[p];
         if (gp.tiedTo >= 0) continue;
-        const std::uint64_t bytes =
-            gp.storedBytes ? gp.storedBytes : gp.numel * static_cast<std::uint64_t>(dtypeSize(gp.dtype));
+        const std::uint64_t bytes = m_shard.paramBytes[p]; // all of it, or this GPU's shard
         const int inst = newInstance(Affine{bytes, 0}, Component::Parameters, s);
         m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         m_weightInst[static_cast<std::size_t>(inst)] = !gp.buffer; // frozen or not: never an activation
@@ -141,16 +147,18 @@ void Scheduler::setup() {
         if (!gp.buffer) t.parameterCount += gp.numel; // frozen parameters count, buffers do not
         if (gp.storedBytes) {
             t.quantizedParameterCount += gp.numel;
-            t.quantizedBytes += bytes;
+            t.quantizedBytes += fullParamBytes(gp);
         }
         if (gp.trainable) {
             t.trainableParameterCount += gp.numel;
-            t.gradientBytes += bytes;
-            const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
-            stateTotal += cost.stateBytes;
-            t.pagedStateBytes += cost.pagedBytes;
-            if (!m_config.zeroGradSetToNone) {
-                const int g = newInstance(Affine{bytes, 0}, Component::Gradients, s);
+            t.gradientBytes += m_shard.gradBytes[p];
+            if (stateElems(p) > 0) {
+                const auto cost = optimizerCost(m_config, gp.shape, stateElems(p), dtypeSize(gp.dtype));
+                stateTotal += cost.stateBytes;
+                t.pagedStateBytes += cost.pagedBytes;
+            }
+            if (!m_config.zeroGradSetToNone && !m_shard.gradsInBuckets) {
+                const int g = newInstance(Affine{m_shard.gradBytes[p], 0}, Component::Gradients, s);
                 m_lastUse[static_cast<std::size_t>(g)] = kForever;
                 m_paramGrad[p] = g;
             }
@@ -162,8 +170,8 @@ void Scheduler::setup() {
         // One instance per parameter tensor would be exact for rounding; states are large, so group them.
         for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
             const auto& gp = m_graph.params[p];
-            if (gp.tiedTo >= 0 || !gp.trainable) continue;
-            const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
+            if (gp.tiedTo >= 0 || !gp.trainable || stateElems(p) == 0) continue;
+            const auto cost = optimizerCost(m_config, gp.shape, stateElems(p), dtypeSize(gp.dtype));
             const std::uint64_t device = cost.stateBytes - cost.hostStepBytes - cost.pagedBytes;
             if (device == 0) continue;
             const int inst = newInstance(Affine{device, 0}, Component::OptimizerStates, s);
@@ -175,6 +183,20 @@ void Scheduler::setup() {
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
     }
+    if (m_shard.bucketBytes > 0) {
+        // DDP's buckets are made with the DDP module; DeepSpeed's reduce buffers with the engine: both
+        // before the first step, and kept.
+        m_bucketInst = newInstance(Affine{m_shard.bucketBytes, 0}, Component::Gradients, s);
+        m_lastUse[static_cast<std::size_t>(m_bucketInst)] = kForever;
+        t.bucketBytes = m_shard.bucketBytes;
+    }
+    t.parallelGroup = m_shard.group;
+    t.parallelRank = m_shard.rank;
+    for (std::size_t u = 0; u < m_shard.unitBytes.size(); ++u)
+        if (m_shard.shardParams && m_shard.unitBytes[u] > t.largestUnitBytes) {
+            t.largestUnitBytes = m_shard.unitBytes[u];
+            t.largestUnit = m_shard.unitNames[u];
+        }
     // cuBLAS workspaces come from the caching allocator, one per (handle, stream): the forward runs on the
     // Python thread and the backward on autograd's device thread, each with its own handle, so two.
     const std::uint64_t ws = m_config.cublasWorkspaceBytes.value_or(8519680);
@@ -209,7 +231,11 @@ void Scheduler::microStep(bool first) {
         m_creatorLayer[static_cast<std::size_t>(inst)] = -1;
         batchInst.push_back(inst);
     }
-    for (std::size_t i = 0; i < m_graph.ops.size(); ++i) forwardOp(static_cast<int>(i), false, -1);
+    m_curUnit = -1;
+    for (std::size_t i = 0; i < m_graph.ops.size(); ++i) {
+        if (m_shard.shardParams) enterForwardUnit(m_shard.opUnit[i]);
+        forwardOp(static_cast<int>(i), false, -1);
+    }
     const int fwdEnd = static_cast<int>(m_program.steps.size()) - 1;
     for (int inst : m_autocastPending) use(inst, fwdEnd);
     if (first) accountSaved();
@@ -221,18 +247,28 @@ void Scheduler::microStep(bool first) {
         m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         m_backwardWorkspace = 0;
     }
+    int ipg = -1;
+    if (m_shard.backwardBucketBytes > 0) {
+        ipg = newInstance(Affine{m_shard.backwardBucketBytes, 0}, Component::Gradients, start);
+        m_program.m_totals.bucketBytes = m_shard.backwardBucketBytes;
+    }
     if (m_graph.loss >= 0) {
         m_gradOf[static_cast<std::size_t>(m_graph.loss)] =
             newInstance(tensorBytes(m_graph.loss), Component::Temporaries, start);
         use(m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(m_graph.loss))], start);
     }
+    m_curUnit = -1;
     for (int i = static_cast<int>(m_graph.ops.size()) - 1; i >= 0; --i) {
+        if (m_shard.shardParams || m_shard.shardGrads)
+            enterBackwardUnit(m_shard.opUnit[static_cast<std::size_t>(i)]);
         const int u = m_graph.ops[static_cast<std::size_t>(i)].checkpointUnit;
         if (u >= 0 && !m_recomputed[static_cast<std::size_t>(u)]) recompute(u);
         backwardOp(i);
     }
+    if (m_shard.shardParams || m_shard.shardGrads) endShardedBackward();
     m_lastBackwardStep = static_cast<int>(m_program.steps.size()) - 1;
     for (int inst : batchInst) use(inst, m_lastBackwardStep);
+    use(ipg, m_lastBackwardStep);
 }
 
 void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
@@ -343,8 +379,12 @@ void Scheduler::backwardOp(int opIndex) {
     for (int p : op.params) {
         const auto& gp = m_graph.params[static_cast<std::size_t>(p)];
         if (!gp.trainable) continue;
-        const Affine bytes{gp.numel * static_cast<std::uint64_t>(dtypeSize(gp.dtype)), 0};
+        const Affine bytes{fullParamBytes(gp), 0};
         int& g = m_paramGrad[static_cast<std::size_t>(p)];
+        if (m_shard.gradsInBuckets) {
+            g = m_bucketInst; // gradient_as_bucket_view: written into its bucket slot
+            continue;
+        }
         if (g < 0) {
             g = newInstance(bytes, Component::Gradients, s);
         } else {
@@ -361,20 +401,22 @@ void Scheduler::optimizerStep() {
     for (int g : m_paramGrad) use(g, s);
     const bool offload = m_config.optimizerOffload;
     std::uint64_t largest = 0, total = 0, largestN = 0, totalN = 0;
-    for (const auto& gp : m_graph.params) {
-        if (gp.tiedTo >= 0 || !gp.trainable) continue;
-        const auto cost = optimizerCost(m_config, gp.shape, gp.numel, dtypeSize(gp.dtype));
+    for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
+        const auto& gp = m_graph.params[p];
+        if (gp.tiedTo >= 0 || !gp.trainable || stateElems(p) == 0) continue;
+        const std::uint64_t n = stateElems(p);
+        const auto cost = optimizerCost(m_config, gp.shape, n, dtypeSize(gp.dtype));
         const std::uint64_t device = cost.stateBytes - cost.hostStepBytes - cost.pagedBytes;
         if (m_config.firstStep && !offload && device > 0) {
             const int inst = newInstance(Affine{device, 0}, Component::OptimizerStates, s);
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
         const std::uint64_t sz =
-            gp.numel * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype)));
+            n * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype)));
         largest = std::max(largest, sz);
         total += sz;
-        largestN = std::max(largestN, gp.numel);
-        totalN += gp.numel;
+        largestN = std::max(largestN, n);
+        totalN += n;
     }
     if (m_config.firstStep && !offload && optimizerSharedBytes(m_config)) {
         const int inst =

@@ -2,6 +2,7 @@
 // Turns a Graph into a StepProgram: simulates one training step the way autograd and the caching allocator
 // behave (see docs/memory-model.md, "The step simulation").
 #include "graph/graph.h"
+#include "program/shard_plan.h"
 #include "program/step_program.h"
 
 #include <climits>
@@ -31,6 +32,14 @@ private:
     void recompute(int unit);
     void optimizerStep();
     void accountSaved();
+    // Data parallelism (scheduler_shards.cpp): gathering units and reduce-scattering their gradients.
+    void gather(int unit, Phase phase);
+    void release(int unit, int step);
+    void enterForwardUnit(int unit);
+    void enterBackwardUnit(int unit);
+    void reduceScatter(int unit, int step);
+    void endShardedBackward();
+    std::uint64_t stateElems(std::size_t param) const;
 
     const Graph& m_graph;
     const TrainingConfig& m_config;
@@ -57,6 +66,12 @@ private:
     bool m_hasMatmul = false;
     int m_lastBackwardStep = 0;
     std::uint64_t m_backwardWorkspace = 0; ///< first step: the backward handle's workspace, made on first use
+    ShardPlan m_shard;
+    std::vector<int> m_gathered;                ///< per unit: its gathered parameters' instance, or -1
+    std::vector<std::vector<int>> m_unitParams; ///< per unit: the parameters it gathers and reduces
+    std::vector<bool> m_gradSharded;            ///< per parameter: its gradient is a shard already
+    int m_curUnit = -1;
+    int m_bucketInst = -1;
 };
 
 } // namespace batchfit

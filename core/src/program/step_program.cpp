@@ -163,6 +163,11 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.optimizerStateBytes = t.optimizerStateBytes;
     e.hostBytes = t.hostBytes;
     e.pagedStateBytes = t.pagedStateBytes;
+    e.parallel.bucketBytes = t.bucketBytes;
+    e.parallel.group = t.parallelGroup;
+    e.parallel.rank = t.parallelRank;
+    e.parallel.largestGatheredBytes = t.largestUnitBytes;
+    e.parallel.largestGatheredUnit = t.largestUnit;
     e.quantizedParameterCount = t.quantizedParameterCount;
     e.quantizedParameterBytes = t.quantizedBytes;
     e.savedActivationBytes = t.savedActivations.atUnchecked(batch);

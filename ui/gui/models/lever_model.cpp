@@ -33,6 +33,10 @@ QString LeverModel::title(const Lever& l) {
             .arg(QString::fromStdString(l.config.trainOnly.front()));
     if (l.id == "accumulation")
         return tr("Smaller micro-batches with gradient accumulation (×%1)").arg(l.config.accumulationSteps);
+    if (l.id == "zero2") return tr("ZeRO-2 on these GPUs");
+    if (l.id == "fsdp") return tr("FSDP full shard");
+    if (l.id == "more-gpus")
+        return tr("%1 GPUs instead of %2").arg(l.config.parallel.gpus).arg(l.config.parallel.gpus / 2);
     return QString::fromStdString(l.title);
 }
 
@@ -46,6 +50,9 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "lora" || l.id == "qlora") return tr("fine-tunes adapters only");
     if (l.id == "freeze-backbone") return tr("fine-tunes the head only");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
+    if (l.id == "zero2") return tr("reduce-scatter instead of all-reduce");
+    if (l.id == "fsdp") return tr("an all-gather per block, forward and backward");
+    if (l.id == "more-gpus") return tr("twice the GPUs");
     return QString::fromStdString(l.cost);
 }
 
@@ -69,6 +76,14 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "lora")
         return tr("Freeze the model and train small adapters (PEFT's default targets, r=16, alpha 32, "
                   "dropout 0.05): no gradients or optimizer states for the base weights.");
+    if (l.id == "zero2")
+        return tr(
+            "Each GPU keeps its shard of the optimizer states and gradients (DeepSpeed ZeRO stage 2); the "
+            "micro-batch is per GPU.");
+    if (l.id == "fsdp")
+        return tr("Shard the parameters too: each block's parameters are gathered only while it runs "
+                  "(FSDP FULL_SHARD).");
+    if (l.id == "more-gpus") return tr("The same strategy on twice as many GPUs: every shard halves.");
     if (l.id == "qlora")
         return tr("Load the linear layers in 4 bits (bitsandbytes NF4, double quantization) and train LoRA "
                   "adapters on them: 0.52 bytes per base weight, the rest in fp32, bf16 compute and "

@@ -2,6 +2,7 @@
 
 #include "gui/estimation/byte_format.h"
 #include "gui/panels/lora_editor.h"
+#include "gui/panels/parallel_editor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -117,7 +118,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_customGib->setSuffix(tr(" GiB"));
     m_customGib->setValue(24.0);
     m_customGib->setToolTip(tr("Capacity of a GPU that is not in the catalogue."));
-    form->addRow(buddyLabel(tr("&GPU:"), m_gpu), m_gpu);
+    // the GPU count sits beside the GPU (data parallelism: ParallelEditor), so one GPU adds no row
+    m_gpuRow = new QHBoxLayout;
+    m_gpuRow->addWidget(m_gpu, 1);
+    form->addRow(buddyLabel(tr("&GPU:"), m_gpu), m_gpuRow);
     form->addRow(buddyLabel(tr("C&ustom capacity:"), m_customGib), m_customGib);
     buildGpuList();
 
@@ -239,6 +243,13 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
             emitEdit(what, mergeId);
         });
 
+    m_parallel = new ParallelEditor(form, m_gpuRow, this);
+    connect(m_parallel, &ParallelEditor::parallelEdited, this,
+            [this](const ParallelConfig& p, const QString& what, int mergeId) {
+                m_config.parallel = p;
+                emitEdit(what, mergeId);
+            });
+
     for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(10);
@@ -257,6 +268,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_contextOverride, m_contextMib);
     setTabOrder(m_contextMib, m_torch);
     setTabOrder(m_firstStep, m_lora->firstField());
+    setTabOrder(m_lora->lastField(), m_parallel->firstField());
 
     connect(m_gpu, &QComboBox::currentIndexChanged, this, &TrainingPanel::onGpuChanged);
     connect(m_customGib, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::onGpuChanged);
@@ -369,6 +381,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     if (config.cudaContextBytes) m_contextMib->setValue(static_cast<int>(*config.cudaContextBytes / kMiB));
     m_setToNone->setChecked(config.zeroGradSetToNone);
     m_lora->setFineTuning(config.lora, config.quant);
+    m_parallel->setParallel(config.parallel);
     m_offload->setChecked(config.optimizerOffload);
     m_firstStep->setChecked(config.firstStep);
     selectData(m_torch, config.torch);

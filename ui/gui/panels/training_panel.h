@@ -8,6 +8,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QDoubleSpinBox;
 class QFormLayout;
 class QSpinBox;
@@ -15,6 +16,7 @@ class QSpinBox;
 namespace batchfit {
 
 class LoraEditor;
+class ParallelEditor;
 
 /// Options form. Emits every change as a new TrainingConfig (the caller pushes it as an undo step).
 class TrainingPanel : public QWidget {
@@ -67,6 +69,8 @@ private:
     QCheckBox* m_firstStep = nullptr;
     QComboBox* m_torch = nullptr;
     LoraEditor* m_lora = nullptr;
+    ParallelEditor* m_parallel = nullptr;
+    QHBoxLayout* m_gpuRow = nullptr;
     QFormLayout* m_form = nullptr;
 };
 

@@ -1,0 +1,147 @@
+// Data parallelism: one GPU's shards, buffers and gathered units. The DDP and ZeroRedundancyOptimizer
+// numbers are also measured (tools/measure_distributed.py check, a ctest); these are worked examples from
+// the sources core/src/program/shard_plan.cpp cites.
+#include "test_util.h"
+
+#include <algorithm>
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+namespace {
+
+TrainingConfig dp(ParallelStrategy s, std::int64_t gpus, Precision p = Precision::Fp32) {
+    TrainingConfig c;
+    c.optimizer = OptimizerKind::Adam;
+    c.precision = p;
+    c.parallel.gpus = gpus;
+    c.parallel.strategy = s;
+    c.cublasWorkspaceBytes = 0;
+    return c;
+}
+
+// [16, 1000] -> inp -> 6 x (fc 1000 -> relu) -> head (10) -> mse: six gather units h[0]..h[5] and the root
+const char* kStack =
+    R"({"format":"batchfit-model","version":1,"name":"stack","input":{"shape":[16,1000]},"layers":[
+ {"name":"inp","op":"linear","out_features":1000},
+ {"name":"h","repeat":6,"layers":[{"name":"fc","op":"linear","out_features":1000},{"name":"act","op":"relu"}]},
+ {"name":"head","op":"linear","out_features":10},{"name":"loss","op":"mse_loss"}]})";
+
+/// The caching allocator's 512-byte blocks: what a live figure counts for one tensor.
+constexpr std::uint64_t r512(std::uint64_t b) {
+    return (b + 511) / 512 * 512;
+}
+
+std::uint64_t liveParamsAt(const Estimate& e, const std::string& label) {
+    auto it = std::find_if(e.timeline.begin(), e.timeline.end(),
+                           [&](const TimelinePoint& p) { return p.label == label; });
+    if (it == e.timeline.end()) FAIL("no timeline point " << label);
+    return it->live[Component::Parameters];
+}
+
+} // namespace
+
+TEST_CASE("ZeRO's model states per GPU: the paper's 7.5B example at N = 64", "[parallel][zero]") {
+    // Rajbhandari et al. 2019 (arXiv 1910.02054) Figure 1 / Table 1: mixed-precision Adam, 2 + 2 + 12 bytes
+    // per parameter: 120 GB (DP), 31.4 (P_os), 16.6 (P_os+g), 1.88 (P_os+g+p).
+    const Model m = parseOrFail(
+        R"({"format":"batchfit-model","version":1,"name":"7.5B","input":{"shape":[1,50000]},"layers":[
+  {"name":"h","repeat":3,"layers":[{"name":"fc","op":"linear","out_features":50000,"bias":false}]},
+  {"name":"loss","op":"mse_loss"}]})");
+    const std::pair<ParallelStrategy, double> rows[] = {{ParallelStrategy::Ddp, 120},
+                                                        {ParallelStrategy::Zero1, 31.4},
+                                                        {ParallelStrategy::Zero2, 16.6},
+                                                        {ParallelStrategy::Zero3, 1.88}};
+    for (const auto& [strategy, gb] : rows) {
+        INFO(parallelStrategyName(strategy));
+        const auto e = estimator(m, dp(strategy, 64, Precision::MixedBf16Master)).estimate(1);
+        REQUIRE(e);
+        const double states =
+            static_cast<double>(e->parameterBytes + e->gradientBytes + e->optimizerStateBytes);
+        CHECK(states / 1e9 == Approx(gb).epsilon(0.005));
+    }
+}
+
+TEST_CASE("DDP: the buckets are one more gradient-sized buffer unless gradients are views into them",
+          "[parallel][ddp]") {
+    const Model m = parseOrFail(kStack);
+    const auto single = estimateAt(m, 2, TrainingConfig{dp(ParallelStrategy::None, 1)});
+    const auto ddp = estimateAt(m, 2, dp(ParallelStrategy::Ddp, 8));
+    TrainingConfig v = dp(ParallelStrategy::Ddp, 8);
+    v.parallel.gradientAsBucketView = true;
+    const auto view = estimateAt(m, 2, v);
+    CHECK(ddp.parallel.bucketBytes == ddp.gradientBytes);
+    CHECK(ddp.gradientBytes == single.gradientBytes); // a full replica
+    CHECK(ddp.peakAllocatedBytes == single.peakAllocatedBytes + r512(ddp.gradientBytes));
+    // with views the gradients are written into the buckets: no more than a single GPU (one block instead of
+    // one per gradient, so a few hundred bytes less)
+    CHECK(view.peakAllocatedBytes <= single.peakAllocatedBytes);
+    CHECK(single.peakAllocatedBytes - view.peakAllocatedBytes < 16 * 512);
+}
+
+TEST_CASE("FSDP FULL_SHARD: flat shards padded per unit, two units gathered, the root kept",
+          "[parallel][fsdp]") {
+    const Model m = parseOrFail(kStack);
+    const auto e = estimator(m, dp(ParallelStrategy::Fsdp, 3)).estimate(2, true);
+    REQUIRE(e);
+    // a unit's flat parameter: fc.weight + fc.bias = 1,001,000 elements; 3 GPUs: ceil -> 333,667 each
+    constexpr std::uint64_t unit = 1001000, shard = 333667 * 4, gathered = 333667 * 3 * 4;
+    // the root: inp (1,001,000) + head (10,010) = 1,011,010 elements -> 337,004 (padded) each
+    constexpr std::uint64_t rootShard = 337004 * 4, rootGathered = 337004 * 3 * 4;
+    CHECK(e->parameterBytes == 6 * shard + rootShard);
+    CHECK(e->gradientBytes == 6 * shard + rootShard); // reduce-scattered into flat shards too
+    CHECK(unit == 1000 * 1000 + 1000);
+    CHECK(e->parallel.largestGatheredBytes == rootGathered);
+    // Forward of h[2]: every shard, the root's gathered parameters, h[2] and the prefetched h[3]
+    const std::uint64_t base = 6 * r512(shard) + r512(rootShard) + r512(rootGathered);
+    CHECK(liveParamsAt(*e, "h[2].fc (linear)") == base + 2 * r512(gathered));
+    // The last unit has nothing to prefetch
+    CHECK(liveParamsAt(*e, "h[5].fc (linear)") == base + r512(gathered));
+    // SHARD_GRAD_OP keeps every unit gathered from its forward to its backward
+    const auto g = estimator(m, dp(ParallelStrategy::FsdpGradOp, 3)).estimate(2, true);
+    REQUIRE(g);
+    CHECK(liveParamsAt(*g, "h[5].fc (linear)") == base + 6 * r512(gathered));
+    CHECK(g->peakAllocatedBytes > e->peakAllocatedBytes);
+}
+
+TEST_CASE("HSDP shards within a node; FSDP2 per parameter on dim 0", "[parallel][fsdp]") {
+    const Model m = parseOrFail(kStack);
+    TrainingConfig h = dp(ParallelStrategy::Hsdp, 16);
+    h.parallel.gpusPerNode = 8;
+    const auto hsdp = estimateAt(m, 2, h);
+    const auto fsdp8 = estimateAt(m, 2, dp(ParallelStrategy::Fsdp, 8));
+    CHECK(hsdp.parameterBytes == fsdp8.parameterBytes);
+    CHECK(hsdp.parallel.group == 8);
+    const auto f2 = estimateAt(m, 2, dp(ParallelStrategy::Fsdp2, 3));
+    // fc.weight [1000, 1000]: ceil(1000 / 3) = 334 rows; fc.bias [1000]: 334; head.weight [10, 1000]: 4 rows
+    const std::uint64_t expected = 7 * (334 * 1000 + 334) * 4 + (4 * 1000 + 4) * 4;
+    CHECK(f2.parameterBytes == expected);
+}
+
+TEST_CASE("ZeRO-3 keeps small parameters whole; ZeRO-1/2 reduce buffers follow reduce_bucket_size",
+          "[parallel][zero]") {
+    const Model m = parseOrFail(kStack);
+    const auto z3 = estimateAt(m, 2, dp(ParallelStrategy::Zero3, 4));
+    // the 1e6-element weights sharded; head.weight (1e4), the biases (1000, 10) under
+    // stage3_param_persistence_threshold (1e5): whole on every GPU
+    CHECK(z3.parameterBytes == (7 * 250000 + 10000 + 7 * 1000 + 10) * 4);
+    CHECK(z3.parallel.bucketBytes == 500000000ull * 4); // one flat fp32 buffer of 5e8 elements
+    TrainingConfig z2 = dp(ParallelStrategy::Zero2, 4);
+    z2.parallel.reduceBucketSize = 1000000;
+    const auto one = estimateAt(m, 2, z2);
+    z2.parallel.overlapComm = 1;
+    const auto two = estimateAt(m, 2, z2);
+    CHECK(one.parallel.bucketBytes == 4000000);
+    CHECK(two.parallel.bucketBytes == 8000000); // buf_0 and buf_1
+    CHECK(two.peakAllocatedBytes == one.peakAllocatedBytes + r512(8000000) - r512(4000000));
+}
+
+TEST_CASE("10^5 GPUs and a 7B model: shards stay exact, nothing overflows", "[parallel][bad-input]") {
+    const Model m = preset("llama-2-7b");
+    TrainingConfig c = dp(ParallelStrategy::Fsdp, 100000, Precision::AmpBf16);
+    const auto e = estimator(m, c).estimate(1);
+    REQUIRE(e);
+    CHECK(e->parameterBytes < 1ull << 30);
+    CHECK(e->optimizerStateBytes < 1ull << 30);
+    CHECK(e->parameterCount == 6738415616ull);
+}

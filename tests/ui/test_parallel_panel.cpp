@@ -1,0 +1,110 @@
+// The Parallelism rows of the training set-up: GPUs and strategy, the knobs behind "Advanced settings", the
+// verdict per GPU, undo; and QLoRA's rows in the Fine-tuning combo.
+#include "batchfit/estimator.h"
+#include "catch_compat.h"
+#include "gui/document/document.h"
+#include "gui/files/file_controller.h"
+#include "gui/shell/main_window.h"
+#include "gui_test_support.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QUndoStack>
+
+using namespace batchfit;
+
+namespace {
+
+struct Window {
+    struct AppFirst {
+        AppFirst() { test::app(); }
+    } appFirst;
+    test::TempSettings temp;
+    MainWindow window{&temp.settings()};
+    explicit Window(const char* preset) {
+        window.restoreSettings();
+        window.document()->setGpu(customGpu(80.0));
+        REQUIRE(window.files()->loadPreset(QString::fromLatin1(preset), false));
+        window.resize(1400, 900);
+        window.show();
+        REQUIRE(window.waitForIdle());
+    }
+};
+
+} // namespace
+
+TEST_CASE("choosing GPUs and a strategy makes the estimate one GPU's, undoably", "[window][parallel][undo]") {
+    Window f("gpt2-small");
+    MainWindow& w = f.window;
+    auto* gpus = w.findChild<QSpinBox*>(QStringLiteral("parallelGpus"));
+    auto* strategy = w.findChild<QComboBox*>(QStringLiteral("parallelStrategy"));
+    auto* advanced = w.findChild<QToolButton*>(QStringLiteral("parallelAdvanced"));
+    REQUIRE(gpus);
+    REQUIRE(strategy);
+    REQUIRE(advanced);
+    CHECK_FALSE(advanced->isVisible()); // one GPU: no framework knobs
+    CHECK(w.document()->config().parallel.gpus == 1);
+    const QString before = w.verdictText();
+    CHECK_FALSE(before.contains(QStringLiteral("per GPU")));
+
+    gpus->setValue(8); // several GPUs: DDP unless a strategy is chosen
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().parallel.gpus == 8);
+    CHECK(w.document()->config().parallel.strategy == ParallelStrategy::Ddp);
+    CHECK(w.verdictText().contains(QStringLiteral("per GPU")));
+    CHECK(advanced->isVisible());
+
+    strategy->setCurrentIndex(strategy->findData(static_cast<int>(ParallelStrategy::Fsdp)));
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().parallel.strategy == ParallelStrategy::Fsdp);
+    // the FSDP knobs, behind the fold
+    advanced->setChecked(true);
+    bool fsdpKnob = false;
+    for (QCheckBox* c : w.findChildren<QCheckBox*>())
+        if (c->text() == QStringLiteral("limit all-gathers")) fsdpKnob = c->isVisible();
+    CHECK(fsdpKnob);
+
+    // ddp, fsdp: two edits; undo returns to one GPU
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().parallel.strategy == ParallelStrategy::Ddp);
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().parallel.gpus == 1);
+    CHECK(gpus->value() == 1);
+    CHECK(w.verdictText() == before);
+}
+
+TEST_CASE("QLoRA in the Fine-tuning combo: quantization rows, checkpointing on, undo",
+          "[window][qlora][undo]") {
+    Window f("llama-2-7b");
+    MainWindow& w = f.window;
+    auto* mode = w.findChild<QComboBox*>(QStringLiteral("fineTuningBox"));
+    auto* kind = w.findChild<QComboBox*>(QStringLiteral("quantKind"));
+    auto* prepare = w.findChild<QCheckBox*>(QStringLiteral("kbitPrepare"));
+    REQUIRE(mode);
+    REQUIRE(kind);
+    REQUIRE(prepare);
+    CHECK_FALSE(kind->isVisible());
+    REQUIRE(w.document()->config().checkpointing == Checkpointing::None);
+    mode->setCurrentIndex(2); // QLoRA
+    REQUIRE(w.waitForIdle());
+    const TrainingConfig c = w.document()->config();
+    CHECK(c.quant.kind == QuantKind::Nf4);
+    CHECK(c.quant.doubleQuant);
+    CHECK(c.lora.rank == 16);
+    CHECK(c.checkpointing == Checkpointing::EveryBlock); // prepare_model_for_kbit_training's default
+    CHECK(kind->isVisible());
+    CHECK(prepare->isVisible());
+    kind->setCurrentIndex(kind->findData(static_cast<int>(QuantKind::Int8)));
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().quant.kind == QuantKind::Int8);
+    w.document()->undoStack()->undo();
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK_FALSE(w.document()->config().quant.enabled());
+    CHECK(w.document()->config().checkpointing == Checkpointing::None);
+    CHECK_FALSE(kind->isVisible());
+}
