@@ -1,5 +1,7 @@
 #include "batchfit/parallel_config.h"
 
+#include "enum_names.h"
+
 #include <algorithm>
 #include <array>
 #include <string>
@@ -24,37 +26,19 @@ constexpr std::array<std::pair<std::string_view, ZeroImpl>, 2> kZeroImpls{{
     {"torch", ZeroImpl::Torch},
 }};
 
-template <class E, std::size_t N>
-Result<E> parse(const std::array<std::pair<std::string_view, E>, N>& table, std::string_view s,
-                const char* what) {
-    for (const auto& [name, value] : table)
-        if (name == s) return value;
-    std::string expected;
-    for (const auto& [name, value] : table) expected += (expected.empty() ? "" : ", ") + std::string(name);
-    return makeError("unknown " + std::string(what) + " '" + std::string(s) +
-                     "' (expected one of: " + expected + ")");
-}
-
-template <class E, std::size_t N>
-std::string_view name(const std::array<std::pair<std::string_view, E>, N>& table, E e) {
-    for (const auto& [n, value] : table)
-        if (value == e) return n;
-    return "?";
-}
-
 } // namespace
 
 std::string_view parallelStrategyName(ParallelStrategy s) {
-    return name(kStrategies, s);
+    return nameFrom(kStrategies, s);
 }
 Result<ParallelStrategy> parseParallelStrategy(std::string_view s) {
-    return parse(kStrategies, s, "parallel strategy");
+    return parseFrom(kStrategies, s, "parallel strategy");
 }
 std::string_view zeroImplName(ZeroImpl z) {
-    return name(kZeroImpls, z);
+    return nameFrom(kZeroImpls, z);
 }
 Result<ZeroImpl> parseZeroImpl(std::string_view s) {
-    return parse(kZeroImpls, s, "ZeRO implementation");
+    return parseFrom(kZeroImpls, s, "ZeRO implementation");
 }
 std::vector<ParallelStrategy> allParallelStrategies() {
     std::vector<ParallelStrategy> out;

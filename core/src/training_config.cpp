@@ -1,28 +1,12 @@
 #include "batchfit/training_config.h"
 
+#include "enum_names.h"
+
 #include <array>
 #include <utility>
 
 namespace batchfit {
 namespace {
-
-template <class E, std::size_t N>
-Result<E> parseFrom(const std::array<std::pair<std::string_view, E>, N>& table, std::string_view s,
-                    std::string_view what) {
-    for (const auto& [name, value] : table)
-        if (name == s) return value;
-    std::string expected;
-    for (const auto& [name, value] : table) expected += (expected.empty() ? "" : ", ") + std::string(name);
-    return makeError("unknown " + std::string(what) + " '" + std::string(s) +
-                     "' (expected one of: " + expected + ")");
-}
-
-template <class E, std::size_t N>
-std::string_view nameFrom(const std::array<std::pair<std::string_view, E>, N>& table, E e) {
-    for (const auto& [name, value] : table)
-        if (value == e) return name;
-    return "?";
-}
 
 constexpr std::array<std::pair<std::string_view, OptimizerKind>, 12> kOptimizers{{
     {"sgd", OptimizerKind::Sgd},
