@@ -79,6 +79,8 @@ Training set-up:
   --strategy S           ddp, zero1, zero2, zero3 (DeepSpeed ZeRO stages), fsdp (FULL_SHARD), fsdp-grad-op
                          (SHARD_GRAD_OP), hsdp (HYBRID_SHARD: shards within a node), fsdp2 (fully_shard)
   --gpus-per-node G      GPUs per node (default 8): HSDP's shard group
+  --tp T                 Megatron tensor parallelism over T of the GPUs (heads, MLP columns and the vocab
+                         split; norms, dropout and the residual stream whole): data-parallel size GPUs / T
   --zero-impl deepspeed|torch  zero1 by DeepSpeed (flat partitions) or torch's ZeroRedundancyOptimizer over
                          DDP (whole tensors, greedy by size)
   --bucket-cap-mb M      DDP bucket_cap_mb (default 25); --gradient-as-bucket-view: gradients are views into

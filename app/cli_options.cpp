@@ -213,9 +213,14 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             o.config.parallel.backwardPrefetchPre = v == "pre";
         } else if (a == "--no-reshard-after-forward") {
             o.config.parallel.reshardAfterForward = false;
-        } else if (a == "--tp" || a == "--pp" || a == "--sequence-parallel" || a == "--microbatches") {
-            return makeError(a + ": tensor and pipeline parallelism are not modelled yet (data-parallel "
-                                 "strategies only: --gpus N --strategy ddp|zero1|zero2|zero3|fsdp|...)");
+        } else if (a == "--tp") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, 1024);
+            if (!r) return r.error();
+            o.config.parallel.tp = *r;
+        } else if (a == "--pp" || a == "--sequence-parallel" || a == "--microbatches") {
+            return makeError(a + ": pipeline parallelism and sequence parallelism are not modelled yet "
+                                 "(--gpus N --tp T with a data-parallel --strategy is)");
         } else if (a == "--torch") {
             BF_NEXT(v);
             auto r = parseTorchRules(v);
@@ -327,12 +332,17 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
 #undef BF_NEXT
     }
     if (quantGiven) applyQuantDefaults(o.config, checkpointingGiven);
-    if (o.config.parallel.gpus > 1 && o.config.parallel.strategy == ParallelStrategy::None)
-        return makeError("--gpus " + std::to_string(o.config.parallel.gpus) +
+    const ParallelConfig& par = o.config.parallel;
+    if (par.gpus % par.tp)
+        return makeError("--tp " + std::to_string(par.tp) + " must divide --gpus " +
+                         std::to_string(par.gpus));
+    if (par.dataParallel() > 1 && par.strategy == ParallelStrategy::None)
+        return makeError("--gpus " + std::to_string(par.gpus) +
+                         (par.tp > 1 ? " with --tp " + std::to_string(par.tp) : std::string()) +
                          " needs a --strategy (ddp, zero1, zero2, zero3, fsdp, fsdp-grad-op, hsdp, fsdp2)");
-    if (o.config.parallel.gpus == 1 && o.config.parallel.strategy != ParallelStrategy::None)
-        return makeError("--strategy " + std::string(parallelStrategyName(o.config.parallel.strategy)) +
-                         " needs --gpus N with N > 1");
+    if (par.dataParallel() == 1 && par.strategy != ParallelStrategy::None)
+        return makeError("--strategy " + std::string(parallelStrategyName(par.strategy)) +
+                         " needs --gpus N with more than one data-parallel replica (N / --tp > 1)");
     return o;
 }
 

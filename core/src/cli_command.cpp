@@ -68,9 +68,10 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     }
     const ParallelConfig& par = config.parallel;
     const ParallelConfig dp{};
-    if (par.enabled()) {
+    if (par.gpus > 1) {
         option("--gpus", std::to_string(par.gpus));
-        option("--strategy", parallelStrategyName(par.strategy));
+        if (par.tp > 1) option("--tp", std::to_string(par.tp));
+        if (par.strategy != ParallelStrategy::None) option("--strategy", parallelStrategyName(par.strategy));
         if (par.gpusPerNode != dp.gpusPerNode) option("--gpus-per-node", std::to_string(par.gpusPerNode));
         if (par.zeroImpl != dp.zeroImpl) option("--zero-impl", zeroImplName(par.zeroImpl));
         if (par.bucketCapMb != dp.bucketCapMb) option("--bucket-cap-mb", number(par.bucketCapMb));

@@ -35,11 +35,12 @@ ojson configObject(const TrainingConfig& c) {
         l["targets"] = c.lora.targets; // empty: the family's default
         o["lora"] = l;
     }
-    if (c.parallel.enabled()) {
+    if (c.parallel.gpus > 1) {
         const ParallelConfig& p = c.parallel;
         ojson q;
         q["strategy"] = std::string(parallelStrategyName(p.strategy));
         q["gpus"] = p.gpus;
+        q["tp"] = p.tp;
         q["gpus_per_node"] = p.gpusPerNode;
         if (p.strategy == ParallelStrategy::Zero1) q["zero_impl"] = std::string(zeroImplName(p.zeroImpl));
         q["bucket_cap_mb"] = p.bucketCapMb;
@@ -118,16 +119,17 @@ std::string estimateJson(const ReportInput& in) {
     t["quantized_parameter_count"] = e.quantizedParameterCount;
     t["quantized_parameter_bytes"] = e.quantizedParameterBytes;
     o["totals"] = t;
-    if (in.config->parallel.enabled()) {
+    if (in.config->parallel.gpus > 1) {
         // Every figure above is this GPU's; the batch is its micro-batch.
         const ParallelConfig& p = in.config->parallel;
         ojson par;
         par["strategy"] = std::string(parallelStrategyName(p.strategy));
         par["gpus"] = p.gpus;
-        par["data_parallel_size"] = p.gpus;
+        par["tensor_parallel_size"] = p.tp;
+        par["data_parallel_size"] = p.dataParallel();
         par["shard_group_size"] = e.parallel.group;
         par["rank_simulated"] = e.parallel.rank;
-        par["global_batch"] = e.batch * p.gpus * in.config->accumulationSteps;
+        par["global_batch"] = e.batch * p.dataParallel() * in.config->accumulationSteps;
         par["bucket_bytes"] = e.parallel.bucketBytes;
         par["largest_gathered_unit"] = e.parallel.largestGatheredUnit;
         par["largest_gathered_bytes"] = e.parallel.largestGatheredBytes;

@@ -58,9 +58,9 @@ bool shardsOptimizerStates(ParallelStrategy s) {
 }
 std::int64_t shardGroupSize(const ParallelConfig& p) {
     if (!p.enabled()) return 1;
-    if (p.strategy == ParallelStrategy::Hsdp)
-        return std::max<std::int64_t>(1, std::min(p.gpus, p.gpusPerNode));
-    return p.gpus;
+    const std::int64_t dp = p.dataParallel();
+    if (p.strategy == ParallelStrategy::Hsdp) return std::max<std::int64_t>(1, std::min(dp, p.gpusPerNode));
+    return dp;
 }
 
 } // namespace batchfit

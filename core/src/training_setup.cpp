@@ -167,6 +167,8 @@ public:
             Status st = Ok{};
             if (f == "gpus" || f == "gpus_per_node") {
                 st = integer(it.value(), k, 1, 100000, f == "gpus" ? p.gpus : p.gpusPerNode);
+            } else if (f == "tp") {
+                st = integer(it.value(), k, 1, 1024, p.tp);
             } else if (f == "strategy") {
                 st = name(it.value(), k, &parseParallelStrategy, p.strategy);
             } else if (f == "zero_impl") {
@@ -196,16 +198,18 @@ public:
                     return fail(k, "expected \"pre\" or \"post\", got " + jsontext::describe(v));
                 p.backwardPrefetchPre = v.get<std::string>() == "pre";
             } else {
-                return fail(k,
-                            "unknown key (expected gpus, strategy, gpus_per_node, zero_impl, bucket_cap_mb, "
-                            "gradient_as_bucket_view, reduce_bucket_size, overlap_comm, "
-                            "stage3_param_persistence_threshold, limit_all_gathers, backward_prefetch, "
-                            "reshard_after_forward)");
+                return fail(
+                    k, "unknown key (expected gpus, tp, strategy, gpus_per_node, zero_impl, bucket_cap_mb, "
+                       "gradient_as_bucket_view, reduce_bucket_size, overlap_comm, "
+                       "stage3_param_persistence_threshold, limit_all_gathers, backward_prefetch, "
+                       "reshard_after_forward)");
             }
             if (!st) return st;
         }
-        if (p.gpus > 1 && p.strategy == ParallelStrategy::None)
-            return fail(key + ".strategy", "missing (several GPUs need a strategy: ddp, zero1, ..., fsdp2)");
+        if (p.gpus % p.tp) return fail(key + ".tp", "must divide gpus (" + std::to_string(p.gpus) + ")");
+        if (p.dataParallel() > 1 && p.strategy == ParallelStrategy::None)
+            return fail(key + ".strategy",
+                        "missing (several replicas need a strategy: ddp, zero1, ..., fsdp2)");
         out = p;
         return Ok{};
     }
@@ -360,6 +364,7 @@ ojson write(const TrainingSetup& s) {
         const ParallelConfig& p = c.parallel;
         ojson q;
         q["gpus"] = p.gpus;
+        q["tp"] = p.tp;
         q["strategy"] = std::string(parallelStrategyName(p.strategy));
         q["gpus_per_node"] = p.gpusPerNode;
         q["zero_impl"] = std::string(zeroImplName(p.zeroImpl));

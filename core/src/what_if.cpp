@@ -133,6 +133,12 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
             consider("fsdp", "FSDP full shard (parameters, gradients and states sharded)",
                      "an all-gather per block, forward and backward", c);
         }
+        if (config.parallel.tp == 1 && config.parallel.gpus % 2 == 0) {
+            TrainingConfig c = config;
+            c.parallel.tp = 2;
+            consider("tp2", "Tensor parallel TP = 2 (heads and MLP columns split over pairs of GPUs)",
+                     "an all-reduce per layer, forward and backward", c);
+        }
         if (shardsOptimizerStates(now) && config.parallel.gpus <= 50000) {
             TrainingConfig c = config;
             c.parallel.gpus = config.parallel.gpus * 2;

@@ -507,5 +507,9 @@
         <source>Data parallelism: one GPU of the group is simulated with its shards, the parameters it gathers and the buffers the framework allocates through PyTorch; NCCL&apos;s own buffers are outside PyTorch&apos;s allocator and not counted.</source>
         <translation>数据并行：模拟组中的一张 GPU，包括它的分片、它聚合的参数以及框架通过 PyTorch 分配的缓冲；NCCL 自己的缓冲不在 PyTorch 分配器中，不计入。</translation>
     </message>
+    <message>
+        <source>; tensor parallel %1</source>
+        <translation>；张量并行 %1</translation>
+    </message>
 </context>
 </TS>

@@ -1363,6 +1363,18 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>The same strategy on twice as many GPUs: every shard halves.</source>
         <translation>同样的策略用两倍的 GPU：每个分片减半。</translation>
     </message>
+    <message>
+        <source>Tensor parallel TP = 2</source>
+        <translation>张量并行 TP = 2</translation>
+    </message>
+    <message>
+        <source>an all-reduce per layer, forward and backward</source>
+        <translation>每层在前向和反向各做一次 all-reduce</translation>
+    </message>
+    <message>
+        <source>Megatron tensor parallelism over pairs of GPUs: each holds half of every layer&apos;s heads and MLP columns, and half of the vocabulary; half as many data-parallel replicas.</source>
+        <translation>在每两张 GPU 上做 Megatron 张量并行：每张 GPU 持有每层一半的注意力头和 MLP 列，以及一半的词表；数据并行副本数减半。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>
@@ -2508,6 +2520,18 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Parallelism:</source>
         <translation>并行：</translation>
+    </message>
+    <message>
+        <source>Megatron tensor parallelism: each layer&apos;s heads, MLP columns and the vocabulary split over this many of the GPUs; the data-parallel replicas are GPUs / this</source>
+        <translation>Megatron 张量并行：每层的注意力头、MLP 列和词表在这么多张 GPU 上切分；数据并行副本数为 GPU 数除以它</translation>
+    </message>
+    <message>
+        <source>Tensor parallel:</source>
+        <translation>张量并行：</translation>
+    </message>
+    <message>
+        <source>Tensor parallel ×%1</source>
+        <translation>张量并行 ×%1</translation>
     </message>
 </context>
 <context>

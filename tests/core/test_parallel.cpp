@@ -145,3 +145,60 @@ TEST_CASE("10^5 GPUs and a 7B model: shards stay exact, nothing overflows", "[pa
     CHECK(e->optimizerStateBytes < 1ull << 30);
     CHECK(e->parameterCount == 6738415616ull);
 }
+
+TEST_CASE("tensor parallelism reproduces Korthikanti et al.'s activations per layer, sbh(10 + 24/t + 5as/ht)",
+          "[parallel][tp]") {
+    // Korthikanti et al. 2022 (arXiv 2205.05198) Table 2, "tensor parallel (baseline)": a GPT layer with
+    // 16-bit activations, 1-byte dropout masks, a 4h GELU MLP and materialised attention scores, no sequence
+    // parallelism. The model below is that layer (s 512, h 1024, a 16), twice; BatchFit's layer also keeps
+    // its LayerNorms' fp32 mean and rstd (2 x 2 x 512 x 4 B), which the paper's count leaves out.
+    const Model m = parseOrFail(
+        R"({"format":"batchfit-model","version":1,"name":"megatron","input":{"shape":[512,1024]},"layers":[
+ {"name":"h","repeat":2,"layers":[
+  {"name":"attn_block","shortcut":"identity","layers":[{"name":"ln_1","op":"layernorm"},
+    {"name":"attn","op":"attention","heads":16,"dropout":0.1,"causal":false,"impl":"eager"},
+    {"name":"drop","op":"dropout","p":0.1}]},
+  {"name":"mlp_block","shortcut":"identity","layers":[{"name":"ln_2","op":"layernorm"},
+    {"name":"fc1","op":"linear","out_features":4096},{"name":"act","op":"gelu"},
+    {"name":"fc2","op":"linear","out_features":1024},{"name":"drop","op":"dropout","p":0.1}]}]},
+ {"name":"loss","op":"mse_loss"}]})");
+    constexpr double s = 512, h = 1024, a = 16;
+    constexpr std::uint64_t stats = 2 * 2 * 512 * 4;
+    for (std::int64_t t : {1, 2, 4, 8}) {
+        INFO("t = " << t);
+        TrainingConfig c;
+        c.precision = Precision::PureFp16;
+        c.parallel.gpus = t;
+        c.parallel.tp = t;
+        const auto e = estimateAt(m, 1, c);
+        std::uint64_t layer = 0;
+        for (const auto& l : e.layers)
+            if (l.path.rfind("h[0]", 0) == 0) layer += l.savedBytes;
+        const double td = static_cast<double>(t);
+        const auto paper = static_cast<std::uint64_t>(s * h * (10 + 24 / td + 5 * a * s / (h * td)));
+        CHECK(layer == paper + stats);
+    }
+}
+
+TEST_CASE("tensor parallelism splits heads, MLP columns and the vocab; the data-parallel size is GPUs / tp",
+          "[parallel][tp]") {
+    const Model m = preset("llama-2-7b");
+    TrainingConfig c;
+    c.precision = Precision::MixedBf16Master;
+    c.parallel.gpus = 16;
+    c.parallel.tp = 8;
+    c.parallel.strategy = ParallelStrategy::Zero1;
+    const auto e = estimateAt(m, 1, c);
+    // per rank: 1/8 of every linear in the blocks and of the embedding and head; norms whole
+    const std::uint64_t blocks = 32ull * (4 * 4096 * 4096 + 3 * 4096 * 11008) / 8 + 32ull * 2 * 4096;
+    const std::uint64_t vocab = 2ull * 32768 * 4096 / 8 + 4096; // 32000 padded to a multiple of 128 x 8
+    CHECK(e.parameterCount == blocks + vocab);
+    CHECK(e.parallel.group == 2); // ZeRO-1 over the 2 replicas
+    TrainingConfig bad = c;
+    bad.parallel.tp = 3;
+    bad.parallel.gpus = 3;
+    bad.parallel.strategy = ParallelStrategy::None;
+    auto r = Estimator::create(m, bad, 0);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("not divisible by --tp 3") != std::string::npos);
+}

@@ -84,15 +84,16 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                       .arg(ReportText::number(static_cast<std::int64_t>(e.trainableParameterCount)),
                            ReportText::number(static_cast<std::int64_t>(e.parameterCount)));
     out.emplace_back(ReportText::tr("Fine-tuning"), tuning);
-    if (c.parallel.enabled()) {
-        QString par =
-            ReportText::tr("%1 on %2 GPUs, shards over %3; every figure is rank %4's (the most "
-                           "loaded); global batch %5")
-                .arg(qs(parallelStrategyName(c.parallel.strategy)))
-                .arg(c.parallel.gpus)
-                .arg(e.parallel.group)
-                .arg(e.parallel.rank)
-                .arg(ReportText::number(m_data.request.batch * c.parallel.gpus * c.accumulationSteps));
+    if (c.parallel.gpus > 1) {
+        QString par = ReportText::tr("%1 on %2 GPUs, shards over %3; every figure is rank %4's (the most "
+                                     "loaded); global batch %5")
+                          .arg(qs(parallelStrategyName(c.parallel.strategy)))
+                          .arg(c.parallel.gpus)
+                          .arg(e.parallel.group)
+                          .arg(e.parallel.rank)
+                          .arg(ReportText::number(m_data.request.batch * c.parallel.dataParallel() *
+                                                  c.accumulationSteps));
+        if (c.parallel.tp > 1) par += ReportText::tr("; tensor parallel %1").arg(c.parallel.tp);
         if (e.parallel.bucketBytes)
             par +=
                 ReportText::tr("; communication buckets %1").arg(ReportText::bytes(e.parallel.bucketBytes));
@@ -116,7 +117,7 @@ QString ReportSections::setupLine() const {
                             qs(precisionName(c.precision)), qs(checkpointingName(c.checkpointing)),
                             qs(m_data.request.gpu.name), ReportText::bytes(m_data.request.gpu.memoryBytes));
     const Estimate& e = m_data.estimate;
-    if (c.parallel.enabled())
+    if (c.parallel.gpus > 1)
         line += ReportText::tr(" · %1 × %2")
                     .arg(c.parallel.gpus)
                     .arg(qs(parallelStrategyName(c.parallel.strategy)));
@@ -324,7 +325,7 @@ QStringList ReportSections::assumptions() const {
         out << ReportText::tr(
             "LoRA as PEFT runs it: adapters in fp32 on half weights (autocast_adapter_dtype), "
             "each adapted input copied to their dtype, one dropout per adapted layer.");
-    if (c.parallel.enabled())
+    if (c.parallel.gpus > 1)
         out << ReportText::tr(
             "Data parallelism: one GPU of the group is simulated with its shards, the parameters it gathers "
             "and the buffers the framework allocates through PyTorch; NCCL's own buffers are outside "

@@ -48,6 +48,7 @@ struct TimelinePoint {
 
 /// One GPU of a data-parallel group (Estimate::parallel; group 1 without one).
 struct ParallelEstimate {
+    std::int64_t gpus = 1;                  ///< all GPUs of the set-up (TP x data parallel)
     std::int64_t group = 1;                 ///< GPUs the shards are split over
     std::int64_t rank = 0;                  ///< the rank simulated: the most loaded one
     std::uint64_t bucketBytes = 0;          ///< DDP buckets or DeepSpeed reduce buffers (in the gradients)

@@ -19,7 +19,8 @@ enum class ParallelStrategy { None, Ddp, Zero1, Zero2, Zero3, Fsdp, FsdpGradOp, 
 enum class ZeroImpl { DeepSpeed, Torch };
 
 struct ParallelConfig {
-    std::int64_t gpus = 1;        ///< all GPUs (data-parallel size: GPUs / (tensor x pipeline) = GPUs here)
+    std::int64_t gpus = 1;        ///< all GPUs; the data-parallel size is GPUs / tensor-parallel size
+    std::int64_t tp = 1;          ///< tensor-parallel size (Megatron: heads, MLP columns, vocab split)
     std::int64_t gpusPerNode = 8; ///< HSDP's shard group
     ParallelStrategy strategy = ParallelStrategy::None;
     ZeroImpl zeroImpl = ZeroImpl::DeepSpeed;
@@ -41,7 +42,10 @@ struct ParallelConfig {
     bool reshardAfterForward = true; ///< FSDP2's reshard_after_forward (False: as SHARD_GRAD_OP)
 
     bool operator==(const ParallelConfig&) const = default;
-    bool enabled() const { return gpus > 1 && strategy != ParallelStrategy::None; }
+    /// GPUs / tp: the replicas (or shard group) of the data-parallel strategy.
+    std::int64_t dataParallel() const { return tp > 0 ? gpus / tp : gpus; }
+    /// A data-parallel strategy over more than one replica.
+    bool enabled() const { return dataParallel() > 1 && strategy != ParallelStrategy::None; }
 };
 
 std::string_view parallelStrategyName(ParallelStrategy s); ///< "none", "ddp", "zero1", ..., "fsdp2"

@@ -435,7 +435,15 @@ Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope,
         byPatterns = byPatterns && !m_config.trainOnly.empty();
     m_trainable = byPatterns && m_trainable && layer.trainable;
     m_frozenParams = &layer.frozenParams;
-    auto out = addOp(layer.op, path, layer.attrs, inputs);
+    Result<int> out = makeError("");
+    if (m_config.parallel.tp > 1) {
+        const Shape& in = info(inputs.front()).shape;
+        auto attrs = tensorParallelAttributes(layer, path, in.empty() ? 0 : in.back());
+        if (!attrs) return attrs.error();
+        out = addOp(layer.op, path, *attrs, inputs);
+    } else {
+        out = addOp(layer.op, path, layer.attrs, inputs);
+    }
     m_trainable = outerTrainable;
     m_frozenParams = nullptr;
     if (!out) return out.error();
@@ -469,7 +477,14 @@ Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope,
                 m_currentUnit = m_graph.checkpointUnits++;
         }
         Scope inner{{}, x, &scope};
+        // Megatron's split inside a transformer layer: the block's last linear is row-parallel
+        const Layer* savedRow = m_rowLinear;
+        for (const Layer& l : block.layers)
+            if (!l.isBlock() && l.op == "linear") m_rowLinear = &l;
+        if (block.repeat > 1) ++m_repeatDepth;
         auto main = walkList(block.layers, x, inner, path);
+        if (block.repeat > 1) --m_repeatDepth;
+        m_rowLinear = savedRow;
         if (!main) return main.error();
         int out = *main;
         if (block.shortcut != ShortcutKind::None) {
@@ -519,6 +534,7 @@ Result<Graph> GraphBuilder::build(const Model& model) {
                          " ops; refusing to build it (check repeat counts)");
     if (auto st = resolveLoraTargets(model); !st) return st.error();
     if (m_config.quant.enabled()) m_quantHead = loraTargetInfo(model).head;
+    if (auto st = prepareTensorParallel(model); !st) return st.error();
     int x = newTensor(in, -1, "input batch");
     m_graph.batchTensors.push_back(x);
     Scope root{{}, x, nullptr};

@@ -61,6 +61,10 @@ private:
     bool loraTargets(const std::string& path);
     std::vector<std::string> unusedLoraTargets() const;
     Result<int> addLoraLinear(const std::string& path, const Attributes& attrs, int input);
+    // Megatron tensor parallelism (tensor_parallel.cpp): the attributes of a layer on one rank.
+    Status prepareTensorParallel(const Model& model);
+    Result<Attributes> tensorParallelAttributes(const Layer& layer, const std::string& path,
+                                                std::int64_t width) const;
     // bitsandbytes quantization (quant_linear.cpp)
     bool quantizes(const std::string& path, const Attributes& attrs) const;
     Attributes quantAttributes(const Attributes& linear) const;
@@ -83,6 +87,10 @@ private:
     bool m_loraAllLinear = false;
     std::string m_loraHead;                    ///< the output head's path, which all-linear leaves out
     std::string m_quantHead;                   ///< the output head, which bitsandbytes does not quantize
+    int m_repeatDepth = 0;                     ///< repeated blocks being lowered (transformer layers)
+    const Layer* m_rowLinear = nullptr;        ///< the block's last linear: Megatron's row-parallel one
+    std::string m_tpHead;                      ///< the output head (vocab-parallel with TP)
+    std::int64_t m_vocab = 0;                  ///< its width
     bool m_inLora = false;                     ///< lowering an adapted linear's parts
     std::string m_layerPath, m_layerModule;    ///< the layer being lowered, and its "module" attribute
     std::optional<DType> m_paramDtypeOverride; ///< the adapters' dtype while they are lowered

@@ -191,6 +191,7 @@ void Scheduler::setup() {
         t.bucketBytes = m_shard.bucketBytes;
     }
     t.parallelGroup = m_shard.group;
+    t.parallelGpus = m_config.parallel.gpus;
     t.parallelRank = m_shard.rank;
     for (std::size_t u = 0; u < m_shard.unitBytes.size(); ++u)
         if (m_shard.shardParams && m_shard.unitBytes[u] > t.largestUnitBytes) {

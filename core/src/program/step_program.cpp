@@ -165,6 +165,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.pagedStateBytes = t.pagedStateBytes;
     e.parallel.bucketBytes = t.bucketBytes;
     e.parallel.group = t.parallelGroup;
+    e.parallel.gpus = t.parallelGpus;
     e.parallel.rank = t.parallelRank;
     e.parallel.largestGatheredBytes = t.largestUnitBytes;
     e.parallel.largestGatheredUnit = t.largestUnit;

@@ -50,7 +50,8 @@ struct StepTotals {
     std::uint64_t pagedStateBytes = 0;                ///< optimizer states in CUDA managed memory
     std::uint64_t bucketBytes = 0;                    ///< DDP buckets / DeepSpeed reduce buffers
     std::int64_t parallelGroup = 1, parallelRank = 0; ///< shard group size, the rank simulated
-    std::uint64_t largestUnitBytes = 0;               ///< the largest gathered unit (ZeRO-3 / FSDP)
+    std::int64_t parallelGpus = 1;
+    std::uint64_t largestUnitBytes = 0; ///< the largest gathered unit (ZeRO-3 / FSDP)
     std::string largestUnit;
     std::uint64_t quantizedParameterCount = 0; ///< parameters stored packed (4-bit, int8)
     std::uint64_t quantizedBytes = 0;          ///< their bytes (packed weights and quantization constants)

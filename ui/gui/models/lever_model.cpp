@@ -35,6 +35,7 @@ QString LeverModel::title(const Lever& l) {
         return tr("Smaller micro-batches with gradient accumulation (×%1)").arg(l.config.accumulationSteps);
     if (l.id == "zero2") return tr("ZeRO-2 on these GPUs");
     if (l.id == "fsdp") return tr("FSDP full shard");
+    if (l.id == "tp2") return tr("Tensor parallel TP = 2");
     if (l.id == "more-gpus")
         return tr("%1 GPUs instead of %2").arg(l.config.parallel.gpus).arg(l.config.parallel.gpus / 2);
     return QString::fromStdString(l.title);
@@ -53,6 +54,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "zero2") return tr("reduce-scatter instead of all-reduce");
     if (l.id == "fsdp") return tr("an all-gather per block, forward and backward");
     if (l.id == "more-gpus") return tr("twice the GPUs");
+    if (l.id == "tp2") return tr("an all-reduce per layer, forward and backward");
     return QString::fromStdString(l.cost);
 }
 
@@ -84,6 +86,10 @@ QString LeverModel::explanation(const Lever& l) {
         return tr("Shard the parameters too: each block's parameters are gathered only while it runs "
                   "(FSDP FULL_SHARD).");
     if (l.id == "more-gpus") return tr("The same strategy on twice as many GPUs: every shard halves.");
+    if (l.id == "tp2")
+        return tr(
+            "Megatron tensor parallelism over pairs of GPUs: each holds half of every layer's heads and "
+            "MLP columns, and half of the vocabulary; half as many data-parallel replicas.");
     if (l.id == "qlora")
         return tr("Load the linear layers in 4 bits (bitsandbytes NF4, double quantization) and train LoRA "
                   "adapters on them: 0.52 bytes per base weight, the rest in fp32, bf16 compute and "

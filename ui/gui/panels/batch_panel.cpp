@@ -172,7 +172,7 @@ void BatchPanel::showVerdict(const Estimate& estimate, const Verdict& verdict, s
     m_verdict->setFont(m_bigFont);
     QString text = ByteFormat::verdict(verdict, estimate.requiredBytes);
     // data parallelism: the figures are one GPU's (the most loaded rank), the batch its micro-batch
-    if (estimate.parallel.group > 1) text = tr("%1 per GPU").arg(text);
+    if (estimate.parallel.gpus > 1) text = tr("%1 per GPU").arg(text);
     m_verdict->setFullText(
         sequence > 0 ? tr("%1 at sequence %2").arg(text, QLocale().toString(static_cast<qlonglong>(sequence)))
                      : text);

@@ -11,7 +11,7 @@
 namespace batchfit {
 
 namespace {
-constexpr int kMergeGpus = 401, kMergeBucket = 402, kMergeReduce = 403, kMergePerNode = 404;
+constexpr int kMergeGpus = 401, kMergeBucket = 402, kMergeReduce = 403, kMergePerNode = 404, kMergeTp = 405;
 
 QWidget* rowOf(QWidget* parent, std::initializer_list<QWidget*> widgets) {
     auto* row = new QWidget(parent);
@@ -86,6 +86,16 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     h->addWidget(m_strategy, 1);
     h->addWidget(m_advanced);
     form->addRow(tr("Parallelism:"), m_strategyRow);
+
+    m_tp = new QSpinBox;
+    m_tp->setObjectName(QStringLiteral("parallelTp"));
+    m_tp->setRange(1, 1024);
+    m_tp->setPrefix(tr("×"));
+    m_tp->setToolTip(
+        tr("Megatron tensor parallelism: each layer's heads, MLP columns and the vocabulary split "
+           "over this many of the GPUs; the data-parallel replicas are GPUs / this"));
+    m_tpRow = rowOf(parent, {m_tp});
+    form->addRow(tr("Tensor parallel:"), m_tpRow);
 
     m_bucketCap = new QDoubleSpinBox;
     m_bucketCap->setRange(0.01, 100000);
@@ -163,6 +173,10 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
         m_advanced->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
         updateVisible();
     });
+    connect(m_tp, &QSpinBox::valueChanged, this, [this](int t) {
+        m_parallel.tp = t;
+        emitEdit(tr("Tensor parallel ×%1").arg(t), kMergeTp);
+    });
     connect(m_bucketCap, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         m_parallel.bucketCapMb = v;
         emitEdit(tr("DDP buckets %1 MiB").arg(v), kMergeBucket);
@@ -207,6 +221,7 @@ void ParallelEditor::setParallel(const ParallelConfig& p) {
     m_parallel = p;
     m_gpus->setValue(static_cast<int>(p.gpus));
     m_strategy->setCurrentIndex(m_strategy->findData(static_cast<int>(p.strategy)));
+    m_tp->setValue(static_cast<int>(p.tp));
     m_bucketCap->setValue(p.bucketCapMb);
     m_bucketView->setChecked(p.gradientAsBucketView);
     m_reduceBucket->setValue(static_cast<int>(std::max<std::int64_t>(1, p.reduceBucketSize / 1000000)));
@@ -244,6 +259,7 @@ void ParallelEditor::updateVisible() {
         s == ParallelStrategy::Zero1 || s == ParallelStrategy::Zero2 || s == ParallelStrategy::Zero3;
     const bool fsdp = s == ParallelStrategy::Fsdp || s == ParallelStrategy::FsdpGradOp ||
                       s == ParallelStrategy::Hsdp || s == ParallelStrategy::Fsdp2;
+    m_form->setRowVisible(m_tpRow, adv);
     m_form->setRowVisible(m_ddpRow, adv && ddp);
     m_form->setRowVisible(m_zeroRow, adv && zero);
     m_form->setRowVisible(m_fsdpRow, adv && fsdp);

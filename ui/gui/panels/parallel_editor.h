@@ -43,6 +43,8 @@ private:
     QWidget* m_strategyRow = nullptr;
     QComboBox* m_strategy = nullptr;
     QToolButton* m_advanced = nullptr;
+    QWidget* m_tpRow = nullptr;
+    QSpinBox* m_tp = nullptr;
     QWidget* m_ddpRow = nullptr;
     QDoubleSpinBox* m_bucketCap = nullptr;
     QCheckBox* m_bucketView = nullptr;
