@@ -81,6 +81,9 @@ Training set-up:
   --gpus-per-node G      GPUs per node (default 8): HSDP's shard group
   --tp T                 Megatron tensor parallelism over T of the GPUs (heads, MLP columns and the vocab
                          split; norms, dropout and the residual stream whole): data-parallel size GPUs / T
+  --pp P                 pipeline parallelism, 1F1B: the first stage (the embedding and ceil(L/P) layers) is
+                         simulated, holding the activations of min(M, P) micro-batches; --microbatches M
+                         (default P); data-parallel size GPUs / (T x P)
   --zero-impl deepspeed|torch  zero1 by DeepSpeed (flat partitions) or torch's ZeroRedundancyOptimizer over
                          DDP (whole tensors, greedy by size)
   --bucket-cap-mb M      DDP bucket_cap_mb (default 25); --gradient-as-bucket-view: gradients are views into

@@ -218,9 +218,14 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseInt(v, a, 1, 1024);
             if (!r) return r.error();
             o.config.parallel.tp = *r;
-        } else if (a == "--pp" || a == "--sequence-parallel" || a == "--microbatches") {
-            return makeError(a + ": pipeline parallelism and sequence parallelism are not modelled yet "
-                                 "(--gpus N --tp T with a data-parallel --strategy is)");
+        } else if (a == "--pp" || a == "--microbatches") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, 4096);
+            if (!r) return r.error();
+            (a == "--pp" ? o.config.parallel.pp : o.config.parallel.microbatches) = *r;
+        } else if (a == "--sequence-parallel") {
+            return makeError(a + ": sequence parallelism is not modelled yet (--gpus N --tp T --pp P with a "
+                                 "data-parallel --strategy is)");
         } else if (a == "--torch") {
             BF_NEXT(v);
             auto r = parseTorchRules(v);
@@ -333,9 +338,10 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
     }
     if (quantGiven) applyQuantDefaults(o.config, checkpointingGiven);
     const ParallelConfig& par = o.config.parallel;
-    if (par.gpus % par.tp)
-        return makeError("--tp " + std::to_string(par.tp) + " must divide --gpus " +
-                         std::to_string(par.gpus));
+    if (par.gpus % (par.tp * par.pp))
+        return makeError((par.pp > 1 ? "--tp x --pp " + std::to_string(par.tp * par.pp)
+                                     : "--tp " + std::to_string(par.tp)) +
+                         " must divide --gpus " + std::to_string(par.gpus));
     if (par.dataParallel() > 1 && par.strategy == ParallelStrategy::None)
         return makeError("--gpus " + std::to_string(par.gpus) +
                          (par.tp > 1 ? " with --tp " + std::to_string(par.tp) : std::string()) +

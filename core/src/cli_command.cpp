@@ -71,6 +71,8 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     if (par.gpus > 1) {
         option("--gpus", std::to_string(par.gpus));
         if (par.tp > 1) option("--tp", std::to_string(par.tp));
+        if (par.pp > 1) option("--pp", std::to_string(par.pp));
+        if (par.microbatches > 0) option("--microbatches", std::to_string(par.microbatches));
         if (par.strategy != ParallelStrategy::None) option("--strategy", parallelStrategyName(par.strategy));
         if (par.gpusPerNode != dp.gpusPerNode) option("--gpus-per-node", std::to_string(par.gpusPerNode));
         if (par.zeroImpl != dp.zeroImpl) option("--zero-impl", zeroImplName(par.zeroImpl));

@@ -41,6 +41,8 @@ ojson configObject(const TrainingConfig& c) {
         q["strategy"] = std::string(parallelStrategyName(p.strategy));
         q["gpus"] = p.gpus;
         q["tp"] = p.tp;
+        q["pp"] = p.pp;
+        if (p.pp > 1) q["microbatches"] = p.microbatches > 0 ? p.microbatches : p.pp;
         q["gpus_per_node"] = p.gpusPerNode;
         if (p.strategy == ParallelStrategy::Zero1) q["zero_impl"] = std::string(zeroImplName(p.zeroImpl));
         q["bucket_cap_mb"] = p.bucketCapMb;
@@ -126,10 +128,16 @@ std::string estimateJson(const ReportInput& in) {
         par["strategy"] = std::string(parallelStrategyName(p.strategy));
         par["gpus"] = p.gpus;
         par["tensor_parallel_size"] = p.tp;
+        par["pipeline_parallel_size"] = p.pp;
+        if (p.pp > 1) {
+            par["stage_simulated"] = 0; // the first stage: the embedding and ceil(L / P) layers
+            par["micro_batches_in_flight"] = p.inFlight();
+        }
         par["data_parallel_size"] = p.dataParallel();
         par["shard_group_size"] = e.parallel.group;
         par["rank_simulated"] = e.parallel.rank;
-        par["global_batch"] = e.batch * p.dataParallel() * in.config->accumulationSteps;
+        const std::int64_t pipeMicro = p.pp > 1 ? (p.microbatches > 0 ? p.microbatches : p.pp) : 1;
+        par["global_batch"] = e.batch * p.dataParallel() * in.config->accumulationSteps * pipeMicro;
         par["bucket_bytes"] = e.parallel.bucketBytes;
         par["largest_gathered_unit"] = e.parallel.largestGatheredUnit;
         par["largest_gathered_bytes"] = e.parallel.largestGatheredBytes;

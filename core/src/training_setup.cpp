@@ -167,8 +167,10 @@ public:
             Status st = Ok{};
             if (f == "gpus" || f == "gpus_per_node") {
                 st = integer(it.value(), k, 1, 100000, f == "gpus" ? p.gpus : p.gpusPerNode);
-            } else if (f == "tp") {
-                st = integer(it.value(), k, 1, 1024, p.tp);
+            } else if (f == "tp" || f == "pp") {
+                st = integer(it.value(), k, 1, f == "tp" ? 1024 : 4096, f == "tp" ? p.tp : p.pp);
+            } else if (f == "microbatches") {
+                st = integer(it.value(), k, 1, 1000000, p.microbatches);
             } else if (f == "strategy") {
                 st = name(it.value(), k, &parseParallelStrategy, p.strategy);
             } else if (f == "zero_impl") {
@@ -198,15 +200,16 @@ public:
                     return fail(k, "expected \"pre\" or \"post\", got " + jsontext::describe(v));
                 p.backwardPrefetchPre = v.get<std::string>() == "pre";
             } else {
-                return fail(
-                    k, "unknown key (expected gpus, tp, strategy, gpus_per_node, zero_impl, bucket_cap_mb, "
-                       "gradient_as_bucket_view, reduce_bucket_size, overlap_comm, "
-                       "stage3_param_persistence_threshold, limit_all_gathers, backward_prefetch, "
-                       "reshard_after_forward)");
+                return fail(k, "unknown key (expected gpus, tp, pp, microbatches, strategy, gpus_per_node, "
+                               "zero_impl, bucket_cap_mb, "
+                               "gradient_as_bucket_view, reduce_bucket_size, overlap_comm, "
+                               "stage3_param_persistence_threshold, limit_all_gathers, backward_prefetch, "
+                               "reshard_after_forward)");
             }
             if (!st) return st;
         }
-        if (p.gpus % p.tp) return fail(key + ".tp", "must divide gpus (" + std::to_string(p.gpus) + ")");
+        if (p.gpus % (p.tp * p.pp))
+            return fail(key + ".tp", "tp x pp must divide gpus (" + std::to_string(p.gpus) + ")");
         if (p.dataParallel() > 1 && p.strategy == ParallelStrategy::None)
             return fail(key + ".strategy",
                         "missing (several replicas need a strategy: ddp, zero1, ..., fsdp2)");
@@ -365,6 +368,8 @@ ojson write(const TrainingSetup& s) {
         ojson q;
         q["gpus"] = p.gpus;
         q["tp"] = p.tp;
+        q["pp"] = p.pp;
+        if (p.microbatches > 0) q["microbatches"] = p.microbatches;
         q["strategy"] = std::string(parallelStrategyName(p.strategy));
         q["gpus_per_node"] = p.gpusPerNode;
         q["zero_impl"] = std::string(zeroImplName(p.zeroImpl));

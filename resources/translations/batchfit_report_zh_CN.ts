@@ -511,5 +511,9 @@
         <source>; tensor parallel %1</source>
         <translation>；张量并行 %1</translation>
     </message>
+    <message>
+        <source>; pipeline %1 stages, the first shown (%2 micro-batches in flight)</source>
+        <translation>；流水线 %1 个阶段，显示第一个（同时在途 %2 个微批）</translation>
+    </message>
 </context>
 </TS>

@@ -2526,12 +2526,44 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>Megatron 张量并行：每层的注意力头、MLP 列和词表在这么多张 GPU 上切分；数据并行副本数为 GPU 数除以它</translation>
     </message>
     <message>
-        <source>Tensor parallel:</source>
-        <translation>张量并行：</translation>
-    </message>
-    <message>
         <source>Tensor parallel ×%1</source>
         <translation>张量并行 ×%1</translation>
+    </message>
+    <message>
+        <source>PP ×</source>
+        <translation>PP ×</translation>
+    </message>
+    <message>
+        <source>Pipeline stages (1F1B): the first stage, with the embedding and its share of the layers, is the one shown</source>
+        <translation>流水线阶段数（1F1B）：显示的是第一个阶段，包含嵌入层和它分到的那些层</translation>
+    </message>
+    <message>
+        <source>M = stages</source>
+        <translation>M = 阶段数</translation>
+    </message>
+    <message>
+        <source>M </source>
+        <translation>M </translation>
+    </message>
+    <message>
+        <source>Micro-batches per step in the pipeline: the first stage keeps the activations of min(M, stages) of them</source>
+        <translation>流水线中每步的微批数：第一个阶段保存其中 min(M, 阶段数) 个微批的激活</translation>
+    </message>
+    <message>
+        <source>TP ×</source>
+        <translation>TP ×</translation>
+    </message>
+    <message>
+        <source>Model parallel:</source>
+        <translation>模型并行：</translation>
+    </message>
+    <message>
+        <source>Pipeline ×%1</source>
+        <translation>流水线 ×%1</translation>
+    </message>
+    <message>
+        <source>%1 micro-batches</source>
+        <translation>%1 个微批</translation>
     </message>
 </context>
 <context>

@@ -202,3 +202,40 @@ TEST_CASE("tensor parallelism splits heads, MLP columns and the vocab; the data-
     REQUIRE_FALSE(r);
     CHECK(r.error().message.find("not divisible by --tp 3") != std::string::npos);
 }
+
+TEST_CASE("pipeline parallelism, 1F1B: the first stage holds min(M, P) micro-batches' activations",
+          "[parallel][pp]") {
+    const Model m = parseOrFail(kStack);
+    TrainingConfig c;
+    c.cublasWorkspaceBytes = 0;
+    c.parallel.gpus = 2;
+    c.parallel.pp = 2;
+    c.parallel.microbatches = 1;
+    const auto one = estimator(m, c).estimate(2, true);
+    c.parallel.microbatches = 8;
+    const auto eight = estimator(m, c).estimate(2, true);
+    REQUIRE(one);
+    REQUIRE(eight);
+    // the first stage: inp and 3 of the 6 blocks (each 1,001,000 parameters); no head, no loss
+    CHECK(one->parameterCount == 4 * 1001000);
+    const auto activationsAt = [](const Estimate& e, const std::string& label) {
+        for (const auto& p : e.timeline)
+            if (p.label == label) return p.live[Component::Activations];
+        FAIL("no timeline point " << label);
+        return std::uint64_t{0};
+    };
+    // M = 8 > P = 2: two micro-batches in flight, so one more micro-batch's saved tensors (a 512-byte block)
+    const std::uint64_t saved = one->savedActivationBytes;
+    const std::string start = "backward starts (gradient of the loss)";
+    CHECK(activationsAt(*eight, start) == activationsAt(*one, start) + r512(saved));
+    CHECK(eight->peakAllocatedBytes >= one->peakAllocatedBytes);
+    TrainingConfig flat = c;
+    flat.parallel.pp = 4;
+    flat.parallel.gpus = 4;
+    const Model noBlocks = parseOrFail(
+        R"({"format":"batchfit-model","version":1,"name":"flat","input":{"shape":[8]},"layers":[
+  {"name":"fc","op":"linear","out_features":8},{"name":"loss","op":"mse_loss"}]})");
+    auto r = Estimator::create(noBlocks, flat, 0);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("splits a repeated block") != std::string::npos);
+}

@@ -94,6 +94,10 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                           .arg(ReportText::number(m_data.request.batch * c.parallel.dataParallel() *
                                                   c.accumulationSteps));
         if (c.parallel.tp > 1) par += ReportText::tr("; tensor parallel %1").arg(c.parallel.tp);
+        if (c.parallel.pp > 1)
+            par += ReportText::tr("; pipeline %1 stages, the first shown (%2 micro-batches in flight)")
+                       .arg(c.parallel.pp)
+                       .arg(c.parallel.inFlight());
         if (e.parallel.bucketBytes)
             par +=
                 ReportText::tr("; communication buckets %1").arg(ReportText::bytes(e.parallel.bucketBytes));

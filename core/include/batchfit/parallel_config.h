@@ -3,6 +3,7 @@
 // BatchFit simulates the step on the most loaded GPU of the group (docs/memory-model.md, "Several GPUs").
 #include "batchfit/result.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -19,9 +20,11 @@ enum class ParallelStrategy { None, Ddp, Zero1, Zero2, Zero3, Fsdp, FsdpGradOp, 
 enum class ZeroImpl { DeepSpeed, Torch };
 
 struct ParallelConfig {
-    std::int64_t gpus = 1;        ///< all GPUs; the data-parallel size is GPUs / tensor-parallel size
-    std::int64_t tp = 1;          ///< tensor-parallel size (Megatron: heads, MLP columns, vocab split)
-    std::int64_t gpusPerNode = 8; ///< HSDP's shard group
+    std::int64_t gpus = 1;         ///< all GPUs; the data-parallel size is GPUs / tensor-parallel size
+    std::int64_t tp = 1;           ///< tensor-parallel size (Megatron: heads, MLP columns, vocab split)
+    std::int64_t pp = 1;           ///< pipeline stages (1F1B; the first stage is simulated)
+    std::int64_t microbatches = 0; ///< micro-batches per step in the pipeline (0: as many as stages)
+    std::int64_t gpusPerNode = 8;  ///< HSDP's shard group
     ParallelStrategy strategy = ParallelStrategy::None;
     ZeroImpl zeroImpl = ZeroImpl::DeepSpeed;
 
@@ -43,7 +46,9 @@ struct ParallelConfig {
 
     bool operator==(const ParallelConfig&) const = default;
     /// GPUs / tp: the replicas (or shard group) of the data-parallel strategy.
-    std::int64_t dataParallel() const { return tp > 0 ? gpus / tp : gpus; }
+    std::int64_t dataParallel() const { return tp > 0 && pp > 0 ? gpus / (tp * pp) : gpus; }
+    /// Micro-batches the first stage holds activations for under 1F1B: min(M, P).
+    std::int64_t inFlight() const { return pp <= 1 ? 1 : std::min(microbatches > 0 ? microbatches : pp, pp); }
     /// A data-parallel strategy over more than one replica.
     bool enabled() const { return dataParallel() > 1 && strategy != ParallelStrategy::None; }
 };

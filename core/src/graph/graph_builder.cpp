@@ -51,6 +51,15 @@ std::uint64_t minimumOps(const std::vector<Layer>& layers, std::uint64_t limit) 
 
 Result<Graph> buildGraph(const Model& model, const TrainingConfig& config) {
     GraphBuilder b(config);
+    if (config.parallel.pp > 1) {
+        if (config.parallel.gpus % (config.parallel.pp * config.parallel.tp))
+            return makeError("--pp " + std::to_string(config.parallel.pp) + " (x --tp " +
+                             std::to_string(config.parallel.tp) + ") must divide --gpus " +
+                             std::to_string(config.parallel.gpus));
+        auto stage = firstPipelineStage(model, config.parallel.pp);
+        if (!stage) return stage.error();
+        return b.build(*stage);
+    }
     return b.build(model);
 }
 

@@ -16,6 +16,9 @@
 namespace batchfit {
 
 Result<Graph> buildGraph(const Model& model, const TrainingConfig& config);
+/// The first of `pp` pipeline stages: the layers before the first repeated block and ceil(L / pp) of its
+/// repetitions (pipeline_stage.cpp).
+Result<Model> firstPipelineStage(const Model& model, std::int64_t pp);
 
 class GraphBuilder {
 public:

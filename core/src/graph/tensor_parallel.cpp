@@ -27,9 +27,9 @@ const Layer* findLayer(const std::vector<Layer>& layers, const std::string& pref
 Status GraphBuilder::prepareTensorParallel(const Model& model) {
     const std::int64_t t = m_config.parallel.tp;
     if (t <= 1) return Ok{};
-    if (m_config.parallel.gpus % t)
+    if (m_config.parallel.gpus % (t * m_config.parallel.pp))
         return makeError("--tp " + std::to_string(t) + " must divide --gpus " +
-                         std::to_string(m_config.parallel.gpus));
+                         std::to_string(m_config.parallel.gpus) + " (with --pp)");
     m_tpHead = loraTargetInfo(model).head;
     if (const Layer* head = findLayer(model.layers, "", m_tpHead))
         m_vocab = head->attrs.getInt("out_features").value_or(0);

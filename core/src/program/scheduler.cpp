@@ -240,6 +240,16 @@ void Scheduler::microStep(bool first) {
     const int fwdEnd = static_cast<int>(m_program.steps.size()) - 1;
     for (int inst : m_autocastPending) use(inst, fwdEnd);
     if (first) accountSaved();
+    // 1F1B: the first stage holds the activations of min(M, P) micro-batches when its first backward runs;
+    // the others' saved tensors are counted as one block from the end of this forward to the backward's end.
+    int inFlight = -1;
+    if (m_config.parallel.inFlight() > 1) {
+        bool overflow = false;
+        Affine more{};
+        for (std::int64_t k = 1; k < m_config.parallel.inFlight(); ++k)
+            more = addAffine(more, m_program.m_totals.savedActivations, overflow);
+        if (!overflow) inFlight = newInstance(more, Component::Activations, fwdEnd);
+    }
 
     // Backward.
     const int start = newStep(Phase::Backward, "backward starts (gradient of the loss)");
@@ -270,6 +280,7 @@ void Scheduler::microStep(bool first) {
     m_lastBackwardStep = static_cast<int>(m_program.steps.size()) - 1;
     for (int inst : batchInst) use(inst, m_lastBackwardStep);
     use(ipg, m_lastBackwardStep);
+    use(inFlight, m_lastBackwardStep);
 }
 
 void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {

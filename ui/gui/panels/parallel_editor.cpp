@@ -90,12 +90,24 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     m_tp = new QSpinBox;
     m_tp->setObjectName(QStringLiteral("parallelTp"));
     m_tp->setRange(1, 1024);
-    m_tp->setPrefix(tr("×"));
     m_tp->setToolTip(
         tr("Megatron tensor parallelism: each layer's heads, MLP columns and the vocabulary split "
            "over this many of the GPUs; the data-parallel replicas are GPUs / this"));
-    m_tpRow = rowOf(parent, {m_tp});
-    form->addRow(tr("Tensor parallel:"), m_tpRow);
+    m_pp = new QSpinBox;
+    m_pp->setObjectName(QStringLiteral("parallelPp"));
+    m_pp->setRange(1, 4096);
+    m_pp->setPrefix(tr("PP ×"));
+    m_pp->setToolTip(tr("Pipeline stages (1F1B): the first stage, with the embedding and its share of the "
+                        "layers, is the one shown"));
+    m_micro = new QSpinBox;
+    m_micro->setRange(0, 100000);
+    m_micro->setSpecialValueText(tr("M = stages"));
+    m_micro->setPrefix(tr("M "));
+    m_micro->setToolTip(tr("Micro-batches per step in the pipeline: the first stage keeps the activations of "
+                           "min(M, stages) of them"));
+    m_tp->setPrefix(tr("TP ×"));
+    m_tpRow = rowOf(parent, {m_tp, m_pp, m_micro});
+    form->addRow(tr("Model parallel:"), m_tpRow);
 
     m_bucketCap = new QDoubleSpinBox;
     m_bucketCap->setRange(0.01, 100000);
@@ -177,6 +189,14 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
         m_parallel.tp = t;
         emitEdit(tr("Tensor parallel ×%1").arg(t), kMergeTp);
     });
+    connect(m_pp, &QSpinBox::valueChanged, this, [this](int p) {
+        m_parallel.pp = p;
+        emitEdit(tr("Pipeline ×%1").arg(p), kMergeTp + 10);
+    });
+    connect(m_micro, &QSpinBox::valueChanged, this, [this](int mb) {
+        m_parallel.microbatches = mb;
+        emitEdit(tr("%1 micro-batches").arg(mb), kMergeTp + 11);
+    });
     connect(m_bucketCap, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         m_parallel.bucketCapMb = v;
         emitEdit(tr("DDP buckets %1 MiB").arg(v), kMergeBucket);
@@ -222,6 +242,8 @@ void ParallelEditor::setParallel(const ParallelConfig& p) {
     m_gpus->setValue(static_cast<int>(p.gpus));
     m_strategy->setCurrentIndex(m_strategy->findData(static_cast<int>(p.strategy)));
     m_tp->setValue(static_cast<int>(p.tp));
+    m_pp->setValue(static_cast<int>(p.pp));
+    m_micro->setValue(static_cast<int>(p.microbatches));
     m_bucketCap->setValue(p.bucketCapMb);
     m_bucketView->setChecked(p.gradientAsBucketView);
     m_reduceBucket->setValue(static_cast<int>(std::max<std::int64_t>(1, p.reduceBucketSize / 1000000)));

@@ -45,6 +45,8 @@ private:
     QToolButton* m_advanced = nullptr;
     QWidget* m_tpRow = nullptr;
     QSpinBox* m_tp = nullptr;
+    QSpinBox* m_pp = nullptr;
+    QSpinBox* m_micro = nullptr;
     QWidget* m_ddpRow = nullptr;
     QDoubleSpinBox* m_bucketCap = nullptr;
     QCheckBox* m_bucketView = nullptr;
