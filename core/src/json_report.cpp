@@ -1,6 +1,7 @@
 #include "batchfit/json_report.h"
 
 #include "batchfit/verdict_text.h"
+#include "training_setup_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -55,14 +56,7 @@ ojson configObject(const TrainingConfig& c) {
         q["reshard_after_forward"] = p.reshardAfterForward;
         o["parallel"] = q;
     }
-    if (c.quant.enabled()) {
-        ojson q;
-        q["type"] = std::string(quantKindName(c.quant.kind));
-        q["double_quant"] = c.quant.doubleQuant;
-        q["compute_dtype"] = std::string(dtypeName(c.quant.computeDtype));
-        q["prepare"] = c.quant.prepare;
-        o["quant"] = q;
-    }
+    if (c.quant.enabled()) o["quant"] = setupjson::quantJson(c.quant);
     return o;
 }
 

@@ -325,6 +325,15 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
     return s;
 }
 
+ojson quantJson(const QuantConfig& quant) {
+    ojson q;
+    q["type"] = std::string(quantKindName(quant.kind));
+    q["double_quant"] = quant.doubleQuant;
+    q["compute_dtype"] = std::string(dtypeName(quant.computeDtype));
+    q["prepare"] = quant.prepare;
+    return q;
+}
+
 ojson write(const TrainingSetup& s) {
     const TrainingConfig& c = s.config;
     ojson o;
@@ -355,14 +364,7 @@ ojson write(const TrainingSetup& s) {
         if (!c.lora.targets.empty()) l["targets"] = c.lora.targets;
         o["lora"] = l;
     }
-    if (c.quant.enabled()) {
-        ojson q;
-        q["type"] = std::string(quantKindName(c.quant.kind));
-        q["double_quant"] = c.quant.doubleQuant;
-        q["compute_dtype"] = std::string(dtypeName(c.quant.computeDtype));
-        q["prepare"] = c.quant.prepare;
-        o["quant"] = q;
-    }
+    if (c.quant.enabled()) o["quant"] = quantJson(c.quant);
     if (c.parallel != ParallelConfig{}) {
         const ParallelConfig& p = c.parallel;
         ojson q;
