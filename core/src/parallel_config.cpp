@@ -56,6 +56,15 @@ bool shardsGradients(ParallelStrategy s) {
 bool shardsOptimizerStates(ParallelStrategy s) {
     return s != ParallelStrategy::None && s != ParallelStrategy::Ddp;
 }
+bool isFsdp(ParallelStrategy s) {
+    return s == ParallelStrategy::Fsdp || s == ParallelStrategy::FsdpGradOp || s == ParallelStrategy::Hsdp ||
+           s == ParallelStrategy::Fsdp2;
+}
+std::string sequenceParallelProblem(const ParallelConfig& p) {
+    if (!p.sequenceParallel || p.tp > 1) return {};
+    return "sequence parallelism splits the sequence over the tensor-parallel group: it needs --tp T > 1 "
+           "(and --gpus a multiple of T)";
+}
 std::int64_t shardGroupSize(const ParallelConfig& p) {
     if (!p.enabled()) return 1;
     const std::int64_t dp = p.dataParallel();

@@ -146,14 +146,13 @@ TEST_CASE("10^5 GPUs and a 7B model: shards stay exact, nothing overflows", "[pa
     CHECK(e->parameterCount == 6738415616ull);
 }
 
-TEST_CASE("tensor parallelism reproduces Korthikanti et al.'s activations per layer, sbh(10 + 24/t + 5as/ht)",
-          "[parallel][tp]") {
-    // Korthikanti et al. 2022 (arXiv 2205.05198) Table 2, "tensor parallel (baseline)": a GPT layer with
-    // 16-bit activations, 1-byte dropout masks, a 4h GELU MLP and materialised attention scores, no sequence
-    // parallelism. The model below is that layer (s 512, h 1024, a 16), twice; BatchFit's layer also keeps
-    // its LayerNorms' fp32 mean and rstd (2 x 2 x 512 x 4 B), which the paper's count leaves out.
-    const Model m = parseOrFail(
-        R"({"format":"batchfit-model","version":1,"name":"megatron","input":{"shape":[512,1024]},"layers":[
+namespace {
+
+// Korthikanti et al. 2022 (arXiv 2205.05198), Table 2's GPT layer: 16-bit activations, 1-byte dropout masks,
+// a 4h GELU MLP and materialised attention scores; s 512, h 1024, a 16, twice. BatchFit's layer also keeps
+// its LayerNorms' fp32 mean and rstd (per token), which the paper's count leaves out.
+const char* kMegatronLayers =
+    R"({"format":"batchfit-model","version":1,"name":"megatron","input":{"shape":[512,1024]},"layers":[
  {"name":"h","repeat":2,"layers":[
   {"name":"attn_block","shortcut":"identity","layers":[{"name":"ln_1","op":"layernorm"},
     {"name":"attn","op":"attention","heads":16,"dropout":0.1,"causal":false,"impl":"eager"},
@@ -161,23 +160,88 @@ TEST_CASE("tensor parallelism reproduces Korthikanti et al.'s activations per la
   {"name":"mlp_block","shortcut":"identity","layers":[{"name":"ln_2","op":"layernorm"},
     {"name":"fc1","op":"linear","out_features":4096},{"name":"act","op":"gelu"},
     {"name":"fc2","op":"linear","out_features":1024},{"name":"drop","op":"dropout","p":0.1}]}]},
- {"name":"loss","op":"mse_loss"}]})");
+ {"name":"loss","op":"mse_loss"}]})";
+
+/// Saved bytes of h[0]: its own saved tensors and its output (h[1] saves it), not its input (h[0] runs on
+/// the model's input), which is one layer's count.
+std::uint64_t savedPerLayer(const Model& m, std::int64_t t, bool sequenceParallel) {
+    TrainingConfig c;
+    c.precision = Precision::PureFp16;
+    c.parallel.gpus = t;
+    c.parallel.tp = t;
+    c.parallel.sequenceParallel = sequenceParallel;
+    const auto e = estimateAt(m, 1, c);
+    std::uint64_t layer = 0;
+    for (const auto& l : e.layers)
+        if (l.path.rfind("h[0]", 0) == 0) layer += l.savedBytes;
+    return layer;
+}
+
+} // namespace
+
+TEST_CASE("tensor parallelism reproduces Korthikanti et al.'s activations per layer, sbh(10 + 24/t + 5as/ht)",
+          "[parallel][tp]") {
+    const Model m = parseOrFail(kMegatronLayers);
     constexpr double s = 512, h = 1024, a = 16;
-    constexpr std::uint64_t stats = 2 * 2 * 512 * 4;
+    constexpr std::uint64_t stats = 2 * 2 * 512 * 4; // two LayerNorms' mean and rstd, fp32, per token
     for (std::int64_t t : {1, 2, 4, 8}) {
         INFO("t = " << t);
-        TrainingConfig c;
-        c.precision = Precision::PureFp16;
-        c.parallel.gpus = t;
-        c.parallel.tp = t;
-        const auto e = estimateAt(m, 1, c);
-        std::uint64_t layer = 0;
-        for (const auto& l : e.layers)
-            if (l.path.rfind("h[0]", 0) == 0) layer += l.savedBytes;
         const double td = static_cast<double>(t);
+        // Table 2, "tensor parallel (baseline)"
         const auto paper = static_cast<std::uint64_t>(s * h * (10 + 24 / td + 5 * a * s / (h * td)));
-        CHECK(layer == paper + stats);
+        CHECK(savedPerLayer(m, t, false) == paper + stats);
     }
+}
+
+TEST_CASE("sequence parallelism reproduces Korthikanti et al.'s tensor + sequence parallel row, "
+          "sbh(34/t + 5as/ht)",
+          "[parallel][tp][sp]") {
+    // Table 2, "tensor + sequence parallel": the LayerNorms, dropouts and the inputs of the first linears
+    // are split over the t ranks too; the column-parallel linears keep their sharded input (section 4.2.2).
+    const Model m = parseOrFail(kMegatronLayers);
+    constexpr double s = 512, h = 1024, a = 16;
+    for (std::int64_t t : {2, 4, 8}) {
+        INFO("t = " << t);
+        const double td = static_cast<double>(t);
+        const auto paper = static_cast<std::uint64_t>(s * h * (34 / td + 5 * a * s / (h * td)));
+        const std::uint64_t stats = 2 * 2 * (512 / static_cast<std::uint64_t>(t)) * 4; // s/t tokens each
+        CHECK(savedPerLayer(m, t, true) == paper + stats);
+        CHECK(savedPerLayer(m, t, true) < savedPerLayer(m, t, false));
+    }
+}
+
+TEST_CASE("sequence parallelism: one all-gather buffer kept, and refused without tensor parallelism",
+          "[parallel][tp][sp]") {
+    const Model m = parseOrFail(kMegatronLayers);
+    TrainingConfig c;
+    c.precision = Precision::PureFp16;
+    c.parallel.gpus = 4;
+    c.parallel.tp = 4;
+    c.parallel.sequenceParallel = true;
+    c.cublasWorkspaceBytes = 0;
+    const auto e = estimator(m, c).estimate(1, true);
+    REQUIRE(e);
+    // Megatron's global memory buffer: the largest gathered input, s x h fp16 = 512 x 1024 x 2 B, made once
+    // and live from the step's start (the only temporary there with the cuBLAS workspaces off)
+    REQUIRE_FALSE(e->timeline.empty());
+    CHECK(e->timeline.front().live[Component::Temporaries] == 512 * 1024 * 2);
+    TrainingConfig one = c;
+    one.parallel.gpus = 1;
+    one.parallel.tp = 1;
+    auto r = Estimator::create(m, one, 0);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("needs --tp T > 1") != std::string::npos);
+    // the sequence must split evenly over the ranks
+    TrainingConfig odd = c;
+    odd.parallel.gpus = 3;
+    odd.parallel.tp = 3;
+    const Model m3 = parseOrFail(
+        R"({"format":"batchfit-model","version":1,"name":"m3","input":{"shape":[16,48]},"layers":[
+ {"name":"h","repeat":2,"layers":[{"name":"ln","op":"layernorm"},{"name":"fc","op":"linear","out_features":48}]},
+ {"name":"loss","op":"mse_loss"}]})");
+    auto bad = Estimator::create(m3, odd, 0);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.find("not divisible") != std::string::npos);
 }
 
 TEST_CASE("tensor parallelism splits heads, MLP columns and the vocab; the data-parallel size is GPUs / tp",

@@ -119,3 +119,35 @@ TEST_CASE("Report data: QLoRA and data parallelism are said in the set-up table 
     CHECK(nccl);
     CHECK(quant);
 }
+
+TEST_CASE("Report data: sequence parallelism and the pipeline stage shown are named",
+          "[report][data][parallel]") {
+    ReportRequest r = presetRequest("gpt2-small", 1);
+    r.config.parallel.gpus = 16;
+    r.config.parallel.tp = 4;
+    r.config.parallel.sequenceParallel = true;
+    r.config.parallel.pp = 2;
+    r.config.parallel.microbatches = 8;
+    r.config.parallel.strategy = ParallelStrategy::Ddp;
+    auto d = buildReportData(r);
+    REQUIRE(d);
+    const ReportSections s(*d);
+    QString par;
+    for (const auto& [k, v] : s.setup())
+        if (k == QStringLiteral("Parallelism")) par = v;
+    CHECK(par.contains(QStringLiteral("tensor parallel 4 with sequence parallelism")));
+    // 16 / (4 x 2) = 2 replicas x 8 micro-batches
+    CHECK(par.contains(QStringLiteral("global batch 16")));
+    const QString stage =
+        d->estimate.parallel.stage > 0 ? QStringLiteral("the last shown") : QStringLiteral("the first shown");
+    CHECK(par.contains(stage));
+    CHECK(par.contains(QStringLiteral("(%1 micro-batches in flight)")
+                           .arg(d->estimate.parallel.stage > 0 ? 1 : 2))); // min(M, P - s)
+    bool sequence = false, pipeline = false;
+    for (const QString& a : s.assumptions()) {
+        sequence = sequence || a.startsWith(QStringLiteral("Sequence parallelism as Megatron-LM runs it"));
+        pipeline = pipeline || a.startsWith(QStringLiteral("Pipeline parallelism, 1F1B"));
+    }
+    CHECK(sequence);
+    CHECK(pipeline);
+}

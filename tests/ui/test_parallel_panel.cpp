@@ -77,6 +77,46 @@ TEST_CASE("choosing GPUs and a strategy makes the estimate one GPU's, undoably",
     CHECK(w.verdictText() == before);
 }
 
+TEST_CASE("Sequence parallel: only with tensor parallelism, cleared by TP 1, smaller activations, undoably",
+          "[window][parallel][undo]") {
+    Window f("gpt2-small");
+    MainWindow& w = f.window;
+    auto* gpus = w.findChild<QSpinBox*>(QStringLiteral("parallelGpus"));
+    auto* advanced = w.findChild<QToolButton*>(QStringLiteral("parallelAdvanced"));
+    auto* tp = w.findChild<QSpinBox*>(QStringLiteral("parallelTp"));
+    auto* sp = w.findChild<QCheckBox*>(QStringLiteral("parallelSequence"));
+    REQUIRE(gpus);
+    REQUIRE(advanced);
+    REQUIRE(tp);
+    REQUIRE(sp);
+    gpus->setValue(8);
+    REQUIRE(w.waitForIdle());
+    advanced->setChecked(true);
+    CHECK(sp->isVisible());
+    CHECK_FALSE(sp->isEnabled()); // TP 1: nothing to split over
+    tp->setValue(4);
+    REQUIRE(w.waitForIdle());
+    CHECK(sp->isEnabled());
+    REQUIRE(w.shownEstimate());
+    const std::uint64_t tpOnly = w.shownEstimate()->savedActivationBytes;
+    sp->setChecked(true);
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().parallel.sequenceParallel);
+    REQUIRE(w.shownEstimate());
+    CHECK(w.shownEstimate()->savedActivationBytes < tpOnly); // norms, dropouts, residuals split 4 ways
+    tp->setValue(1);
+    REQUIRE(w.waitForIdle());
+    CHECK_FALSE(w.document()->config().parallel.sequenceParallel);
+    CHECK_FALSE(sp->isChecked());
+    CHECK_FALSE(sp->isEnabled());
+    w.document()->undoStack()->undo(); // TP 4 with sequence parallelism again
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config().parallel.tp == 4);
+    CHECK(w.document()->config().parallel.sequenceParallel);
+    CHECK(sp->isChecked());
+    CHECK(sp->isEnabled());
+}
+
 TEST_CASE("QLoRA in the Fine-tuning combo: quantization rows, checkpointing on, undo",
           "[window][qlora][undo]") {
     Window f("llama-2-7b");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,9 +23,13 @@ enum class ZeroImpl { DeepSpeed, Torch };
 struct ParallelConfig {
     std::int64_t gpus = 1;         ///< all GPUs; the data-parallel size is GPUs / tensor-parallel size
     std::int64_t tp = 1;           ///< tensor-parallel size (Megatron: heads, MLP columns, vocab split)
-    std::int64_t pp = 1;           ///< pipeline stages (1F1B; the first stage is simulated)
+    bool sequenceParallel = false; ///< Megatron sequence parallelism: norms, dropout, residuals split over tp
+    std::int64_t pp = 1;           ///< pipeline stages (1F1B; the heavier of the first and last is reported)
     std::int64_t microbatches = 0; ///< micro-batches per step in the pipeline (0: as many as stages)
-    std::int64_t gpusPerNode = 8;  ///< HSDP's shard group
+    /// The pipeline stage lowered: 0 the first, pp - 1 the last. Not a setting: the estimator lowers both
+    /// and reports the heavier; set-ups (files, options, the GUI) leave it 0.
+    std::int64_t stage = 0;
+    std::int64_t gpusPerNode = 8; ///< HSDP's shard group
     ParallelStrategy strategy = ParallelStrategy::None;
     ZeroImpl zeroImpl = ZeroImpl::DeepSpeed;
 
@@ -47,8 +52,14 @@ struct ParallelConfig {
     bool operator==(const ParallelConfig&) const = default;
     /// GPUs / tp: the replicas (or shard group) of the data-parallel strategy.
     std::int64_t dataParallel() const { return tp > 0 && pp > 0 ? gpus / (tp * pp) : gpus; }
-    /// Micro-batches the first stage holds activations for under 1F1B: min(M, P).
-    std::int64_t inFlight() const { return pp <= 1 ? 1 : std::min(microbatches > 0 ? microbatches : pp, pp); }
+    /// Micro-batches whose activations the simulated stage holds under 1F1B: stage s keeps min(M, P - s).
+    std::int64_t inFlight() const {
+        return pp <= 1
+                   ? 1
+                   : std::max<std::int64_t>(1, std::min(microbatches > 0 ? microbatches : pp, pp - stage));
+    }
+    /// Sequence parallelism in effect (it needs tensor parallelism).
+    bool splitsSequence() const { return sequenceParallel && tp > 1; }
     /// A data-parallel strategy over more than one replica.
     bool enabled() const { return dataParallel() > 1 && strategy != ParallelStrategy::None; }
 };
@@ -66,5 +77,10 @@ bool shardsGradients(ParallelStrategy s);
 bool shardsOptimizerStates(ParallelStrategy s);
 /// The number of GPUs a shard is split over: all of them, or one node's for HSDP.
 std::int64_t shardGroupSize(const ParallelConfig& p);
+/// The FSDP family (FSDP1 strategies and FSDP2).
+bool isFsdp(ParallelStrategy s);
+/// "--sequence-parallel needs --tp T > 1 ..." when sequence parallelism is asked for without tensor
+/// parallelism; empty otherwise.
+std::string sequenceParallelProblem(const ParallelConfig& p);
 
 } // namespace batchfit

@@ -17,6 +17,7 @@ struct GTensor {
     bool requiresGrad = false;
     bool autocastCopy = false; ///< a half copy of a weight made by autocast (cached until the forward ends)
     int param = -1;            ///< >= 0: this tensor is parameter/buffer `param` itself (lives for ever)
+    bool persistent = false;   ///< a framework buffer made once and kept (Megatron's global memory buffer)
     std::string role;          ///< "output", "mask", "indices", "mean", ...
 };
 

@@ -56,11 +56,21 @@ Result<Graph> buildGraph(const Model& model, const TrainingConfig& config) {
             return makeError("--pp " + std::to_string(config.parallel.pp) + " (x --tp " +
                              std::to_string(config.parallel.tp) + ") must divide --gpus " +
                              std::to_string(config.parallel.gpus));
+        if (config.parallel.stage > 0) return buildLastPipelineStage(model, config);
         auto stage = firstPipelineStage(model, config.parallel.pp);
         if (!stage) return stage.error();
+        b.setPipelineStage(&model, false);
         return b.build(*stage);
     }
     return b.build(model);
+}
+
+TensorInfo GraphBuilder::inputInfo(const Model& model) const {
+    TensorInfo in{model.inputShape, model.inputDtype, true, true};
+    if (isHalfPrecision(m_config.precision) && !autocast() && isFloating(in.dtype) &&
+        dtypeSize(m_paramDtype) == 2)
+        in.dtype = halfDtype();
+    return in;
 }
 
 GraphBuilder::GraphBuilder(const TrainingConfig& config)
@@ -375,7 +385,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
                 t = target;
                 break;
             }
-            if (t >= 0) op.saved.push_back(t);
+            if (t >= 0) op.saved.push_back(savedAs(t));
         }
     }
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -388,6 +398,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
         op.gradPassthrough.push_back(pass);
     }
     if (plan.isLoss) m_graph.loss = op.outputs[0];
+    if (sequenceParallel()) noteSequenceParallel(type, inputs, op.outputs);
     m_graph.ops.push_back(std::move(op));
     return m_graph.ops.back().outputs;
 }
@@ -446,10 +457,16 @@ Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope,
     m_frozenParams = &layer.frozenParams;
     Result<int> out = makeError("");
     if (m_config.parallel.tp > 1) {
+        if (sequenceParallel()) {
+            auto gathered = sequenceParallelInputs(layer, path, std::move(inputs));
+            if (!gathered) return gathered.error();
+            inputs = std::move(*gathered);
+        }
         const Shape& in = info(inputs.front()).shape;
         auto attrs = tensorParallelAttributes(layer, path, in.empty() ? 0 : in.back());
         if (!attrs) return attrs.error();
         out = addOp(layer.op, path, *attrs, inputs);
+        if (out && sequenceParallel()) out = sequenceParallelOutput(layer, path, *out);
     } else {
         out = addOp(layer.op, path, layer.attrs, inputs);
     }
@@ -478,6 +495,12 @@ Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope,
         const std::string path = joinPath(prefix, seg);
         // Repetitions count against the budget too: nested blocks with no ops would otherwise loop for ever.
         if (auto st = countOp(path); !st) return st.error();
+        if (indexed && m_repeatDepth == 0 && sequenceParallel() && !m_spShards.count(x)) {
+            // Megatron splits the sequence where the transformer layers start (after the embedding)
+            auto split = scatterSequence(x, joinPath(prefix, block.name));
+            if (!split) return split.error();
+            x = *split;
+        }
         const int savedUnit = m_currentUnit;
         if (unitMode && m_currentUnit < 0 && (block.repeat > 1 || block.checkpointUnit)) {
             const std::int64_t k = std::max<std::int64_t>(1, m_config.checkpointEvery);
@@ -490,9 +513,9 @@ Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope,
         const Layer* savedRow = m_rowLinear;
         for (const Layer& l : block.layers)
             if (!l.isBlock() && l.op == "linear") m_rowLinear = &l;
-        if (block.repeat > 1) ++m_repeatDepth;
+        if (indexed) ++m_repeatDepth; // a transformer layer
         auto main = walkList(block.layers, x, inner, path);
-        if (block.repeat > 1) --m_repeatDepth;
+        if (indexed) --m_repeatDepth;
         m_rowLinear = savedRow;
         if (!main) return main.error();
         int out = *main;
@@ -533,10 +556,7 @@ Result<Graph> GraphBuilder::build(const Model& model) {
         if (d <= 0)
             return makeError(model.name + ": input shape " + shapeToString(model.inputShape) +
                              " has a non-positive dimension");
-    TensorInfo in{model.inputShape, model.inputDtype, true, true};
-    if (isHalfPrecision(m_config.precision) && !autocast() && isFloating(in.dtype) &&
-        dtypeSize(m_paramDtype) == 2)
-        in.dtype = halfDtype();
+    const TensorInfo in = inputInfo(model);
     if (!in.bytes()) return makeError("input: shape " + shapeToString(model.inputShape) + " is too large");
     if (minimumOps(model.layers, kMaxOps) > kMaxOps)
         return makeError(model.name + ": the model expands to more than " + std::to_string(kMaxOps) +
@@ -544,10 +564,10 @@ Result<Graph> GraphBuilder::build(const Model& model) {
     if (auto st = resolveLoraTargets(model); !st) return st.error();
     if (m_config.quant.enabled()) m_quantHead = loraTargetInfo(model).head;
     if (auto st = prepareTensorParallel(model); !st) return st.error();
-    int x = newTensor(in, -1, "input batch");
-    m_graph.batchTensors.push_back(x);
-    Scope root{{}, x, nullptr};
-    auto out = walkList(model.layers, x, root, "");
+    auto x = newInputTensor(in);
+    if (!x) return x.error();
+    Scope root{{}, *x, nullptr};
+    auto out = walkList(model.layers, *x, root, "");
     if (!out) return out.error();
     if (m_graph.loss < 0) {
         m_graph.layers.push_back(GLayer{"loss", "sum", -1});
@@ -557,7 +577,8 @@ Result<Graph> GraphBuilder::build(const Model& model) {
     } else if (m_graph.ops.back().isLoss == false) {
         return makeError(m_graph.ops.back().path + ": layers after the loss are not supported");
     }
-    if (auto unused = m_freezeRules.unmatched(); !unused.empty()) {
+    // a pipeline stage: the patterns apply to the whole model
+    if (auto unused = m_wholeModel ? unmatchedInWholeModel() : m_freezeRules.unmatched(); !unused.empty()) {
         std::string list;
         for (const auto& u : unused) list += (list.empty() ? "" : ", ") + u;
         const std::string example = m_graph.layers.empty() ? std::string() : m_graph.layers.front().path;
@@ -575,8 +596,12 @@ Result<Graph> GraphBuilder::build(const Model& model) {
     }
     bool anyTrainable = false;
     for (const auto& p : m_graph.params) anyTrainable = anyTrainable || p.trainable;
-    if (!anyTrainable) {
+    if (!anyTrainable && !m_receivesHidden) { // a later stage still sends its input's gradient back
         const bool byOptions = !m_config.freeze.empty() || !m_config.trainOnly.empty();
+        if (m_wholeModel)
+            return makeError(model.name + ": the first pipeline stage has no trainable parameters (the "
+                                          "embedding and its layers are all frozen); BatchFit does not model "
+                                          "a stage that runs no backward");
         return makeError(model.name + ": the model has no trainable parameters" +
                          (byOptions
                               ? std::string(" (every layer is frozen by --freeze/--train-only or the model "

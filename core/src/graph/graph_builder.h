@@ -10,15 +10,24 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace batchfit {
 
+/// The graph of one GPU: with pipeline parallelism, of stage config.parallel.stage (0 or pp - 1).
 Result<Graph> buildGraph(const Model& model, const TrainingConfig& config);
-/// The first of `pp` pipeline stages: the layers before the first repeated block and ceil(L / pp) of its
-/// repetitions (pipeline_stage.cpp).
+Result<Graph> buildLastPipelineStage(const Model& model, const TrainingConfig& config);
+// Pipeline stages (pipeline_stage.cpp). The transformer layers are the run of repeated blocks, L layers.
+/// The first of `pp` stages: the layers before the transformer layers and ceil(L / pp) of them.
 Result<Model> firstPipelineStage(const Model& model, std::int64_t pp);
+/// The layers before the transformer layers (what makes the last stage's input).
+Result<Model> pipelinePrefix(const Model& model, std::int64_t pp);
+/// The last stage: floor(L / pp) layers and everything after them, its input the hidden state the previous
+/// stage sends (per-sample shape and dtype); a head tied to an earlier layer gets its own weight.
+Result<Model> lastPipelineStage(const Model& model, std::int64_t pp, const Shape& inputShape,
+                                DType inputDtype);
 
 class GraphBuilder {
 public:
@@ -41,6 +50,15 @@ public:
     bool selectiveCheckpointing() const;
 
     Result<Graph> build(const Model& model);
+    /// Pipeline stages: `whole` is the model the stage is cut from (tensor parallelism splits its
+    /// vocabulary); `receivesHidden`: the input is the previous stage's hidden state (it requires a
+    /// gradient).
+    void setPipelineStage(const Model* whole, bool receivesHidden) {
+        m_wholeModel = whole;
+        m_receivesHidden = receivesHidden;
+    }
+    /// What walking `model` produces, without a loss or any check of what trains (pipeline_stage.cpp).
+    Result<TensorInfo> outputInfo(const Model& model);
 
 private:
     struct Scope {
@@ -68,6 +86,26 @@ private:
     Status prepareTensorParallel(const Model& model);
     Result<Attributes> tensorParallelAttributes(const Layer& layer, const std::string& path,
                                                 std::int64_t width) const;
+    // Megatron sequence parallelism (sequence_parallel.cpp): along dim 0 of the per-sample shape.
+    bool sequenceParallel() const { return m_config.parallel.splitsSequence(); }
+    /// Before a layer: all-gathers the sequence-split inputs a linear or attention reads (or any layer
+    /// outside the transformer layers that does not work token by token).
+    Result<std::vector<int>> sequenceParallelInputs(const Layer& layer, const std::string& path,
+                                                    std::vector<int> inputs);
+    /// After a layer: reduce-scatters the output of attention and of the row-parallel linear.
+    Result<int> sequenceParallelOutput(const Layer& layer, const std::string& path, int out);
+    Result<int> scatterSequence(int x, const std::string& path); ///< entering the transformer layers
+    Result<int> gatherSequence(int shard, const std::string& path, bool forLinear);
+    /// Every op: outputs of split inputs are split; autocast copies of a gathered input stand for its shard.
+    void noteSequenceParallel(const std::string& type, const std::vector<int>& inputs,
+                              const std::vector<int>& outputs);
+    /// What a linear saves for a tensor it reads: the shard of a gathered input (Megatron keeps that and
+    /// gathers it again in the backward).
+    int savedAs(int tensor) const;
+    Result<int> newInputTensor(TensorInfo in);
+    /// --freeze/--train-only patterns that match no layer of the whole model a stage is cut from.
+    std::vector<std::string> unmatchedInWholeModel() const;
+    TensorInfo inputInfo(const Model& model) const;
     // bitsandbytes quantization (quant_linear.cpp)
     bool quantizes(const std::string& path, const Attributes& attrs) const;
     Attributes quantAttributes(const Attributes& linear) const;
@@ -94,6 +132,12 @@ private:
     const Layer* m_rowLinear = nullptr;        ///< the block's last linear: Megatron's row-parallel one
     std::string m_tpHead;                      ///< the output head (vocab-parallel with TP)
     std::int64_t m_vocab = 0;                  ///< its width
+    const Model* m_wholeModel = nullptr;       ///< a pipeline stage's model before it was cut
+    bool m_receivesHidden = false;             ///< a later pipeline stage: the input is a hidden state
+    std::set<int> m_spShards;                  ///< tensors split along the sequence
+    std::map<int, int> m_spGathered;           ///< a shard -> its all-gathered view in the buffer
+    std::map<int, int> m_spSavedAs;            ///< a gathered view (or its autocast copy) -> the shard
+    std::map<DType, int> m_spBuffers;          ///< Megatron's global memory buffer, one per dtype
     bool m_inLora = false;                     ///< lowering an adapted linear's parts
     std::string m_layerPath, m_layerModule;    ///< the layer being lowered, and its "module" attribute
     std::optional<DType> m_paramDtypeOverride; ///< the adapters' dtype while they are lowered

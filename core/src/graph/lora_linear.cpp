@@ -5,12 +5,15 @@
 #include "batchfit/lora_targets.h"
 #include "graph/graph_builder.h"
 
+#include <algorithm>
+
 namespace batchfit {
 
 Status GraphBuilder::resolveLoraTargets(const Model& model) {
     const LoraConfig& lora = m_config.lora;
     if (lora.rank <= 0) return Ok{};
-    const LoraTargetInfo info = loraTargetInfo(model);
+    // a pipeline stage: the families' default targets and the head are the whole model's
+    const LoraTargetInfo info = loraTargetInfo(m_wholeModel ? *m_wholeModel : model);
     m_loraHead = info.head;
     std::vector<std::string> targets = lora.targets.empty() ? info.defaults : lora.targets;
     if (targets.empty()) {
@@ -50,9 +53,15 @@ bool GraphBuilder::loraTargets(const std::string& path) {
 }
 
 std::vector<std::string> GraphBuilder::unusedLoraTargets() const {
+    // a pipeline stage holds part of the model: a target another stage's linears match is used
+    const LoraTargetInfo whole = m_wholeModel ? loraTargetInfo(*m_wholeModel) : LoraTargetInfo{};
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < m_loraTargets.size(); ++i)
-        if (!m_loraTargetUsed[i]) out.push_back(m_loraTargets[i]);
+    for (std::size_t i = 0; i < m_loraTargets.size(); ++i) {
+        const std::string& t = m_loraTargets[i];
+        const std::string name = t.substr(t.find_last_of('.') + 1);
+        const bool elsewhere = std::find(whole.names.begin(), whole.names.end(), name) != whole.names.end();
+        if (!m_loraTargetUsed[i] && !elsewhere) out.push_back(t);
+    }
     return out;
 }
 

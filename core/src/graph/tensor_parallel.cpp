@@ -3,8 +3,8 @@
 // block), 1/t of the attention heads (q, k, v column-parallel, the output projection row-parallel) and 1/t of
 // the MLP's inner width (every linear of the block but the last is column-parallel, the last row-parallel);
 // the token embedding and the output head are vocab-parallel (the vocabulary padded to a multiple of 128 t).
-// Norms, dropout and the residual stream stay whole on every rank (no sequence parallelism). The all-reduce
-// of a row-parallel output runs in place.
+// Norms, dropout and the residual stream stay whole on every rank unless --sequence-parallel splits them
+// (sequence_parallel.cpp). The all-reduce of a row-parallel output runs in place.
 #include "batchfit/lora_targets.h"
 #include "graph/graph_builder.h"
 
@@ -26,12 +26,16 @@ const Layer* findLayer(const std::vector<Layer>& layers, const std::string& pref
 
 Status GraphBuilder::prepareTensorParallel(const Model& model) {
     const std::int64_t t = m_config.parallel.tp;
+    if (auto problem = sequenceParallelProblem(m_config.parallel); !problem.empty())
+        return makeError(problem);
     if (t <= 1) return Ok{};
     if (m_config.parallel.gpus % (t * m_config.parallel.pp))
         return makeError("--tp " + std::to_string(t) + " must divide --gpus " +
                          std::to_string(m_config.parallel.gpus) + " (with --pp)");
-    m_tpHead = loraTargetInfo(model).head;
-    if (const Layer* head = findLayer(model.layers, "", m_tpHead))
+    // A pipeline stage's head and vocabulary are the whole model's (the first stage has no head)
+    const Model& whole = m_wholeModel ? *m_wholeModel : model;
+    m_tpHead = loraTargetInfo(whole).head;
+    if (const Layer* head = findLayer(whole.layers, "", m_tpHead))
         m_vocab = head->attrs.getInt("out_features").value_or(0);
     return Ok{};
 }

@@ -33,6 +33,7 @@ void ensureRegistered() {
         registerMoeOps();
         registerSdpaOps();
         registerQuantLinearOps();
+        registerParallelOps();
         registerLossOps();
         registerOpaqueOps();
     });

@@ -12,8 +12,16 @@ int stateDtypeSize(const TrainingConfig& c, int paramDtypeSize) {
     }
 }
 
-static bool hasMaster(const TrainingConfig& c) {
+static bool halfWeightsWithMaster(const TrainingConfig& c) {
     return c.precision == Precision::MixedFp16Master || c.precision == Precision::MixedBf16Master;
+}
+
+bool fsdpMixedPrecision(const TrainingConfig& c) {
+    return halfWeightsWithMaster(c) && c.parallel.enabled() && isFsdp(c.parallel.strategy);
+}
+
+static bool hasMaster(const TrainingConfig& c) {
+    return halfWeightsWithMaster(c) && !fsdpMixedPrecision(c);
 }
 
 OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::uint64_t n,

@@ -23,6 +23,11 @@ int stateDtypeSize(const TrainingConfig& c, int paramDtypeSize);
 /// Temporaries during step(), as a multiple of the state-dtype size of (for-loop) the largest tensor or
 /// (foreach/fused) all trainable parameters.
 double stepTemporaryFactor(const TrainingConfig& c);
+/// FSDP with half compute weights (mixed-bf16/mixed-fp16 as MixedPrecision(param_dtype=half)): the shards
+/// are the full-precision parameters the optimizer steps, so there are no separate master weights, and the
+/// sharded gradients are cast to full precision (_flat_param.py, _runtime_utils.py; FSDP2
+/// foreach_reduce_scatter).
+bool fsdpMixedPrecision(const TrainingConfig& c);
 /// Bytes shared by all tensors (bitsandbytes quantization maps).
 std::uint64_t optimizerSharedBytes(const TrainingConfig& c);
 

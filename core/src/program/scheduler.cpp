@@ -183,6 +183,14 @@ void Scheduler::setup() {
             m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         }
     }
+    for (std::size_t i = 0; i < m_graph.tensors.size(); ++i) {
+        // Framework buffers made once and kept (Megatron's global memory buffer for sequence parallelism)
+        if (!m_graph.tensors[i].persistent) continue;
+        const int inst = newInstance(tensorBytes(static_cast<int>(i)), Component::Temporaries, s);
+        m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+        m_weightInst[static_cast<std::size_t>(inst)] = true; // never saved as an activation
+        m_fwdInst[i] = inst;
+    }
     if (m_shard.bucketBytes > 0) {
         // DDP's buckets are made with the DDP module; DeepSpeed's reduce buffers with the engine: both
         // before the first step, and kept.
@@ -214,7 +222,7 @@ void Scheduler::microStep(bool first) {
     m_firstMicroStep = first;
     const std::size_t nt = m_graph.tensors.size();
     for (std::size_t i = 0; i < nt; ++i) {
-        if (m_graph.tensors[i].param < 0) m_fwdInst[i] = -1;
+        if (m_graph.tensors[i].param < 0 && !m_graph.tensors[i].persistent) m_fwdInst[i] = -1;
         m_recompInst[i] = -1;
         m_gradOf[i] = -1;
     }
@@ -240,7 +248,7 @@ void Scheduler::microStep(bool first) {
     const int fwdEnd = static_cast<int>(m_program.steps.size()) - 1;
     for (int inst : m_autocastPending) use(inst, fwdEnd);
     if (first) accountSaved();
-    // 1F1B: the first stage holds the activations of min(M, P) micro-batches when its first backward runs;
+    // 1F1B: stage s holds the activations of min(M, P - s) micro-batches when its first backward runs;
     // the others' saved tensors are counted as one block from the end of this forward to the backward's end.
     int inFlight = -1;
     if (m_config.parallel.inFlight() > 1) {
@@ -440,9 +448,11 @@ void Scheduler::optimizerStep() {
         const double factor = stepTemporaryFactor(m_config);
         const auto base = static_cast<double>(forLoop ? largest : total);
         transient(Affine{static_cast<std::uint64_t>(factor * base), 0}, Component::Temporaries, s);
-        if (m_config.precision == Precision::MixedFp16Master ||
-            m_config.precision == Precision::MixedBf16Master)
-            transient(Affine{(forLoop ? largestN : totalN) * 4, 0}, Component::Temporaries, s); // fp32 grads
+        // fp32 copies of half gradients; FSDP's MixedPrecision gradients are fp32 shards already
+        if ((m_config.precision == Precision::MixedFp16Master ||
+             m_config.precision == Precision::MixedBf16Master) &&
+            !fsdpMixedPrecision(m_config))
+            transient(Affine{(forLoop ? largestN : totalN) * 4, 0}, Component::Temporaries, s);
     }
     if (m_config.zeroGradSetToNone)
         for (int g : m_paramGrad) use(g, s); // zero_grad(set_to_none=True) drops them after the step

@@ -5,6 +5,7 @@
 // limiter keeps two units' all-gathers in flight), api.py BackwardPrefetch.BACKWARD_PRE ("the current set of
 // parameters, next set of parameters, and current set of gradients"); DeepSpeed stage3.py (fetch and
 // release per module, prefetching the next ones). Torch 2.6 and DeepSpeed 0.16 read; source-checked.
+#include "program/optimizer_model.h"
 #include "program/scheduler.h"
 
 #include <algorithm>
@@ -24,6 +25,10 @@ void Scheduler::gather(int unit, Phase phase) {
                                      std::string(parallelStrategyName(m_config.parallel.strategy)) + ")");
     inst = newInstance(Affine{bytes, 0}, Component::Parameters, s);
     m_weightInst[static_cast<std::size_t>(inst)] = true;
+    // MixedPrecision: the half copy of the shard the all-gather sends (_use_low_precision_shard), freed
+    // once the unit is gathered (_free_low_precision_sharded_param)
+    transient(Affine{m_shard.unitLowPrecisionShardBytes[static_cast<std::size_t>(unit)], 0},
+              Component::Parameters, s);
 }
 
 void Scheduler::release(int unit, int step) {
@@ -57,6 +62,9 @@ void Scheduler::reduceScatter(int unit, int step) {
         if (g < 0 || !m_graph.params[pi].trainable || m_gradSharded[pi]) continue;
         use(g, step); // the unsharded gradient is freed once reduce-scattered
         g = newInstance(Affine{m_shard.gradBytes[pi], 0}, Component::Gradients, step);
+        // MixedPrecision: the shard is reduce-scattered in half, then cast to the fp32 one kept
+        if (fsdpMixedPrecision(m_config))
+            transient(Affine{m_shard.gradBytes[pi] / 2, 0}, Component::Gradients, step);
         m_gradSharded[pi] = true; // later micro-batches accumulate into the shard
     }
 }

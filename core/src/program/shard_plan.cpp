@@ -9,7 +9,12 @@
 //   elements (two with overlap_comm in stage 1/2); parameters under stage3_param_persistence_threshold stay
 //   whole.
 // - FSDP1 (torch/distributed/fsdp/_flat_param.py FlatParamHandle: one flat parameter per unit, padded to a
-//   multiple of the world size); FSDP2 (_fully_shard: per-parameter dim-0 chunks).
+//   multiple of the world size); FSDP2 (_fully_shard: per-parameter dim-0 chunks). MixedPrecision
+//   (param_dtype half): the shards stay in full precision and the optimizer steps them; pre_unshard's
+//   _use_low_precision_shard makes a half copy of the shard for the all-gather (into a half
+//   _full_param_padded) and post_unshard's _free_low_precision_sharded_param frees it; the reduce-scattered
+//   gradient shard is cast to the parameter's dtype (_runtime_utils.py _cast_grad_to_param_dtype; FSDP2:
+//   foreach_reduce_scatter, _to_dtype_if_needed(reduce_scatter_output, orig_dtype)).
 #include "program/shard_plan.h"
 
 #include "program/optimizer_model.h"
@@ -53,6 +58,7 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
     plan.paramUnit.assign(np, 0);
     plan.unitNames = {"(root)"};
     plan.unitBytes = {0};
+    plan.unitLowPrecisionShardBytes = {0};
     if (!par.enabled()) return plan;
     plan.active = true;
     const ParallelStrategy s = par.strategy;
@@ -76,6 +82,7 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
                 it = unitOf.emplace(key, static_cast<int>(plan.unitNames.size())).first;
                 plan.unitNames.push_back(key);
                 plan.unitBytes.push_back(0);
+                plan.unitLowPrecisionShardBytes.push_back(0);
             }
             u = it->second;
         }
@@ -92,15 +99,25 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
     const auto elemSize = [](const GParam& gp) {
         return gp.storedBytes ? std::uint64_t{1} : static_cast<std::uint64_t>(dtypeSize(gp.dtype));
     };
-    const auto shardOf = [&](const GParam& gp) -> std::uint64_t {
+    // FSDP MixedPrecision: half compute weights gathered from fp32 shards (the model was fp32 when wrapped)
+    const bool fullShards = fsdpMixedPrecision(config);
+    const auto shardElemSize = [&](const GParam& gp) {
+        return fullShards && !gp.storedBytes && isFloating(gp.dtype) ? std::uint64_t{4} : elemSize(gp);
+    };
+    const auto lowShardOf = [&](const GParam& gp) -> std::uint64_t {
         if (s == ParallelStrategy::Fsdp2 && !gp.storedBytes && gp.shape.size() >= 1 && gp.shape[0] > 0) {
             const auto rows = static_cast<std::uint64_t>(gp.shape[0]);
             return ceilDiv(rows, n) * (gp.numel / rows) * elemSize(gp); // torch.chunk(dim=0): ceil rows first
         }
         return ceilDiv(elemsOf(gp), n) * elemSize(gp); // DeepSpeed: ceil(numel / N) per parameter
     };
-    std::vector<std::uint64_t> flatElems(plan.unitNames.size(), 0), flatSize(plan.unitNames.size(), 1);
-    std::vector<std::uint64_t> flatTrainable(plan.unitNames.size(), 0);
+    const auto shardOf = [&](const GParam& gp) { return lowShardOf(gp) / elemSize(gp) * shardElemSize(gp); };
+    const std::size_t nu = plan.unitNames.size();
+    std::vector<std::uint64_t> flatElems(nu, 0), flatSize(nu, 0), flatShardSize(nu, 1), flatTrainable(nu, 0);
+    // A unit whose parameters differ in element size (QLoRA's packed weights beside fp32 adapters) is
+    // counted in bytes: FSDP1 wants one dtype per flat parameter, so such a unit is stored as one dtype.
+    std::vector<std::uint64_t> flatBytes(nu, 0), flatShardBytes(nu, 0), flatTrainableBytes(nu, 0);
+    std::vector<bool> mixedSizes(nu, false);
     const bool flat =
         s == ParallelStrategy::Fsdp || s == ParallelStrategy::FsdpGradOp || s == ParallelStrategy::Hsdp;
     for (std::size_t p = 0; p < np; ++p) {
@@ -114,12 +131,20 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
             if (!persistent) {
                 if (flat) {
                     flatElems[u] += elemsOf(gp); // one flat parameter per unit (one dtype per unit)
+                    if (flatSize[u] != 0 && flatSize[u] != elemSize(gp)) mixedSizes[u] = true;
                     flatSize[u] = elemSize(gp);
-                    if (gp.trainable) flatTrainable[u] += elemsOf(gp);
+                    flatShardSize[u] = shardElemSize(gp);
+                    flatBytes[u] += elemsOf(gp) * elemSize(gp);
+                    flatShardBytes[u] += elemsOf(gp) * shardElemSize(gp);
+                    if (gp.trainable) {
+                        flatTrainable[u] += elemsOf(gp);
+                        flatTrainableBytes[u] += elemsOf(gp) * shardElemSize(gp);
+                    }
                     plan.paramBytes[p] = 0; // counted with the unit's flat shard below
                 } else {
                     plan.paramBytes[p] = shardOf(gp);
                     plan.unitBytes[u] += fullParamBytes(gp);
+                    if (fullShards) plan.unitLowPrecisionShardBytes[u] += lowShardOf(gp);
                 }
             }
         }
@@ -136,12 +161,17 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
             const auto u = static_cast<std::size_t>(plan.paramUnit[p]);
             if (gp.trainable && !gradGiven[u] && flatTrainable[u] > 0) {
                 gradGiven[u] = true;
-                plan.gradBytes[p] = ceilDiv(flatTrainable[u], n) * flatSize[u];
+                plan.gradBytes[p] = mixedSizes[u] ? ceilDiv(flatTrainableBytes[u], n)
+                                                  : ceilDiv(flatTrainable[u], n) * flatShardSize[u];
             }
             if (given[u] || flatElems[u] == 0) continue;
             given[u] = true;
-            plan.paramBytes[p] = ceilDiv(flatElems[u], n) * flatSize[u];
-            plan.unitBytes[u] = ceilDiv(flatElems[u], n) * n * flatSize[u];
+            const std::uint64_t lowShard =
+                mixedSizes[u] ? ceilDiv(flatBytes[u], n) : ceilDiv(flatElems[u], n) * flatSize[u];
+            plan.paramBytes[p] =
+                mixedSizes[u] ? ceilDiv(flatShardBytes[u], n) : ceilDiv(flatElems[u], n) * flatShardSize[u];
+            plan.unitBytes[u] = lowShard * n;
+            if (fullShards) plan.unitLowPrecisionShardBytes[u] = lowShard;
         }
     }
 

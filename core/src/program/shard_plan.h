@@ -19,10 +19,13 @@ struct ShardPlan {
     bool keepUnsharded = false; ///< gathered parameters stay from the forward to the backward (SHARD_GRAD_OP)
     bool gradsInBuckets = false; ///< DDP gradient_as_bucket_view: .grad are views into the buckets
 
-    std::vector<int> opUnit;               ///< per op: its gather unit (0: the root, outside any block)
-    std::vector<int> paramUnit;            ///< per parameter: the unit of the first op that uses it
-    std::vector<std::string> unitNames;    ///< per unit: "h[3]" (unit 0: "(root)")
-    std::vector<std::uint64_t> unitBytes;  ///< per unit: bytes of its gathered (unsharded) parameters
+    std::vector<int> opUnit;              ///< per op: its gather unit (0: the root, outside any block)
+    std::vector<int> paramUnit;           ///< per parameter: the unit of the first op that uses it
+    std::vector<std::string> unitNames;   ///< per unit: "h[3]" (unit 0: "(root)")
+    std::vector<std::uint64_t> unitBytes; ///< per unit: bytes of its gathered (unsharded) parameters
+    /// per unit, FSDP MixedPrecision: the half copy of its shard that the all-gather sends (_mp_shard),
+    /// made for the unshard and freed after it
+    std::vector<std::uint64_t> unitLowPrecisionShardBytes;
     std::vector<std::uint64_t> paramBytes; ///< per parameter: device bytes between uses (a shard, or all)
     std::vector<std::uint64_t> gradBytes;  ///< per parameter: bytes of its gradient kept to the step
     std::vector<std::uint64_t> stateElems; ///< per parameter: elements whose optimizer state is here

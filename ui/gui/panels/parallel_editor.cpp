@@ -93,20 +93,25 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     m_tp->setToolTip(
         tr("Megatron tensor parallelism: each layer's heads, MLP columns and the vocabulary split "
            "over this many of the GPUs; the data-parallel replicas are GPUs / this"));
+    m_sequenceParallel = new QCheckBox(tr("Sequence parallel"));
+    m_sequenceParallel->setObjectName(QStringLiteral("parallelSequence"));
+    m_sequenceParallel->setToolTip(tr(
+        "Megatron sequence parallelism (needs TP > 1): the norms, dropouts and residual stream are split "
+        "over the tensor-parallel GPUs along the sequence; each linear keeps only its share of its input"));
     m_pp = new QSpinBox;
     m_pp->setObjectName(QStringLiteral("parallelPp"));
     m_pp->setRange(1, 4096);
     m_pp->setPrefix(tr("PP ×"));
-    m_pp->setToolTip(tr("Pipeline stages (1F1B): the first stage, with the embedding and its share of the "
-                        "layers, is the one shown"));
+    m_pp->setToolTip(tr("Pipeline stages (1F1B): the first stage (the embedding and its share of the layers) "
+                        "and the last (the head and the loss) are simulated, and the heavier is shown"));
     m_micro = new QSpinBox;
     m_micro->setRange(0, 100000);
     m_micro->setSpecialValueText(tr("M = stages"));
     m_micro->setPrefix(tr("M "));
     m_micro->setToolTip(tr("Micro-batches per step in the pipeline: the first stage keeps the activations of "
-                           "min(M, stages) of them"));
+                           "min(M, stages) of them, the last one"));
     m_tp->setPrefix(tr("TP ×"));
-    m_tpRow = rowOf(parent, {m_tp, m_pp, m_micro});
+    m_tpRow = rowOf(parent, {m_tp, m_sequenceParallel, m_pp, m_micro});
     form->addRow(tr("Model parallel:"), m_tpRow);
 
     m_bucketCap = new QDoubleSpinBox;
@@ -187,7 +192,18 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     });
     connect(m_tp, &QSpinBox::valueChanged, this, [this](int t) {
         m_parallel.tp = t;
+        if (t == 1 && m_parallel.sequenceParallel) { // sequence parallelism splits over the TP group
+            m_parallel.sequenceParallel = false;
+            const bool was = m_updating;
+            m_updating = true;
+            m_sequenceParallel->setChecked(false);
+            m_updating = was;
+        }
         emitEdit(tr("Tensor parallel ×%1").arg(t), kMergeTp);
+    });
+    connect(m_sequenceParallel, &QCheckBox::toggled, this, [this](bool on) {
+        m_parallel.sequenceParallel = on;
+        emitEdit(on ? tr("Sequence parallel") : tr("No sequence parallelism"));
     });
     connect(m_pp, &QSpinBox::valueChanged, this, [this](int p) {
         m_parallel.pp = p;
@@ -242,6 +258,7 @@ void ParallelEditor::setParallel(const ParallelConfig& p) {
     m_gpus->setValue(static_cast<int>(p.gpus));
     m_strategy->setCurrentIndex(m_strategy->findData(static_cast<int>(p.strategy)));
     m_tp->setValue(static_cast<int>(p.tp));
+    m_sequenceParallel->setChecked(p.sequenceParallel);
     m_pp->setValue(static_cast<int>(p.pp));
     m_micro->setValue(static_cast<int>(p.microbatches));
     m_bucketCap->setValue(p.bucketCapMb);
@@ -288,6 +305,7 @@ void ParallelEditor::updateVisible() {
     m_zeroImpl->setVisible(s == ParallelStrategy::Zero1);
     m_perNode->setVisible(s == ParallelStrategy::Hsdp);
     m_reshard->setVisible(s == ParallelStrategy::Fsdp2);
+    m_sequenceParallel->setEnabled(m_parallel.tp > 1);
     // one GPU: only the count beside the GPU; the strategy row appears with a second GPU
     m_form->setRowVisible(m_strategyRow, m_parallel.gpus > 1);
 }

@@ -45,6 +45,7 @@ private:
     QToolButton* m_advanced = nullptr;
     QWidget* m_tpRow = nullptr;
     QSpinBox* m_tp = nullptr;
+    QCheckBox* m_sequenceParallel = nullptr;
     QSpinBox* m_pp = nullptr;
     QSpinBox* m_micro = nullptr;
     QWidget* m_ddpRow = nullptr;
