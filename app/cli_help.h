@@ -18,6 +18,10 @@ Commands:
                memory first) and the smallest GPU that fits --batch (default 1)
   check        validate a model file (structure, ops, shapes) and summarise it
   report       write a PNG or PDF report (--out FILE.pdf|FILE.png; needs the Qt build)
+  allocator-replay TRACE  replay an allocator trace (docs/allocator-trace.md: estimate --trace-out, or
+               tools/snapshot_to_trace.py from a torch.cuda.memory snapshot) through the caching-allocator
+               model: peak allocated and reserved, segments, the first OOM against --capacity, and how
+               they compare with what the snapshot recorded
 
 Model:
   --preset NAME          a built-in model (see `presets`)
@@ -81,8 +85,12 @@ Training set-up:
   --gpus-per-node G      GPUs per node (default 8): HSDP's shard group
   --tp T                 Megatron tensor parallelism over T of the GPUs (heads, MLP columns and the vocab
                          split; norms, dropout and the residual stream whole): data-parallel size GPUs / T
-  --pp P                 pipeline parallelism, 1F1B: the first stage (the embedding and ceil(L/P) layers) is
-                         simulated, holding the activations of min(M, P) micro-batches; --microbatches M
+  --sequence-parallel    with --tp T > 1: Megatron sequence parallelism, the norms, dropouts and residual
+                         stream split over the T GPUs along the sequence (s/T tokens each); a column-parallel
+                         linear all-gathers its input into one kept buffer and saves only its shard
+  --pp P                 pipeline parallelism, 1F1B: the first stage (the embedding and ceil(L/P) layers,
+                         min(M, P) micro-batches in flight) and the last (floor(L/P) layers, the head and
+                         the loss, 1 in flight) are simulated and the heavier is shown; --microbatches M
                          (default P); data-parallel size GPUs / (T x P)
   --zero-impl deepspeed|torch  zero1 by DeepSpeed (flat partitions) or torch's ZeroRedundancyOptimizer over
                          DDP (whole tensors, greedy by size)
@@ -93,6 +101,9 @@ Training set-up:
                          (default 1e5: smaller parameters stay whole on every GPU)
   --no-limit-all-gathers FSDP without the rate limiter; --backward-prefetch pre|post (default pre);
                          --no-reshard-after-forward (FSDP2: keep gathered parameters to the backward)
+  --alloc-conf TEXT      PYTORCH_CUDA_ALLOC_CONF for the caching-allocator replay that gives reserved memory
+                         and the verdict, e.g. expandable_segments:True or max_split_size_mb:128
+  --fragmentation F      override the replay: reserved = peak x (1 + F), rounded to 2 MiB
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)
   --cublas-workspace-kib N  cuBLAS workspace per handle in KiB (default: the GPU's; 0 as with
@@ -112,6 +123,11 @@ Output:
   --seq-from N --seq-to N  fit-map sequence lengths (default: 128 up to the model's maximum positions, or 4x
                          its length); --hf-config models are imported again at each length
   --seq-step N           fit-map: add N (default: double, at most 64 lengths, up to 16777216)
+  --trace-out FILE       estimate: write the step's allocations and frees as an allocator trace
+  --capacity SIZE        allocator-replay: the GPU's memory (24GiB, 512MiB or bytes; default: the trace's
+                         device_total_bytes); --context-mib N is taken off it
+  --memory-fraction F    allocator-replay: torch.cuda.set_per_process_memory_fraction(F) (what makes
+                         garbage_collection_threshold act)
   --out FILE             report output file
   --measured FILE        estimate, report: measured points from tools/torch_measure.py, shown next to
                          the estimate (text, --json "measured", crosses on the report's chart)

@@ -8,6 +8,7 @@
 #include "batchfit/model_io.h"
 #include "batchfit/onnx_import.h"
 #include "batchfit/presets.h"
+#include "cli_allocator.h"
 #include "cli_fit_map.h"
 #include "cli_help.h"
 #include "cli_options.h"
@@ -219,6 +220,18 @@ int main(int argc, char** argv) {
         return o.help ? kOk : kUsage;
     }
     if (o.command == "presets") return listPresets(o);
+    if (o.command == "allocator-replay") {
+        if (o.trace.empty()) return fail(kUsage, "allocator-replay needs a trace file: allocator-replay TRACE");
+        bool oom = false;
+        auto out = allocatorReplayOutput(o, oom);
+        if (!out) return fail(kBadInput, out.error().message);
+        std::cout << *out;
+        return oom ? kNoFit : kOk;
+    }
+    if (!o.trace.empty() || o.capacity || o.memoryFraction)
+        return fail(kUsage, "a trace file, --capacity and --memory-fraction apply to allocator-replay");
+    if (!o.traceOut.empty() && o.command != "estimate")
+        return fail(kUsage, "--trace-out applies to estimate");
     if (o.command == "gpus" && !o.fit) return listGpus(o);
     if (o.command != "estimate" && o.command != "max-batch" && o.command != "sweep" && o.command != "check" &&
         o.command != "report" && o.command != "gpus" && o.command != "fit-map")
@@ -304,6 +317,8 @@ int main(int argc, char** argv) {
     }
     auto e = est->estimate(o.batch, o.timeline);
     if (!e) return fail(kBadInput, e.error().message);
+    if (!o.traceOut.empty())
+        if (auto st = writeStepTrace(o, *est); !st) return fail(kBadInput, st.error().message);
     std::optional<Verdict> v;
     std::optional<MaxBatch> m;
     if (o.gpu) {

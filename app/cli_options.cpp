@@ -1,5 +1,7 @@
 #include "cli_options.h"
 
+#include "batchfit/allocator_config.h"
+
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -42,6 +44,22 @@ Result<GpuSpec> parseGpu(const std::string& s) {
         }
     }
     return findGpu(s);
+}
+
+// "24GiB", "512MiB", "1048576" (bytes).
+Result<std::uint64_t> parseCapacity(const std::string& s, const std::string& opt) {
+    for (auto [suffix, shift] : {std::pair{"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"G", 30}, {"M", 20}}) {
+        const std::string suf(suffix);
+        if (s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0) {
+            auto v = parseDouble(s.substr(0, s.size() - suf.size()), opt);
+            if (!v || *v <= 0 || *v * static_cast<double>(std::uint64_t{1} << shift) > 4.6e18)
+                return makeError(opt + ": expected a positive size such as 24GiB, got '" + s + "'");
+            return static_cast<std::uint64_t>(*v * static_cast<double>(std::uint64_t{1} << shift));
+        }
+    }
+    auto v = parseInt(s, opt, 1, std::int64_t{1} << 62);
+    if (!v) return makeError(opt + ": expected a size such as 24GiB or a number of bytes, got '" + s + "'");
+    return static_cast<std::uint64_t>(*v);
 }
 
 } // namespace
@@ -224,8 +242,7 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             if (!r) return r.error();
             (a == "--pp" ? o.config.parallel.pp : o.config.parallel.microbatches) = *r;
         } else if (a == "--sequence-parallel") {
-            return makeError(a + ": sequence parallelism is not modelled yet (--gpus N --tp T --pp P with a "
-                                 "data-parallel --strategy is)");
+            o.config.parallel.sequenceParallel = true;
         } else if (a == "--torch") {
             BF_NEXT(v);
             auto r = parseTorchRules(v);
@@ -300,6 +317,32 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             auto r = parseInt(v, a, 0, 1 << 22);
             if (!r) return r.error();
             o.config.cublasWorkspaceBytes = static_cast<std::uint64_t>(*r) << 10;
+        } else if (a == "--alloc-conf") {
+            BF_NEXT(v);
+            auto c = parseAllocConf(v);
+            if (!c) return makeError("--alloc-conf: " + c.error().message);
+            o.config.allocConf = allocConfText(*c);
+            o.allocConfGiven = true;
+        } else if (a == "--fragmentation") {
+            BF_NEXT(v);
+            auto r = parseDouble(v, a);
+            if (!r) return r.error();
+            if (!(*r >= 0 && *r < 1)) return makeError("--fragmentation must be in [0, 1), got " + v);
+            o.config.fragmentationFraction = *r;
+        } else if (a == "--trace-out") {
+            BF_NEXT(v);
+            o.traceOut = v;
+        } else if (a == "--capacity") {
+            BF_NEXT(v);
+            auto r = parseCapacity(v, a);
+            if (!r) return r.error();
+            o.capacity = *r;
+        } else if (a == "--memory-fraction") {
+            BF_NEXT(v);
+            auto r = parseDouble(v, a);
+            if (!r) return r.error();
+            if (!(*r > 0 && *r <= 1)) return makeError("--memory-fraction must be in (0, 1], got " + v);
+            o.memoryFraction = *r;
         } else if (a == "--top") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 0, 100000);
@@ -331,6 +374,8 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             return makeError("unknown option '" + a + "' (see --help)");
         } else if (o.command.empty()) {
             o.command = a;
+        } else if (o.command == "allocator-replay" && o.trace.empty()) {
+            o.trace = a;
         } else {
             return makeError("unexpected argument '" + a + "'");
         }
@@ -338,6 +383,8 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
     }
     if (quantGiven) applyQuantDefaults(o.config, checkpointingGiven);
     const ParallelConfig& par = o.config.parallel;
+    if (auto problem = sequenceParallelProblem(par); !problem.empty())
+        return makeError("--sequence-parallel: " + problem);
     if (par.gpus % (par.tp * par.pp))
         return makeError((par.pp > 1 ? "--tp x --pp " + std::to_string(par.tp * par.pp)
                                      : "--tp " + std::to_string(par.tp)) +

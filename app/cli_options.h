@@ -35,6 +35,11 @@ struct CliOptions {
     std::int64_t seqStep = 0;                   ///< fit-map --seq-step (0: doubling)
     std::string out;
     std::string measuredFile; ///< --measured: a tools/torch_measure.py file (estimate, report)
+    std::string trace;                     ///< allocator-replay TRACE
+    std::string traceOut;                  ///< estimate --trace-out FILE
+    bool allocConfGiven = false;           ///< --alloc-conf on the command line
+    std::optional<std::uint64_t> capacity; ///< allocator-replay --capacity 24GiB
+    std::optional<double> memoryFraction;  ///< allocator-replay --memory-fraction F
     std::string lang = "en";
     bool help = false;
     bool version = false;

@@ -56,11 +56,23 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         os << "\nParallel: " << parallelStrategyName(c.parallel.strategy) << " on " << c.parallel.gpus
            << " GPUs (shards over " << e.parallel.group << "); every figure below is one GPU's (rank "
            << e.parallel.rank << ", the most loaded); global batch "
-           << e.batch * c.parallel.gpus * c.accumulationSteps;
+           << e.batch * c.parallel.dataParallel() * c.accumulationSteps *
+                  (c.parallel.pp > 1 ? (c.parallel.microbatches > 0 ? c.parallel.microbatches : c.parallel.pp)
+                                     : 1);
         if (e.parallel.bucketBytes) os << "; communication buckets " << formatBytes(e.parallel.bucketBytes);
         if (e.parallel.largestGatheredBytes)
             os << "; largest gathered unit " << e.parallel.largestGatheredUnit << " "
                << formatBytes(e.parallel.largestGatheredBytes);
+    }
+    if (c.parallel.tp > 1 || c.parallel.pp > 1) {
+        os << "\nModel parallel:";
+        if (c.parallel.tp > 1)
+            os << " tensor parallel " << c.parallel.tp
+               << (c.parallel.splitsSequence() ? " with sequence parallelism" : "");
+        if (c.parallel.pp > 1)
+            os << (c.parallel.tp > 1 ? ";" : "") << " pipeline of " << c.parallel.pp << " stages, the "
+               << e.parallel.pipelineStage << " stage shown (the heavier; " << e.parallel.microBatchesInFlight
+               << " micro-batch" << (e.parallel.microBatchesInFlight > 1 ? "es" : "") << " in flight)";
     }
     os << "\n\n";
     os << "Peak allocated: " << formatBytes(e.peakAllocatedBytes) << "  (" << e.peakAllocatedBytes << " B)\n";

@@ -71,6 +71,7 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     if (par.gpus > 1) {
         option("--gpus", std::to_string(par.gpus));
         if (par.tp > 1) option("--tp", std::to_string(par.tp));
+        if (par.sequenceParallel) a.emplace_back("--sequence-parallel");
         if (par.pp > 1) option("--pp", std::to_string(par.pp));
         if (par.microbatches > 0) option("--microbatches", std::to_string(par.microbatches));
         if (par.strategy != ParallelStrategy::None) option("--strategy", parallelStrategyName(par.strategy));
@@ -106,8 +107,8 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
         else
             c.unsaid.emplace_back("cuBLAS workspace override");
     }
-    if (config.fragmentationFraction != d.fragmentationFraction)
-        c.unsaid.emplace_back("fragmentation reserve");
+    if (!config.allocConf.empty()) option("--alloc-conf", config.allocConf);
+    if (config.fragmentationFraction) option("--fragmentation", number(*config.fragmentationFraction));
     c.line = "batchfit-cli";
     for (const std::string& s : a) c.line += " " + shellQuote(s);
     return c;

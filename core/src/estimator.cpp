@@ -1,5 +1,6 @@
 #include "batchfit/estimator.h"
 
+#include "program/allocator_events.h"
 #include "program/peak_evaluator.h"
 #include "program/step_program.h"
 
@@ -15,7 +16,9 @@ Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& co
                                     std::uint64_t cudaContextBytes) {
     auto p = StepProgram::lower(model, config, cudaContextBytes);
     if (!p) return p.error();
-    return Estimator(std::move(*p));
+    Estimator e(std::move(*p));
+    if (auto st = e.addPipelineStages(model, config, cudaContextBytes); !st) return st.error();
+    return e;
 }
 
 Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& config, const GpuSpec& gpu) {
@@ -26,6 +29,7 @@ Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& co
 }
 
 Result<Estimate> Estimator::estimate(std::int64_t batch, bool withTimeline) const {
+    if (!m_stages.empty()) return stageEstimate(batch, withTimeline);
     return m_program->evaluate(batch, withTimeline);
 }
 
@@ -35,15 +39,17 @@ static Error tooLarge(std::int64_t batch) {
 }
 
 Result<std::uint64_t> Estimator::peakAllocatedBytes(std::int64_t batch) const {
+    if (!m_stages.empty()) return m_stages[heavierStage(batch)].peakAllocatedBytes(batch);
     auto p = m_program->peak(batch);
     if (!p) return tooLarge(batch);
     return *p;
 }
 
 Result<std::uint64_t> Estimator::requiredBytes(std::int64_t batch) const {
-    auto p = m_program->peak(batch);
-    if (!p) return tooLarge(batch);
-    return m_program->required(*p);
+    if (!m_stages.empty()) return m_stages[heavierStage(batch)].requiredBytes(batch);
+    auto r = m_program->requiredAt(batch);
+    if (!r) return tooLarge(batch);
+    return *r;
 }
 
 std::uint64_t Estimator::usableBytes(std::uint64_t capacityBytes) const {
@@ -55,25 +61,55 @@ std::uint64_t Estimator::usableBytes(std::uint64_t capacityBytes) const {
     return std::min(static_cast<std::uint64_t>(usable), capacityBytes);
 }
 
+std::optional<std::uint64_t> Estimator::driverLimit(std::uint64_t bytes) const {
+    const std::uint64_t context = m_program->contextBytes();
+    return bytes > context ? bytes - context : 0;
+}
+
+bool Estimator::replayFits(std::int64_t batch, std::uint64_t usable) const {
+    auto r = m_program->replay(batch, driverLimit(usable));
+    return r && !r->oom;
+}
+
 Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityBytes) const {
-    auto r = requiredBytes(batch);
+    if (!m_stages.empty()) return m_stages[heavierStage(batch)].verdict(batch, capacityBytes);
+    auto r = requiredBytes(batch); // on a GPU large enough
     if (!r) return r.error();
     Verdict v;
     v.capacityBytes = capacityBytes;
     v.usableBytes = usableBytes(capacityBytes);
-    v.fits = *r <= v.usableBytes;
+    std::uint64_t need = *r;
+    v.fits = need <= v.usableBytes;
+    if (m_program->replays() && !v.fits) {
+        // Held to the usable bytes, the allocator frees its cache before it gives up: it may still fit.
+        auto held = m_program->replay(batch, driverLimit(v.usableBytes));
+        if (!held) return held.error();
+        if (!held->oom) {
+            v.fits = true;
+            need = held->stats.peakReservedBytes + m_program->contextBytes();
+        }
+        auto whole = m_program->replay(batch, driverLimit(capacityBytes), false, {}, capacityBytes);
+        if (whole && whole->oom) v.oom = whole->oom;
+    }
+    v.requiredBytes = need;
     // Saturating: usable can be up to 2^64 - 1, which does not fit an int64.
     constexpr std::uint64_t kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-    v.headroomBytes = v.fits ? static_cast<std::int64_t>(std::min(v.usableBytes - *r, kMax))
-                             : -static_cast<std::int64_t>(std::min(*r - v.usableBytes, kMax));
+    v.headroomBytes = v.fits ? static_cast<std::int64_t>(std::min(v.usableBytes - need, kMax))
+                             : -static_cast<std::int64_t>(std::min(need - v.usableBytes, kMax));
     return v;
 }
 
 MaxBatch Estimator::maxBatch(std::uint64_t capacityBytes) const {
+    if (!m_stages.empty()) return stagesMaxBatch(capacityBytes);
     const std::uint64_t usable = usableBytes(capacityBytes);
+    constexpr std::uint64_t kSegment = 2u << 20;
+    // With the replay, the allocated peak rounded to 2 MiB plus the context is a lower bound of what is
+    // needed (reserved >= allocated) and monotone: its largest batch bounds the replay's from above.
     auto fits = [&](std::int64_t b) {
         auto p = m_program->peak(b);
-        return p && m_program->required(*p) <= usable;
+        if (!p) return false;
+        if (!m_program->replays()) return m_program->required(*p) <= usable;
+        return (*p + kSegment - 1) / kSegment * kSegment + m_program->contextBytes() <= usable;
     };
     MaxBatch out;
     if (!fits(1)) return out;
@@ -95,6 +131,42 @@ MaxBatch Estimator::maxBatch(std::uint64_t capacityBytes) const {
         else
             hi = mid;
     }
+    if (m_program->replays()) {
+        out.replayed = true;
+        if (!replayFits(lo, usable)) {
+            // Below the bound: gallop down (fragmentation costs a few percent, so the answer is near), then
+            // bisect. `good` fits, `bad` does not.
+            out.capped = false;
+            std::int64_t good = 0, bad = lo;
+            for (std::int64_t gap = 1;; gap *= 2) {
+                const std::int64_t b = lo - gap;
+                if (b < 1) break;
+                if (replayFits(b, usable)) {
+                    good = b;
+                    break;
+                }
+                bad = b;
+            }
+            if (good == 0 && bad > 1 && replayFits(1, usable)) good = 1;
+            if (good > 0) {
+                while (bad - good > 1) {
+                    const std::int64_t mid = good + (bad - good) / 2;
+                    if (replayFits(mid, usable))
+                        good = mid;
+                    else
+                        bad = mid;
+                }
+            }
+            lo = good;
+            if (lo == 0) return out;
+        }
+        out.largest = lo;
+        out.largestMultipleOf8 = lo / 8 * 8;
+        auto held = m_program->replay(lo, driverLimit(usable));
+        out.requiredAtLargest =
+            held && !held->oom ? held->stats.peakReservedBytes + m_program->contextBytes() : 0;
+        return out;
+    }
     out.largest = lo;
     out.largestMultipleOf8 = lo / 8 * 8;
     out.requiredAtLargest = m_program->required(*m_program->peak(lo));
@@ -103,6 +175,7 @@ MaxBatch Estimator::maxBatch(std::uint64_t capacityBytes) const {
 
 Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t to, std::int64_t step,
                                                  bool logScale) const {
+    if (!m_stages.empty()) return stagesSweep(from, to, step, logScale);
     if (from < 1 || to < from || to > kMaxBatch)
         return makeError("sweep range must satisfy 1 <= from <= to <= 2^31");
     if (step < 1 || (logScale && step < 2))
@@ -116,7 +189,12 @@ Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t
         p.batch = b;
         p.atPeak = fast.atPeak(b);
         p.peakAllocatedBytes = p.atPeak.total();
-        p.requiredBytes = m_program->required(p.peakAllocatedBytes);
+        if (m_program->replays()) {
+            auto r = m_program->requiredAt(b);
+            p.requiredBytes = r ? *r : std::numeric_limits<std::uint64_t>::max();
+        } else {
+            p.requiredBytes = m_program->required(p.peakAllocatedBytes);
+        }
         out.push_back(p);
         if (logScale) {
             if (b > last / step) break;
@@ -127,6 +205,20 @@ Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t
         }
     }
     return out;
+}
+
+Result<ReplayResult> Estimator::replayStep(std::int64_t batch, std::optional<std::uint64_t> limitBytes,
+                                          std::optional<std::size_t> snapshotStep) const {
+    if (!m_stages.empty()) return m_stages[heavierStage(batch)].replayStep(batch, limitBytes, snapshotStep);
+    return m_program->replay(batch, limitBytes, true, snapshotStep);
+}
+
+Result<std::vector<AllocatorEvent>> Estimator::allocatorEvents(std::int64_t batch) const {
+    if (!m_stages.empty()) return m_stages[heavierStage(batch)].allocatorEvents(batch);
+    if (batch < 1 || batch > m_program->maxSafeBatch()) return tooLarge(batch);
+    StepEvents ev;
+    buildStepEvents(*m_program, batch, ev);
+    return std::move(ev.events);
 }
 
 const TrainingConfig& Estimator::config() const {

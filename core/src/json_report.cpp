@@ -26,7 +26,11 @@ ojson configObject(const TrainingConfig& c) {
     o["first_step"] = c.firstStep;
     o["torch"] = std::string(torchRulesName(c.torch));
     o["margin_fraction"] = c.marginFraction;
-    o["fragmentation_fraction"] = c.fragmentationFraction;
+    if (c.fragmentationFraction)
+        o["fragmentation_fraction"] = *c.fragmentationFraction;
+    else
+        o["fragmentation_fraction"] = nullptr;
+    o["alloc_conf"] = c.allocConf;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
     if (c.lora.rank > 0) {
         ojson l;
@@ -42,6 +46,7 @@ ojson configObject(const TrainingConfig& c) {
         q["strategy"] = std::string(parallelStrategyName(p.strategy));
         q["gpus"] = p.gpus;
         q["tp"] = p.tp;
+        q["sequence_parallel"] = p.sequenceParallel;
         q["pp"] = p.pp;
         if (p.pp > 1) q["microbatches"] = p.microbatches > 0 ? p.microbatches : p.pp;
         q["gpus_per_node"] = p.gpusPerNode;
@@ -122,10 +127,14 @@ std::string estimateJson(const ReportInput& in) {
         par["strategy"] = std::string(parallelStrategyName(p.strategy));
         par["gpus"] = p.gpus;
         par["tensor_parallel_size"] = p.tp;
+        par["sequence_parallel"] = p.splitsSequence();
         par["pipeline_parallel_size"] = p.pp;
         if (p.pp > 1) {
-            par["stage_simulated"] = 0; // the first stage: the embedding and ceil(L / P) layers
-            par["micro_batches_in_flight"] = p.inFlight();
+            // the heavier of the first stage (the embedding, ceil(L / P) layers) and the last (floor(L / P)
+            // layers, the head and the loss)
+            par["pipeline_stage"] = e.parallel.pipelineStage;
+            par["stage_simulated"] = e.parallel.stage;
+            par["micro_batches_in_flight"] = e.parallel.microBatchesInFlight;
         }
         par["data_parallel_size"] = p.dataParallel();
         par["shard_group_size"] = e.parallel.group;
@@ -141,7 +150,19 @@ std::string estimateJson(const ReportInput& in) {
     ov["cuda_context_bytes"] = e.cudaContextBytes;
     ov["allocator_reserve_bytes"] = e.allocatorReserveBytes;
     ov["reserved_bytes"] = e.reservedBytes;
+    ov["peak_reserved_bytes"] = e.allocator.peakReservedBytes;
+    ov["peak_inactive_split_bytes"] = e.allocator.peakInactiveSplitBytes;
     o["overheads"] = ov;
+    ojson al;
+    al["simulated"] = e.allocator.simulated; // false: the fragmentation_fraction override
+    al["alloc_conf"] = e.allocator.allocConf;
+    al["iterations_replayed"] = e.allocator.iterations;
+    al["peak_allocated_bytes"] = e.allocator.peakAllocatedBytes;
+    al["peak_reserved_bytes"] = e.allocator.peakReservedBytes;
+    al["peak_inactive_split_bytes"] = e.allocator.peakInactiveSplitBytes;
+    al["peak_segments"] = e.allocator.peakSegments;
+    al["device_allocs"] = e.allocator.deviceAllocs;
+    o["allocator"] = al;
     o["required_bytes"] = e.requiredBytes;
     if (in.verdict) {
         ojson v;
@@ -149,6 +170,20 @@ std::string estimateJson(const ReportInput& in) {
         v["usable_bytes"] = in.verdict->usableBytes;
         v["fits"] = in.verdict->fits;
         v["headroom_bytes"] = in.verdict->headroomBytes;
+        v["required_bytes"] = in.verdict->requiredBytes;
+        if (in.verdict->oom) {
+            const auto& f = *in.verdict->oom;
+            ojson oom;
+            oom["allocation_index"] = f.eventIndex;
+            oom["requested_bytes"] = f.requestedBytes;
+            oom["tried_to_allocate_bytes"] = f.triedBytes;
+            oom["allocated_bytes"] = f.allocatedBytes;
+            oom["reserved_bytes"] = f.reservedBytes;
+            oom["message"] = f.message;
+            v["oom"] = oom;
+        } else {
+            v["oom"] = nullptr;
+        }
         if (e.pagedStateBytes) v["paged_note"] = pagedNote(*in.verdict, e);
         o["verdict"] = v;
     }
@@ -158,6 +193,7 @@ std::string estimateJson(const ReportInput& in) {
         m["largest_multiple_of_8"] = in.maxBatch->largestMultipleOf8;
         m["capped"] = in.maxBatch->capped;
         m["required_bytes_at_largest"] = in.maxBatch->requiredAtLargest;
+        m["replayed"] = in.maxBatch->replayed;
         o["max_batch"] = m;
     }
     ojson layers = ojson::array();
@@ -188,6 +224,7 @@ std::string estimateJson(const ReportInput& in) {
             r["phase"] = phaseName(p.phase);
             r["op"] = p.label;
             r["live"] = componentsObject(p.live);
+            r["reserved_bytes"] = p.reservedBytes;
             tl.push_back(r);
         }
         o["timeline"] = tl;
@@ -205,6 +242,7 @@ std::string maxBatchJson(const Model& model, const TrainingConfig& config, const
     o["largest_multiple_of_8"] = m.largestMultipleOf8;
     o["capped"] = m.capped;
     o["required_bytes_at_largest"] = m.requiredAtLargest;
+    o["replayed"] = m.replayed;
     return o.dump(2) + "\n";
 }
 

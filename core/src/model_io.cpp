@@ -53,6 +53,8 @@ public:
                                 " (the file says " + root["version"].dump() + ")");
             auto setup = setupjson::read(root["training"], m_source, "$.training");
             if (!setup) return setup.error();
+            if (version < kModelAllocatorVersion && setup->config.fragmentationFraction == 0.05)
+                setup->config.fragmentationFraction.reset(); // the old default, not a choice
             m_setup = std::move(*setup);
         }
         Model m;
@@ -330,7 +332,7 @@ std::string serializeModelDocument(const Model& model, const std::optional<Train
     ojson root;
     root["format"] = "batchfit-model";
     // Version 1 where there is no set-up, so model-only files stay readable by older versions.
-    root["version"] = setup ? kModelSetupVersion : 1;
+    root["version"] = setup ? kModelAllocatorVersion : 1;
     root["name"] = model.name;
     if (!model.description.empty()) root["description"] = model.description;
     root["input"] = {{"shape", model.inputShape}, {"dtype", std::string(dtypeName(model.inputDtype))}};

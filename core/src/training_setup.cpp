@@ -1,5 +1,6 @@
 #include "batchfit/training_setup.h"
 
+#include "batchfit/allocator_config.h"
 #include "json_text.h"
 #include "training_setup_json.h"
 
@@ -182,6 +183,8 @@ public:
                 p.bucketCapMb = v.get<double>();
             } else if (f == "gradient_as_bucket_view") {
                 st = boolean(it.value(), k, p.gradientAsBucketView);
+            } else if (f == "sequence_parallel") {
+                st = boolean(it.value(), k, p.sequenceParallel);
             } else if (f == "reduce_bucket_size" || f == "stage3_param_persistence_threshold") {
                 st = integer(it.value(), k, 0, std::int64_t{1} << 50,
                              f == "reduce_bucket_size" ? p.reduceBucketSize
@@ -200,16 +203,19 @@ public:
                     return fail(k, "expected \"pre\" or \"post\", got " + jsontext::describe(v));
                 p.backwardPrefetchPre = v.get<std::string>() == "pre";
             } else {
-                return fail(k, "unknown key (expected gpus, tp, pp, microbatches, strategy, gpus_per_node, "
-                               "zero_impl, bucket_cap_mb, "
-                               "gradient_as_bucket_view, reduce_bucket_size, overlap_comm, "
-                               "stage3_param_persistence_threshold, limit_all_gathers, backward_prefetch, "
-                               "reshard_after_forward)");
+                return fail(k,
+                            "unknown key (expected gpus, tp, sequence_parallel, pp, microbatches, strategy, "
+                            "gpus_per_node, zero_impl, bucket_cap_mb, "
+                            "gradient_as_bucket_view, reduce_bucket_size, overlap_comm, "
+                            "stage3_param_persistence_threshold, limit_all_gathers, backward_prefetch, "
+                            "reshard_after_forward)");
             }
             if (!st) return st;
         }
         if (p.gpus % (p.tp * p.pp))
             return fail(key + ".tp", "tp x pp must divide gpus (" + std::to_string(p.gpus) + ")");
+        if (auto problem = sequenceParallelProblem(p); !problem.empty())
+            return fail(key + ".sequence_parallel", problem);
         if (p.dataParallel() > 1 && p.strategy == ParallelStrategy::None)
             return fail(key + ".strategy",
                         "missing (several replicas need a strategy: ddp, zero1, ..., fsdp2)");
@@ -301,7 +307,21 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
              return st;
          }},
         {"fragmentation_fraction",
-         [&](const json& v, const std::string& k) { return r.fraction(v, k, c.fragmentationFraction); }},
+         [&](const json& v, const std::string& k) {
+             double f = 0;
+             auto st = r.fraction(v, k, f);
+             if (st) c.fragmentationFraction = f;
+             return st;
+         }},
+        {"alloc_conf",
+         [&](const json& v, const std::string& k) {
+             if (!v.is_string())
+                 return Status(r.fail(k, "expected a PYTORCH_CUDA_ALLOC_CONF string, got " + jsontext::kind(v)));
+             auto conf = parseAllocConf(v.get<std::string>());
+             if (!conf) return Status(r.fail(k, conf.error().message));
+             c.allocConf = allocConfText(*conf);
+             return Status(Ok{});
+         }},
         {"margin_fraction",
          [&](const json& v, const std::string& k) { return r.fraction(v, k, c.marginFraction); }},
     };
@@ -370,6 +390,7 @@ ojson write(const TrainingSetup& s) {
         ojson q;
         q["gpus"] = p.gpus;
         q["tp"] = p.tp;
+        if (p.sequenceParallel) q["sequence_parallel"] = true;
         q["pp"] = p.pp;
         if (p.microbatches > 0) q["microbatches"] = p.microbatches;
         q["strategy"] = std::string(parallelStrategyName(p.strategy));
@@ -387,7 +408,8 @@ ojson write(const TrainingSetup& s) {
     }
     if (c.cudaContextBytes) o["cuda_context_bytes"] = *c.cudaContextBytes;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
-    o["fragmentation_fraction"] = c.fragmentationFraction;
+    if (c.fragmentationFraction) o["fragmentation_fraction"] = *c.fragmentationFraction;
+    if (!c.allocConf.empty()) o["alloc_conf"] = c.allocConf;
     o["margin_fraction"] = c.marginFraction;
     return o;
 }

@@ -14,7 +14,9 @@ double gib(std::uint64_t bytes) {
 
 VerdictFigures verdictFigures(const Verdict& v, std::uint64_t requiredBytes) {
     VerdictFigures f;
-    f.requiredGib = gib(requiredBytes);
+    // The verdict's own figure when it has one: held to the usable memory, the allocator may free its cache
+    // and need less than the step reserves on a GPU large enough.
+    f.requiredGib = gib(v.fits && v.requiredBytes ? v.requiredBytes : requiredBytes);
     f.usableGib = gib(v.usableBytes);
     f.capacityGib = gib(v.capacityBytes);
     f.shortGib = v.headroomBytes < 0 ? gib(static_cast<std::uint64_t>(-(v.headroomBytes + 1)) + 1) : 0.0;

@@ -1,5 +1,6 @@
 #include "batchfit/what_if.h"
 
+#include "batchfit/allocator_config.h"
 #include "batchfit/estimator.h"
 
 #include <algorithm>
@@ -146,6 +147,18 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
                      std::to_string(c.parallel.gpus) + " GPUs instead of " +
                          std::to_string(config.parallel.gpus),
                      "twice the GPUs", c);
+        }
+    }
+    if (!config.fragmentationFraction) {
+        // The caching allocator's fragmentation: one growing address range per pool instead of fixed
+        // segments (PyTorch 2.1+; what torch's own OOM message suggests).
+        auto conf = parseAllocConf(config.allocConf);
+        if (conf && !conf->expandableSegments) {
+            conf->expandableSegments = true;
+            TrainingConfig c = config;
+            c.allocConf = allocConfText(*conf);
+            consider("expandable-segments", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+                     "none (PyTorch >= 2.1)", c);
         }
     }
     if (config.accumulationSteps == 1 && base < 8) {

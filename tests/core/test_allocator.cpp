@@ -134,6 +134,7 @@ TEST_CASE("the same under expandable segments: one range, 20 MiB pages, exact sp
     CHECK(r.stats.peakInactiveSplitBytes == 0); // not tracked for expandable segments
     CHECK(r.stats.deviceAllocs == 2);           // two page maps
     REQUIRE(r.segments.size() == 1);            // one contiguous mapped range
+    CHECK(r.stats.finalSegments == 1);
     CHECK(r.segments[0].expandable);
     CHECK(r.segments[0].size == 40 * MiB);
     REQUIRE(r.segments[0].blocks.size() == 4);
@@ -153,6 +154,8 @@ TEST_CASE("the same under expandable segments: one range, 20 MiB pages, exact sp
         CHECK(e.stats.finalReservedBytes == 20 * MiB);
         REQUIRE(e.segments.size() == 1); // [20, 40) stays mapped: it holds Y
         CHECK(e.segments[0].size == 20 * MiB);
+        CHECK(e.stats.finalSegments == 1);
+        CHECK(e.stats.peakSegments == 1);
     }
 }
 

@@ -37,11 +37,11 @@ std::string error(const std::string& text) {
 
 } // namespace
 
-TEST_CASE("a saved set-up survives save -> load -> save and makes the file version 2", "[model_io][setup]") {
+TEST_CASE("a saved set-up survives save -> load -> save and makes the file version 3", "[model_io][setup]") {
     const Model m = preset("resnet50");
     const TrainingSetup s = sampleSetup();
     const std::string text = serializeModelDocument(m, s);
-    CHECK(text.find("\"version\": 2") != std::string::npos);
+    CHECK(text.find("\"version\": 3") != std::string::npos);
     auto back = parseModelDocument(text, "run.json");
     REQUIRE(back);
     CHECK(back->model == m);
@@ -111,6 +111,30 @@ TEST_CASE("a bad training section names the file, the JSON path and what was exp
               .find("$.training.batchsize: unknown key (expected one of:") != std::string::npos);
     CHECK(error(withTraining(R"({"first_step":1})")).find("$.training.first_step: expected true or false") !=
           std::string::npos);
-    CHECK(error(R"({"format":"batchfit-model","version":3,"input":{"shape":[1]},"layers":[]})")
-              .find("unsupported version 3 (this BatchFit reads 1 to 2)") != std::string::npos);
+    CHECK(error(R"({"format":"batchfit-model","version":4,"input":{"shape":[1]},"layers":[]})")
+              .find("unsupported version 4 (this BatchFit reads 1 to 3)") != std::string::npos);
+}
+
+TEST_CASE("the allocator settings: alloc_conf round-trips, version 2's default fragmentation is dropped",
+          "[model_io][setup]") {
+    auto conf = parseModelDocument(withTraining(R"({"alloc_conf":"max_split_size_mb:128, expandable_segments:True"})", 3),
+                                   "run.json");
+    REQUIRE(conf);
+    REQUIRE(conf->setup);
+    CHECK(conf->setup->config.allocConf == "expandable_segments:True,max_split_size_mb:128");
+    CHECK(serializeModelDocument(conf->model, conf->setup).find("\"alloc_conf\": \"expandable_segments:True,") !=
+          std::string::npos);
+    CHECK(error(withTraining(R"({"alloc_conf":"expandable:True"})", 3))
+              .find("run.json: $.training.alloc_conf: PYTORCH_CUDA_ALLOC_CONF: Unrecognized CachingAllocator "
+                    "option: expandable") == 0);
+    // Version 2 files always wrote the old default 0.05: not a choice, so the replay decides.
+    auto old = parseModelDocument(withTraining(R"({"fragmentation_fraction":0.05})", 2), "run.json");
+    REQUIRE(old);
+    CHECK_FALSE(old->setup->config.fragmentationFraction.has_value());
+    auto chosen = parseModelDocument(withTraining(R"({"fragmentation_fraction":0.12})", 2), "run.json");
+    REQUIRE(chosen);
+    CHECK(chosen->setup->config.fragmentationFraction == 0.12);
+    auto v3 = parseModelDocument(withTraining(R"({"fragmentation_fraction":0.05})", 3), "run.json");
+    REQUIRE(v3);
+    CHECK(v3->setup->config.fragmentationFraction == 0.05);
 }

@@ -91,13 +91,24 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                           .arg(c.parallel.gpus)
                           .arg(e.parallel.group)
                           .arg(e.parallel.rank)
-                          .arg(ReportText::number(m_data.request.batch * c.parallel.dataParallel() *
-                                                  c.accumulationSteps));
-        if (c.parallel.tp > 1) par += ReportText::tr("; tensor parallel %1").arg(c.parallel.tp);
+                          .arg(ReportText::number(
+                              m_data.request.batch * c.parallel.dataParallel() * c.accumulationSteps *
+                              (c.parallel.pp > 1
+                                   ? (c.parallel.microbatches > 0 ? c.parallel.microbatches : c.parallel.pp)
+                                   : 1)));
+        if (c.parallel.tp > 1)
+            par += c.parallel.splitsSequence()
+                       ? ReportText::tr("; tensor parallel %1 with sequence parallelism").arg(c.parallel.tp)
+                       : ReportText::tr("; tensor parallel %1").arg(c.parallel.tp);
         if (c.parallel.pp > 1)
-            par += ReportText::tr("; pipeline %1 stages, the first shown (%2 micro-batches in flight)")
-                       .arg(c.parallel.pp)
-                       .arg(c.parallel.inFlight());
+            par +=
+                (e.parallel.stage > 0
+                     ? ReportText::tr("; pipeline %1 stages, the last shown, the heavier (%2 micro-batches "
+                                      "in flight)")
+                     : ReportText::tr("; pipeline %1 stages, the first shown, the heavier (%2 micro-batches "
+                                      "in flight)"))
+                    .arg(c.parallel.pp)
+                    .arg(e.parallel.microBatchesInFlight);
         if (e.parallel.bucketBytes)
             par +=
                 ReportText::tr("; communication buckets %1").arg(ReportText::bytes(e.parallel.bucketBytes));
@@ -107,6 +118,11 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                             ReportText::bytes(e.parallel.largestGatheredBytes));
         out.emplace_back(ReportText::tr("Parallelism"), par);
     }
+    out.emplace_back(QStringLiteral("PYTORCH_CUDA_ALLOC_CONF"),
+                     c.fragmentationFraction ? ReportText::tr("not replayed: fragmentation override %1")
+                                                   .arg(ReportText::fraction(*c.fragmentationFraction))
+                     : c.allocConf.empty()   ? ReportText::tr("not set (PyTorch's defaults)")
+                                             : qs(c.allocConf));
     out.emplace_back(ReportText::tr("Safety margin"),
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
     out.emplace_back(ReportText::tr("Step simulated"),
@@ -203,6 +219,12 @@ ReportTable ReportSections::componentTable() const {
     row(ReportText::tr("Peak allocated"), e.peakAllocatedBytes, {}, true, true);
     row(ReportText::tr("Allocator reserve"), e.allocatorReserveBytes, ComponentPalette::overhead(), false,
         true);
+    if (e.allocator.simulated) {
+        row(ReportText::tr("Peak reserved (caching allocator replay)"), e.allocator.peakReservedBytes);
+        row(ReportText::tr("Free inside segments (inactive split)"), e.allocator.peakInactiveSplitBytes);
+    } else {
+        row(ReportText::tr("Peak reserved (fragmentation override)"), e.reservedBytes);
+    }
     row(ReportText::tr("CUDA context"), e.cudaContextBytes, ComponentPalette::overhead());
     row(ReportText::tr("Required (nvidia-smi)"), e.requiredBytes, {}, true, true);
     row(ReportText::tr("Usable (minus %1 margin)")
@@ -301,11 +323,22 @@ QStringList ReportSections::assumptions() const {
                .arg(ReportText::bytes(e.cudaContextBytes),
                     c.cudaContextBytes ? ReportText::tr("set for this report")
                                        : ReportText::tr("the default for %1").arg(qs(g.name)));
-    out << ReportText::tr("Allocator reserve: %1, taken as %2 of the peak allocated, for the caching "
-                          "allocator's segments "
-                          "and fragmentation (reserved minus allocated).")
-               .arg(ReportText::bytes(e.allocatorReserveBytes),
-                    ReportText::fraction(c.fragmentationFraction));
+    if (c.fragmentationFraction)
+        out << ReportText::tr("Allocator reserve: %1, taken as %2 of the peak allocated, for the caching "
+                              "allocator's segments "
+                              "and fragmentation (reserved minus allocated).")
+                   .arg(ReportText::bytes(e.allocatorReserveBytes),
+                        ReportText::fraction(*c.fragmentationFraction));
+    else
+        out << ReportText::tr("Allocator reserve: %1, from a replay of the step's allocations through PyTorch's "
+                              "CUDA caching allocator (%2; %3 iterations): reserved peaks at %4, of which %5 are "
+                              "free pieces of split segments that cannot be returned.")
+                   .arg(ReportText::bytes(e.allocatorReserveBytes),
+                        e.allocator.allocConf.empty()
+                            ? ReportText::tr("default settings")
+                            : QStringLiteral("PYTORCH_CUDA_ALLOC_CONF=%1").arg(qs(e.allocator.allocConf)),
+                        QString::number(e.allocator.iterations), ReportText::bytes(e.allocator.peakReservedBytes),
+                        ReportText::bytes(e.allocator.peakInactiveSplitBytes));
     out << ReportText::tr(
         "Required = reserved + CUDA context: what nvidia-smi would show at the peak. A batch fits when "
         "the required memory is at most the usable memory.");
@@ -334,6 +367,17 @@ QStringList ReportSections::assumptions() const {
             "Data parallelism: one GPU of the group is simulated with its shards, the parameters it gathers "
             "and the buffers the framework allocates through PyTorch; NCCL's own buffers are outside "
             "PyTorch's allocator and not counted.");
+    if (c.parallel.splitsSequence())
+        out << ReportText::tr(
+            "Sequence parallelism as Megatron-LM runs it: norms, dropouts and the residual stream split "
+            "along the sequence over the tensor-parallel GPUs; each column-parallel linear gathers its input "
+            "into one buffer kept for the whole step, saves only its own part and gathers it again in the "
+            "backward.");
+    if (c.parallel.pp > 1)
+        out << ReportText::tr(
+            "Pipeline parallelism, 1F1B: the first stage (the embedding) and the last (the head and the "
+            "loss) are simulated and the one that needs more is shown; interleaved schedules are not "
+            "modelled.");
     if (c.quant.enabled())
         out << ReportText::tr(
             "Quantized base weights as bitsandbytes 0.49 stores and runs them: every linear but the output "

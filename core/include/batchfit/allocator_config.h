@@ -11,8 +11,6 @@
 
 namespace batchfit {
 
-inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-
 struct AllocatorConfig {
     /// max_split_size_mb in bytes; unlimited (the default) is the largest uint64.
     std::uint64_t maxSplitSize = std::numeric_limits<std::uint64_t>::max();
@@ -23,7 +21,7 @@ struct AllocatorConfig {
     bool expandableSegments = false;       ///< expandable_segments:True
     /// max_non_split_rounding_mb (2.6+) in bytes: how much larger than a request an oversize cached block
     /// may be and still be reused whole.
-    std::uint64_t maxNonSplitRounding = 20 * kMiB;
+    std::uint64_t maxNonSplitRounding = std::uint64_t{20} << 20;
 
     bool operator==(const AllocatorConfig&) const = default;
     bool isDefault() const { return *this == AllocatorConfig{}; }

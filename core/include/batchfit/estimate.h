@@ -1,9 +1,11 @@
 #pragma once
 // What one estimate reports. Every figure is in bytes unless named otherwise; see docs/estimate-fields.md.
+#include "batchfit/allocator_replay.h"
 #include "batchfit/dtype.h"
 #include "batchfit/shape.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,21 @@ struct TimelinePoint {
     Phase phase = Phase::Forward;
     std::string label; ///< "layer2[1].conv3 (conv2d)"
     ComponentBytes live;
+    std::uint64_t reservedBytes = 0; ///< the caching allocator's reserved bytes after it (the replay)
+};
+
+/// What the caching-allocator replay of the step gives (Estimate::allocator).
+struct AllocatorEstimate {
+    bool simulated = false; ///< false: reserved comes from the fragmentation_fraction override
+    std::string allocConf;  ///< the PYTORCH_CUDA_ALLOC_CONF replayed, canonical ("" = torch's default)
+    /// max_memory_allocated() on the GPU: as peakAllocatedBytes plus the slack of blocks handed out whole
+    /// (a large-pool block may exceed its request by up to 1 MiB).
+    std::uint64_t peakAllocatedBytes = 0;
+    std::uint64_t peakReservedBytes = 0;      ///< max_memory_reserved() on a GPU large enough
+    std::uint64_t peakInactiveSplitBytes = 0; ///< free pieces of split segments (never returned)
+    std::int64_t peakSegments = 0;            ///< most segments at once
+    std::int64_t deviceAllocs = 0;            ///< cudaMalloc calls (or page maps) in the replay
+    int iterations = 1;                       ///< steps replayed (2: the steady state after a first step)
 };
 
 /// One GPU of a data-parallel group (Estimate::parallel; group 1 without one).
@@ -54,6 +71,12 @@ struct ParallelEstimate {
     std::uint64_t bucketBytes = 0;          ///< DDP buckets or DeepSpeed reduce buffers (in the gradients)
     std::uint64_t largestGatheredBytes = 0; ///< ZeRO-3 / FSDP: the largest unit's gathered parameters
     std::string largestGatheredUnit;        ///< "h[0]"
+    /// Pipeline parallelism: the stage simulated, the heavier of the first and the last ("first", "last";
+    /// empty without a pipeline), its index (0 or pp - 1) and the micro-batches it keeps in flight under
+    /// 1F1B, min(M, P - stage).
+    std::string pipelineStage;
+    std::int64_t stage = 0;
+    std::int64_t microBatchesInFlight = 1;
 };
 
 struct Estimate {
@@ -92,6 +115,7 @@ struct Estimate {
     std::uint64_t quantizedParameterBytes = 0; ///< their packed bytes with quantization constants
 
     ParallelEstimate parallel; ///< the figures above are one GPU's: its shards and buffers
+    AllocatorEstimate allocator; ///< the replay behind reservedBytes
 
     std::vector<LayerActivation> layers; ///< in model order
     std::vector<TimelinePoint> timeline; ///< only when asked for
@@ -103,6 +127,13 @@ struct Verdict {
     std::uint64_t usableBytes = 0; ///< capacity minus the safety margin
     bool fits = false;
     std::int64_t headroomBytes = 0; ///< usable - required (negative: short by)
+    /// Reserved + context when the allocator is held to the usable bytes (the replay releases its cache
+    /// before it fails, so this can be below Estimate::requiredBytes); when it does not fit, the step's needs
+    /// on a GPU large enough.
+    std::uint64_t requiredBytes = 0;
+    /// The first allocation that fails on the whole GPU (no margin), with PyTorch's message; unset when
+    /// the step fits the capacity (it may still miss the margin).
+    std::optional<OomReport> oom;
 };
 
 /// The exact solver's answer.
@@ -111,6 +142,10 @@ struct MaxBatch {
     std::int64_t largestMultipleOf8 = 0;
     bool capped = false; ///< true if it still fits at kMaxBatch
     std::uint64_t requiredAtLargest = 0;
+    /// The allocator replay decides (reserved memory is not monotone in the batch): `largest` fits and
+    /// largest + 1 does not, found by bisection below the largest batch whose allocated bytes fit; a
+    /// larger batch may still fit after a failing one (see docs/memory-model.md section 6).
+    bool replayed = false;
 };
 
 struct SweepPoint {

@@ -41,9 +41,29 @@ public:
     std::uint64_t parameterCount() const;
     std::uint64_t trainableParameterCount() const; ///< the parameters not frozen
 
+    /// The caching-allocator replay of the step at a batch (unlimited memory unless `limitBytes`), with one
+    /// sample per timeline point and, when asked, the segments after timeline point `snapshotStep`.
+    Result<ReplayResult> replayStep(std::int64_t batch, std::optional<std::uint64_t> limitBytes = {},
+                                    std::optional<std::size_t> snapshotStep = {}) const;
+    /// The step's allocations and frees as the replay sees them (batchfit-cli estimate --trace-out).
+    Result<std::vector<AllocatorEvent>> allocatorEvents(std::int64_t batch) const;
+
 private:
     explicit Estimator(std::shared_ptr<const StepProgram> program);
+    std::optional<std::uint64_t> driverLimit(std::uint64_t bytes) const; ///< bytes minus the context
+    bool replayFits(std::int64_t batch, std::uint64_t usable) const;
     std::shared_ptr<const StepProgram> m_program;
+
+    // Pipeline parallelism (estimator_stages.cpp): the first and the last stage, each lowered on its own;
+    // every answer is the heavier stage's at that batch (what must fit). Empty without a pipeline.
+    Status addPipelineStages(const Model& model, const TrainingConfig& config,
+                             std::uint64_t cudaContextBytes);
+    std::size_t heavierStage(std::int64_t batch) const;
+    Result<Estimate> stageEstimate(std::int64_t batch, bool withTimeline) const;
+    MaxBatch stagesMaxBatch(std::uint64_t capacityBytes) const;
+    Result<std::vector<SweepPoint>> stagesSweep(std::int64_t from, std::int64_t to, std::int64_t step,
+                                                bool logScale) const;
+    std::vector<Estimator> m_stages;
 };
 
 } // namespace batchfit

@@ -13,9 +13,12 @@
 namespace batchfit {
 
 /// The newest format version this build reads.
-inline constexpr int kModelFormatVersion = 2;
+inline constexpr int kModelFormatVersion = 3;
 /// The first version with a "training" section.
 inline constexpr int kModelSetupVersion = 2;
+/// The first version whose training.fragmentation_fraction is an explicit override of the allocator
+/// replay (version 2 files always carried the old default 0.05, which is dropped when read).
+inline constexpr int kModelAllocatorVersion = 3;
 /// Files larger than this are refused before parsing (the largest real models take well under 1 MiB; parsing
 /// 16 MiB of JSON already takes about a second and ~300 MB).
 inline constexpr std::size_t kMaxModelFileBytes = 16u * 1024u * 1024u;

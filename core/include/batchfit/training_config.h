@@ -107,7 +107,11 @@ struct TrainingConfig {
     std::optional<std::uint64_t> cudaContextBytes; ///< override of the GPU's default CUDA context
     std::optional<std::uint64_t>
         cublasWorkspaceBytes;            ///< override of the GPU's cuBLAS workspace (per handle)
-    double fragmentationFraction = 0.05; ///< reserve for allocator fragmentation, of the peak
+    /// PYTORCH_CUDA_ALLOC_CONF for the caching-allocator replay that gives reserved memory and the verdict
+    /// (e.g. "expandable_segments:True"; "" is torch's default). See docs/memory-model.md section 6.
+    std::string allocConf;
+    /// An explicit override: reserved = peak x (1 + f), rounded to 2 MiB, instead of the replay.
+    std::optional<double> fragmentationFraction;
     double marginFraction = 0.05;        ///< user's safety margin, of the capacity
 
     bool operator==(const TrainingConfig&) const = default;

@@ -13,6 +13,10 @@
 namespace batchfit {
 
 namespace {
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+}
+
+namespace {
 
 // lexArgs: ',', ':', '[' and ']' are tokens of their own; spaces are dropped.
 std::vector<std::string> lex(std::string_view text) {

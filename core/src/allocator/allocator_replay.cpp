@@ -9,6 +9,10 @@
 namespace batchfit {
 
 namespace {
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+}
+
+namespace {
 constexpr std::uint64_t kOneExaByte = std::uint64_t{1} << 60;
 
 // The text of torch 2.3+'s OutOfMemoryError (c10/cuda/CUDACachingAllocator.cpp, malloc).
@@ -33,6 +37,36 @@ std::string oomText(const ReplayOptions& o, std::uint64_t tried, std::uint64_t a
          "Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)";
     return s;
 }
+// Allocation id -> block: a vector when the ids are dense (BatchFit's own traces), a hash map otherwise.
+class IdTable {
+public:
+    static constexpr int kAbsent = -1, kSkipped = -2;
+    explicit IdTable(const std::vector<AllocatorEvent>& events) {
+        std::uint64_t maxId = 0;
+        for (const auto& e : events) maxId = std::max(maxId, e.id);
+        m_dense = maxId < 4 * events.size() + 64;
+        if (m_dense) m_vector.assign(static_cast<std::size_t>(maxId) + 1, kAbsent);
+    }
+    int get(std::uint64_t id) const {
+        if (m_dense) return m_vector[static_cast<std::size_t>(id)];
+        auto it = m_map.find(id);
+        return it == m_map.end() ? kAbsent : it->second;
+    }
+    void set(std::uint64_t id, int v) {
+        if (m_dense)
+            m_vector[static_cast<std::size_t>(id)] = v;
+        else if (v == kAbsent)
+            m_map.erase(id);
+        else
+            m_map[id] = v;
+    }
+
+private:
+    bool m_dense = false;
+    std::vector<int> m_vector;
+    std::unordered_map<std::uint64_t, int> m_map;
+};
+
 } // namespace
 
 std::string formatTorchSize(std::uint64_t size) {
@@ -60,9 +94,7 @@ Result<ReplayResult> replayAllocations(const std::vector<AllocatorEvent>& events
     }
     CachingAllocator a(o.config, o.limitBytes, allowed);
     ReplayResult r;
-    std::unordered_map<std::uint64_t, int> live;
-    std::unordered_map<std::uint64_t, bool> skipped; // size 0 or failed: their free is a no-op
-    live.reserve(events.size() / 2 + 1);
+    IdTable ids(events);
     std::size_t nextSample = 0;
     std::vector<std::size_t> samples = o.sampleAfter;
     std::sort(samples.begin(), samples.end());
@@ -77,11 +109,11 @@ Result<ReplayResult> replayAllocations(const std::vector<AllocatorEvent>& events
         const auto& e = events[i];
         switch (e.kind) {
         case AllocatorEvent::Kind::Alloc: {
-            if (live.count(e.id) || skipped.count(e.id))
+            if (ids.get(e.id) != IdTable::kAbsent)
                 return makeError("event " + std::to_string(i) + ": allocation id " + std::to_string(e.id) +
                                  " is still live (each id names one allocation until its free)");
             if (e.size == 0) {
-                skipped[e.id] = true;
+                ids.set(e.id, IdTable::kSkipped);
                 break;
             }
             std::optional<int> b;
@@ -108,22 +140,20 @@ Result<ReplayResult> replayAllocations(const std::vector<AllocatorEvent>& events
                     r.oom = oom;
                     if (o.snapshotAfter && *o.snapshotAfter >= i) r.segments = a.snapshot();
                 }
-                skipped[e.id] = true;
+                ids.set(e.id, IdTable::kSkipped);
                 if (o.stopAtOom) stopped = true;
                 break;
             }
-            live.emplace(e.id, *b);
+            ids.set(e.id, *b);
             break;
         }
         case AllocatorEvent::Kind::Free: {
-            auto it = live.find(e.id);
-            if (it == live.end()) {
-                if (skipped.erase(e.id)) break;
+            const int b = ids.get(e.id);
+            if (b == IdTable::kAbsent)
                 return makeError("event " + std::to_string(i) + ": free of id " + std::to_string(e.id) +
                                  ", which is not allocated");
-            }
-            a.free(it->second);
-            live.erase(it);
+            ids.set(e.id, IdTable::kAbsent);
+            if (b != IdTable::kSkipped) a.free(b);
             break;
         }
         case AllocatorEvent::Kind::EmptyCache:

@@ -6,6 +6,10 @@
 namespace batchfit {
 
 namespace {
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+}
+
+namespace {
 constexpr std::uint64_t kMinBlockSize = 512;
 constexpr std::uint64_t kSmallSize = kMiB;
 constexpr std::uint64_t kSmallBuffer = 2 * kMiB;
@@ -109,21 +113,8 @@ void CachingAllocator::shrink(std::uint64_t bytes) {
 }
 
 std::int64_t CachingAllocator::segmentCount() const {
-    std::int64_t n = m_liveSegments;
-    for (std::size_t s = 0; s < m_segments.size(); ++s) {
-        if (!m_segments[s].live || !m_segments[s].expandable) continue;
-        // One segment per contiguous mapped range, as memory_snapshot() reports them.
-        std::vector<std::pair<std::uint64_t, bool>> blocks;
-        for (const auto& b : m_blocks)
-            if (b.live && b.segment == static_cast<int>(s)) blocks.emplace_back(b.addr, b.mapped);
-        std::sort(blocks.begin(), blocks.end());
-        bool inRun = false;
-        for (const auto& [addr, mapped] : blocks) {
-            if (mapped && !inRun) ++n;
-            inRun = mapped;
-        }
-    }
-    return n;
+    // Expandable segments count one segment per contiguous mapped range, as memory_snapshot() reports them.
+    return m_liveSegments + m_mappedRuns;
 }
 
 void CachingAllocator::updatePeaks() {

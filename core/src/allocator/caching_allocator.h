@@ -5,6 +5,7 @@
 // function names the torch function it follows.
 #include "batchfit/allocator_replay.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -55,10 +56,31 @@ private:
             return block < o.block;
         }
     };
+    /// A sorted vector: pools hold tens to hundreds of free blocks, where a contiguous binary search and a
+    /// memmove beat a tree's node allocations.
+    class FreeSet {
+    public:
+        using iterator = std::vector<Key>::iterator;
+        using const_iterator = std::vector<Key>::const_iterator;
+        iterator begin() { return m_v.begin(); }
+        iterator end() { return m_v.end(); }
+        const_iterator begin() const { return m_v.begin(); }
+        const_iterator end() const { return m_v.end(); }
+        iterator lower_bound(const Key& k) { return std::lower_bound(m_v.begin(), m_v.end(), k); }
+        void insert(const Key& k) { m_v.insert(lower_bound(k), k); }
+        void erase(iterator it) { m_v.erase(it); }
+        void erase(const Key& k) {
+            auto it = lower_bound(k);
+            if (it != m_v.end() && !(k < *it)) m_v.erase(it);
+        }
+
+    private:
+        std::vector<Key> m_v;
+    };
     struct Pool {
         int stream = 0;
         bool small = false;
-        std::set<Key> blocks;                             ///< free mapped blocks
+        FreeSet blocks;                                   ///< free mapped blocks
         std::set<std::pair<std::uint64_t, int>> unmapped; ///< expandable: (address, block)
         std::uint64_t freeCalls = 0;                      ///< get_free_blocks_call_count (GC ages)
     };
@@ -79,6 +101,7 @@ private:
     std::uint64_t m_nextAddress = std::uint64_t{1} << 40;
     std::uint64_t m_allocated = 0, m_reserved = 0, m_requested = 0, m_inactiveSplit = 0;
     std::int64_t m_liveSegments = 0;
+    std::int64_t m_mappedRuns = 0; ///< expandable segments: contiguous mapped ranges
     AllocatorStats m_stats;
     Oom m_oom;
 

@@ -7,6 +7,10 @@
 namespace batchfit {
 
 namespace {
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+}
+
+namespace {
 constexpr std::uint64_t kUnlimitedAddressSpace = std::uint64_t{1} << 52;
 }
 
@@ -64,6 +68,10 @@ bool CachingAllocator::mapBlock(int b, std::uint64_t size) {
         std::min((size + page - 1) / page * page, m_blocks[static_cast<std::size_t>(b)].size);
     if (!canDrive(mapped)) return false; // cuMemCreate fails: the pages just made are released again
     auto& p = m_pools[static_cast<std::size_t>(poolIndex)];
+    auto mappedAt = [&](int n) { return n >= 0 && m_blocks[static_cast<std::size_t>(n)].mapped; };
+    const bool left = mappedAt(m_blocks[static_cast<std::size_t>(b)].prev);
+    const bool right = mapped == m_blocks[static_cast<std::size_t>(b)].size && mappedAt(m_blocks[static_cast<std::size_t>(b)].next);
+    m_mappedRuns += 1 - left - right;
     p.unmapped.erase({m_blocks[static_cast<std::size_t>(b)].addr, b});
     if (mapped < m_blocks[static_cast<std::size_t>(b)].size) {
         Block rest = m_blocks[static_cast<std::size_t>(b)];
@@ -116,6 +124,10 @@ void CachingAllocator::unmapBlock(int b) {
     eraseFree(b);
     const std::uint64_t before = begin - blk0.addr;
     const std::uint64_t after = blk0.addr + blk0.size - end;
+    auto mappedAt = [&](int n) { return n >= 0 && m_blocks[static_cast<std::size_t>(n)].mapped; };
+    const bool left = before > 0 || mappedAt(blk0.prev);
+    const bool right = after > 0 || mappedAt(blk0.next);
+    m_mappedRuns += -1 + left + right;
     if (before > 0) {
         Block piece = m_blocks[static_cast<std::size_t>(b)];
         piece.size = before;

@@ -1,6 +1,7 @@
 #include "program/step_program.h"
 
 #include "graph/graph_builder.h"
+#include "program/allocator_events.h"
 #include "program/scheduler.h"
 
 #include <algorithm>
@@ -17,8 +18,11 @@ StepProgram::lower(const Model& model, const TrainingConfig& config, std::uint64
     if (config.checkpointEvery < 1) return makeError("checkpoint every k blocks: k must be at least 1");
     if (!(config.marginFraction >= 0 && config.marginFraction < 1))
         return makeError("safety margin must be in [0, 1)");
-    if (!(config.fragmentationFraction >= 0 && config.fragmentationFraction <= 1))
+    if (config.fragmentationFraction &&
+        !(*config.fragmentationFraction >= 0 && *config.fragmentationFraction <= 1))
         return makeError("fragmentation reserve must be in [0, 1]");
+    auto allocConf = parseAllocConf(config.allocConf);
+    if (!allocConf) return allocConf.error();
     // required() adds the context to at most ~2^63 of reserved bytes: keep the sum below 2^64.
     if (config.cudaContextBytes.value_or(cudaContextBytes) > kMaxBytes)
         return makeError("CUDA context of " +
@@ -28,17 +32,29 @@ StepProgram::lower(const Model& model, const TrainingConfig& config, std::uint64
     if (!graph) return graph.error();
     auto program = std::make_shared<StepProgram>();
     program->m_config = config;
+    program->m_allocConfig = *allocConf;
     program->m_contextBytes = config.cudaContextBytes.value_or(cudaContextBytes);
     Scheduler scheduler(*graph, config, *program);
     auto st = scheduler.run();
     if (!st) return st.error();
     program->finalize();
+    program->m_repeatable = stepIsRepeatable(*program);
+    if (!config.firstStep && !config.fragmentationFraction && program->m_repeatable) {
+        // The replay's first iteration: states appear in the first step(), between cached activation blocks.
+        TrainingConfig first = config;
+        first.firstStep = true;
+        auto warm = lower(model, first, cudaContextBytes);
+        if (warm) program->m_warmup = std::move(*warm);
+    }
     if (program->m_maxSafeBatch < 1)
         return makeError(model.name + ": the model is too large to estimate (bytes overflow)");
     return std::shared_ptr<const StepProgram>(program);
 }
 
 void StepProgram::finalize() {
+    setupInstance.assign(instances.size(), 0);
+    if (!steps.empty())
+        for (int a : steps[0].allocs) setupInstance[static_cast<std::size_t>(a)] = 1;
     std::map<std::pair<std::uint64_t, std::uint64_t>, int> index;
     groups.clear();
     long double c = 0, k = 0;
@@ -114,9 +130,40 @@ std::optional<ComponentBytes> StepProgram::peakComponents(std::int64_t batch) co
 std::uint64_t StepProgram::required(std::uint64_t peakBytes) const {
     constexpr std::uint64_t kSegment = 2u << 20; // reserved memory grows in 2 MiB steps
     const auto reserve = static_cast<std::uint64_t>(
-        std::ceil(static_cast<double>(peakBytes) * m_config.fragmentationFraction));
+        std::ceil(static_cast<double>(peakBytes) * m_config.fragmentationFraction.value_or(0)));
     const std::uint64_t reserved = (peakBytes + reserve + kSegment - 1) / kSegment * kSegment;
     return reserved + m_contextBytes;
+}
+
+int StepProgram::replayIterations() const {
+    return (!m_config.firstStep && m_repeatable && m_warmup) ? 2 : 1;
+}
+
+Result<ReplayResult> StepProgram::replay(std::int64_t batch, std::optional<std::uint64_t> limit, bool samples,
+                                         std::optional<std::size_t> snapshotStep, std::uint64_t capacity) const {
+    if (batch < 1 || batch > m_maxSafeBatch)
+        return makeError("batch size " + std::to_string(batch) + " is out of range for the allocator replay");
+    thread_local StepEvents ev;
+    buildStepEvents(*this, batch, ev);
+    ReplayOptions o;
+    o.config = m_allocConfig;
+    o.limitBytes = limit;
+    o.contextBytes = m_contextBytes;
+    o.capacityBytes = capacity;
+    if (samples) o.sampleAfter = ev.stepEnd;
+    if (snapshotStep && *snapshotStep < ev.stepEnd.size()) o.snapshotAfter = ev.stepEnd[*snapshotStep];
+    return replayAllocations(ev.events, o);
+}
+
+std::optional<std::uint64_t> StepProgram::requiredAt(std::int64_t batch) const {
+    if (!replays()) {
+        auto p = peak(batch);
+        if (!p) return std::nullopt;
+        return required(*p);
+    }
+    auto r = replay(batch, std::nullopt);
+    if (!r || r->oom) return std::nullopt;
+    return r->stats.peakReservedBytes + m_contextBytes;
 }
 
 Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) const {
@@ -174,8 +221,29 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.savedActivationBytes = t.savedActivations.atUnchecked(batch);
     e.autocastWeightCopyBytes = t.autocastCopies.atUnchecked(batch);
     e.cudaContextBytes = m_contextBytes;
-    e.requiredBytes = required(e.peakAllocatedBytes);
-    e.reservedBytes = e.requiredBytes - m_contextBytes;
+    e.allocator.allocConf = allocConfText(m_allocConfig);
+    if (replays()) {
+        auto r = replay(batch, std::nullopt, withTimeline);
+        if (!r) return r.error();
+        if (r->oom) return makeError("batch size " + std::to_string(batch) + ": " + r->oom->message);
+        const auto& st = r->stats;
+        e.allocator.simulated = true;
+        e.allocator.peakAllocatedBytes = st.peakAllocatedBytes;
+        e.allocator.peakReservedBytes = st.peakReservedBytes;
+        e.allocator.peakInactiveSplitBytes = st.peakInactiveSplitBytes;
+        e.allocator.peakSegments = st.peakSegments;
+        e.allocator.deviceAllocs = st.deviceAllocs;
+        e.allocator.iterations = replayIterations();
+        e.reservedBytes = std::max(st.peakReservedBytes, e.peakAllocatedBytes);
+        e.requiredBytes = e.reservedBytes + m_contextBytes;
+        for (std::size_t i = 0; i < e.timeline.size() && i < r->samples.size(); ++i)
+            e.timeline[i].reservedBytes = r->samples[i].reservedBytes;
+    } else {
+        e.requiredBytes = required(e.peakAllocatedBytes);
+        e.reservedBytes = e.requiredBytes - m_contextBytes;
+        e.allocator.peakReservedBytes = e.reservedBytes;
+        for (auto& tp : e.timeline) tp.reservedBytes = e.reservedBytes;
+    }
     e.allocatorReserveBytes = e.reservedBytes - e.peakAllocatedBytes;
     for (const auto& l : layers) {
         LayerActivation la;

@@ -1,6 +1,7 @@
 #pragma once
 // The lowered training step: every allocation with its bytes as constant + perSample * batch, its component,
 // and the step at which it is allocated and freed. Evaluating a batch size is a walk over these events.
+#include "batchfit/allocator_replay.h"
 #include "batchfit/estimate.h"
 #include "batchfit/model.h"
 #include "batchfit/result.h"
@@ -68,8 +69,27 @@ public:
     std::optional<std::uint64_t> peak(std::int64_t batch) const;
     /// Components live at the peak (same walk as peak()).
     std::optional<ComponentBytes> peakComponents(std::int64_t batch) const;
-    /// Required bytes (peak + allocator reserve + context) for a peak value.
+    /// Required bytes under the fragmentation_fraction override: the peak plus the reserve, rounded to
+    /// 2 MiB, plus the context.
     std::uint64_t required(std::uint64_t peak) const;
+    /// Required bytes (reserved + context) at a batch: the allocator replay on a GPU large enough, or the
+    /// override. nullopt if too large.
+    std::optional<std::uint64_t> requiredAt(std::int64_t batch) const;
+    /// Whether reserved memory comes from the replay (no fragmentation_fraction override).
+    bool replays() const { return !m_config.fragmentationFraction.has_value(); }
+    const AllocatorConfig& allocatorConfig() const { return m_allocConfig; }
+    /// Replays the step at a batch through the caching allocator. `limit`: bytes cudaMalloc can get
+    /// (unset: unlimited). With `samples`, one sample per program step (after it, in the last iteration);
+    /// with `snapshotStep`, the segments after that step. The OOM figures name `capacity` and the context.
+    Result<ReplayResult> replay(std::int64_t batch, std::optional<std::uint64_t> limit, bool samples = false,
+                                std::optional<std::size_t> snapshotStep = {},
+                                std::uint64_t capacity = 0) const;
+    /// Iterations the replay runs (2: the steady state on the cache of a first iteration).
+    int replayIterations() const;
+    bool repeatable() const { return m_repeatable; }
+    /// The same step as a first step (optimizer states created inside step()): the replay runs it before the
+    /// steady-state step, as a training loop does. Null for first-step programs and the override.
+    const StepProgram* warmup() const { return m_warmup.get(); }
     Result<Estimate> evaluate(std::int64_t batch, bool withTimeline) const;
 
     const TrainingConfig& config() const { return m_config; }
@@ -83,11 +103,15 @@ public:
     std::vector<ProgramStep> steps;
     std::vector<LayerInfo> layers;
     std::vector<Affine> groups; ///< distinct instance sizes
+    std::vector<char> setupInstance; ///< per instance: allocated by the set-up step (finalize)
 
     void finalize(); ///< groups, overflow bound
 
 private:
     TrainingConfig m_config;
+    AllocatorConfig m_allocConfig;
+    bool m_repeatable = true;
+    std::shared_ptr<const StepProgram> m_warmup;
     std::uint64_t m_contextBytes = 0;
     StepTotals m_totals;
     std::int64_t m_maxSafeBatch = 0;

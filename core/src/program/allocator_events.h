@@ -1,0 +1,27 @@
+#pragma once
+// The step program as the caching allocator sees it: every instance's alloc and free, in program order, at
+// one batch size. The steady state is replayed as a training loop reaches it: the program's first-step twin
+// (set-up without optimizer states, then a step whose step() creates them), then the steady-state step on the
+// cache that leaves. A first step (or a program whose later steps keep new tensors alive) is replayed once.
+#include "batchfit/allocator_replay.h"
+#include "program/step_program.h"
+
+#include <vector>
+
+namespace batchfit {
+
+struct StepEvents {
+    std::vector<AllocatorEvent> events;
+    /// Per program step: the index of its last event in the last iteration (the allocator's state "after
+    /// the step"); steps with no events repeat the index before them.
+    std::vector<std::size_t> stepEnd;
+    int iterations = 1;
+};
+
+/// The events at `batch` (1 <= batch <= maxSafeBatch). Ids are instance indices; tags are Components.
+void buildStepEvents(const StepProgram& program, std::int64_t batch, StepEvents& out);
+
+/// True when every instance allocated after the set-up step is freed again within the step.
+bool stepIsRepeatable(const StepProgram& program);
+
+} // namespace batchfit

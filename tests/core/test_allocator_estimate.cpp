@@ -1,0 +1,183 @@
+// The allocator replay inside the estimate: reserved memory, the verdict, the solver and the step's trace.
+#include "batchfit/allocator_trace.h"
+#include "batchfit/what_if.h"
+#include "test_util.h"
+
+#include <algorithm>
+
+using namespace batchfit;
+using namespace batchfit::test;
+
+TEST_CASE("reserved comes from the replay: never below the peak, grows over the step, context on top",
+          "[allocator][estimator]") {
+    for (const char* id : {"gpt2-small", "resnet50", "transformer-12"}) {
+        INFO(id);
+        Estimator est = estimator(preset(id));
+        auto e = est.estimate(4, true);
+        REQUIRE(e);
+        CHECK(e->allocator.simulated);
+        CHECK(e->allocator.iterations == 2);
+        CHECK(e->reservedBytes == e->allocator.peakReservedBytes);
+        CHECK(e->reservedBytes >= e->peakAllocatedBytes);
+        CHECK(e->reservedBytes % (2u << 20) == 0); // segments are multiples of 2 MiB
+        // The allocator hands whole blocks out: what max_memory_allocated() shows is at least the requests.
+        CHECK(e->allocator.peakAllocatedBytes >= e->peakAllocatedBytes);
+        CHECK(e->requiredBytes == e->reservedBytes + e->cudaContextBytes);
+        // Nothing is ever released on a GPU large enough: reserved only grows, and ends at its peak.
+        std::uint64_t prev = 0;
+        for (const auto& p : e->timeline) {
+            CHECK(p.reservedBytes >= prev);
+            prev = p.reservedBytes;
+        }
+        CHECK(prev == e->reservedBytes);
+        REQUIRE(est.requiredBytes(4));
+        CHECK(*est.requiredBytes(4) == e->requiredBytes);
+    }
+}
+
+TEST_CASE("the fragmentation_fraction override replaces the replay", "[allocator][estimator]") {
+    TrainingConfig c;
+    c.fragmentationFraction = 0.05;
+    Estimator est = estimator(preset("gpt2-small"), c);
+    auto e = est.estimate(2);
+    REQUIRE(e);
+    CHECK_FALSE(e->allocator.simulated);
+    const std::uint64_t mib2 = 2u << 20;
+    const auto reserve = static_cast<std::uint64_t>(std::ceil(static_cast<double>(e->peakAllocatedBytes) * 0.05));
+    CHECK(e->reservedBytes == (e->peakAllocatedBytes + reserve + mib2 - 1) / mib2 * mib2);
+}
+
+TEST_CASE("expandable segments fragment less than fixed segments for a GPT-2 step", "[allocator][estimator]") {
+    Estimator plain = estimator(preset("gpt2-small"));
+    TrainingConfig c;
+    c.allocConf = "expandable_segments:True";
+    Estimator grow = estimator(preset("gpt2-small"), c);
+    auto a = plain.estimate(8);
+    auto b = grow.estimate(8);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(b->allocator.allocConf == "expandable_segments:True");
+    CHECK(b->allocator.peakInactiveSplitBytes == 0); // not tracked for expandable segments, as in torch
+    CHECK(a->allocator.peakInactiveSplitBytes > 0);
+    CHECK(b->reservedBytes < a->reservedBytes);
+    // Exact splits: what max_memory_allocated() shows is the requests themselves, with no block slack.
+    CHECK(b->allocator.peakAllocatedBytes == b->peakAllocatedBytes);
+    CHECK(a->allocator.peakAllocatedBytes > a->peakAllocatedBytes);
+
+    TrainingConfig bad;
+    bad.allocConf = "expandable:True";
+    auto refused = Estimator::create(preset("gpt2-small"), bad, 0);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("Unrecognized CachingAllocator option: expandable") != std::string::npos);
+}
+
+TEST_CASE("the verdict replays against the capacity and gives PyTorch's OOM message", "[allocator][estimator]") {
+    Estimator est = estimator(preset("gpt2-small"));
+    auto e = est.estimate(8);
+    REQUIRE(e);
+    TrainingConfig noMargin;
+    noMargin.marginFraction = 0;
+    Estimator exact = estimator(preset("gpt2-small"), noMargin);
+    // Half the step's needs: out of memory, with the allocation that failed and torch's wording.
+    const std::uint64_t cap = e->requiredBytes / 2;
+    auto v = exact.verdict(8, cap);
+    REQUIRE(v);
+    CHECK_FALSE(v->fits);
+    REQUIRE(v->oom);
+    CHECK(v->oom->message.rfind("CUDA out of memory. Tried to allocate ", 0) == 0);
+    CHECK(v->oom->message.find("is reserved by PyTorch but unallocated") != std::string::npos);
+    CHECK(v->oom->reservedBytes + v->oom->triedBytes > cap);
+    CHECK(v->headroomBytes == -static_cast<std::int64_t>(e->requiredBytes - cap));
+    // Exactly what the step reserves: it fits with nothing to spare.
+    auto fit = exact.verdict(8, e->requiredBytes);
+    REQUIRE(fit);
+    CHECK(fit->fits);
+    CHECK_FALSE(fit->oom);
+    CHECK(fit->headroomBytes == 0);
+}
+
+TEST_CASE("the solver's answer fits and the next batch does not, with the replay deciding",
+          "[allocator][estimator]") {
+    for (const char* id : {"gpt2-small", "resnet50"}) {
+        INFO(id);
+        Estimator est = estimator(preset(id));
+        for (std::uint64_t gib : {6ull, 12ull, 24ull}) {
+            const std::uint64_t cap = gib << 30;
+            const MaxBatch m = est.maxBatch(cap);
+            CHECK(m.replayed);
+            REQUIRE(m.largest > 0);
+            CHECK(est.verdict(m.largest, cap)->fits);
+            CHECK_FALSE(est.verdict(m.largest + 1, cap)->fits);
+            CHECK(m.requiredAtLargest <= est.usableBytes(cap));
+        }
+    }
+}
+
+TEST_CASE("the step's trace replays to the estimate's figures (estimate --trace-out, allocator-replay)",
+          "[allocator][estimator]") {
+    Estimator est = estimator(preset("transformer-12"));
+    auto e = est.estimate(3);
+    REQUIRE(e);
+    auto events = est.allocatorEvents(3);
+    REQUIRE(events);
+    AllocatorTrace t;
+    t.events = *events;
+    t.tagNames = {"parameters", "gradients", "optimizer_states", "activations", "temporaries"};
+    auto back = parseAllocatorTrace(allocatorTraceJson(t), "step.json");
+    REQUIRE(back);
+    CHECK(back->events.size() == events->size());
+    auto r = replayAllocations(back->events, ReplayOptions{});
+    REQUIRE(r);
+    CHECK(r->stats.peakReservedBytes == e->allocator.peakReservedBytes);
+    CHECK(r->stats.peakAllocatedBytes == e->allocator.peakAllocatedBytes);
+    CHECK(r->stats.finalAllocatedBytes < r->stats.peakAllocatedBytes);
+
+    auto bad = parseAllocatorTrace(R"({"format":"batchfit-allocator-trace","version":1,"events":[{"op":"alloc","id":1,"size":-5}]})",
+                                   "t.json");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message == "t.json: $.events[0].size: expected a non-negative integer, got -5");
+}
+
+TEST_CASE("the what-if advisor offers expandable segments with the batch they buy", "[allocator][what-if]") {
+    const Model m = preset("gpt2-small");
+    const std::uint64_t cap = 24ull << 30;
+    auto levers = rankLevers(m, TrainingConfig{}, cap, 0);
+    auto it = std::find_if(levers.begin(), levers.end(), [](const Lever& l) { return l.id == "expandable-segments"; });
+    REQUIRE(it != levers.end());
+    CHECK(it->config.allocConf == "expandable_segments:True");
+    CHECK(it->maxBatch >= it->baselineMaxBatch);
+    Estimator with = estimator(m, it->config);
+    CHECK(it->maxBatch == with.maxBatch(cap).largest);
+    TrainingConfig already;
+    already.allocConf = "expandable_segments:True";
+    auto none = rankLevers(m, already, cap, 0);
+    CHECK(std::none_of(none.begin(), none.end(), [](const Lever& l) { return l.id == "expandable-segments"; }));
+}
+
+TEST_CASE("the steady state is replayed after a first step whose step() creates the optimizer states",
+          "[allocator][estimator]") {
+    Estimator est = estimator(preset("transformer-12"));
+    auto events = est.allocatorEvents(2);
+    REQUIRE(events);
+    // The first optimizer-state allocation comes after activations were freed (the first backward), and
+    // before the second forward allocates activations again on the cache that is left.
+    const auto state = static_cast<int>(Component::OptimizerStates);
+    const auto act = static_cast<int>(Component::Activations);
+    auto firstState = std::find_if(events->begin(), events->end(), [&](const AllocatorEvent& e) {
+        return e.kind == AllocatorEvent::Kind::Alloc && e.tag == state;
+    });
+    REQUIRE(firstState != events->end());
+    CHECK(std::any_of(events->begin(), firstState, [&](const AllocatorEvent& e) {
+        return e.kind == AllocatorEvent::Kind::Free && e.tag == act;
+    }));
+    CHECK(std::any_of(firstState, events->end(), [&](const AllocatorEvent& e) {
+        return e.kind == AllocatorEvent::Kind::Alloc && e.tag == act;
+    }));
+    // Replayed as a first step only, the states are created once and kept: no second iteration.
+    TrainingConfig first;
+    first.firstStep = true;
+    auto once = estimator(preset("transformer-12"), first).estimate(2);
+    REQUIRE(once);
+    CHECK(once->allocator.iterations == 1);
+    CHECK(est.estimate(2)->allocator.iterations == 2);
+}
