@@ -45,8 +45,8 @@ Result<std::string> allocatorReplayOutput(const CliOptions& o, bool& oomOut) {
     std::string confText = o.allocConfGiven ? o.config.allocConf : trace->allocConf.value_or("");
     auto conf = parseAllocConf(confText);
     if (!conf)
-        return makeError((o.allocConfGiven ? std::string("--alloc-conf") : o.trace + ": $.alloc_conf") + ": " +
-                         conf.error().message);
+        return makeError((o.allocConfGiven ? std::string("--alloc-conf") : o.trace + ": $.alloc_conf") +
+                         ": " + conf.error().message);
     opt.config = *conf;
     const std::optional<std::uint64_t> capacity = o.capacity ? o.capacity : trace->deviceTotalBytes;
     const std::uint64_t context = o.config.cudaContextBytes.value_or(0);
@@ -62,7 +62,8 @@ Result<std::string> allocatorReplayOutput(const CliOptions& o, bool& oomOut) {
     const auto& s = r->stats;
     const auto& rec = trace->recorded;
     auto fraction = [](std::uint64_t sim, std::uint64_t real) {
-        return real ? (static_cast<double>(sim) - static_cast<double>(real)) / static_cast<double>(real) : 0.0;
+        return real ? (static_cast<double>(sim) - static_cast<double>(real)) / static_cast<double>(real)
+                    : 0.0;
     };
     std::vector<std::uint64_t> simSizes;
     if (rec && rec->segmentSizes) {
@@ -75,7 +76,8 @@ Result<std::string> allocatorReplayOutput(const CliOptions& o, bool& oomOut) {
             for (const auto& seg : snap->segments) simSizes.push_back(seg.size);
         std::sort(simSizes.begin(), simSizes.end());
     }
-    std::vector<std::uint64_t> recSizes = rec && rec->segmentSizes ? *rec->segmentSizes : std::vector<std::uint64_t>{};
+    std::vector<std::uint64_t> recSizes =
+        rec && rec->segmentSizes ? *rec->segmentSizes : std::vector<std::uint64_t>{};
     std::sort(recSizes.begin(), recSizes.end());
 
     if (o.json) {
@@ -103,10 +105,10 @@ Result<std::string> allocatorReplayOutput(const CliOptions& o, bool& oomOut) {
             if (rec->peakAllocatedBytes) rj["peak_allocated_bytes"] = *rec->peakAllocatedBytes;
             if (rec->peakReservedBytes) {
                 rj["peak_reserved_bytes"] = *rec->peakReservedBytes;
-                cmp["peak_reserved_bytes"] = {{"simulated", s.peakReservedBytes},
-                                              {"recorded", *rec->peakReservedBytes},
-                                              {"difference_fraction", fraction(s.peakReservedBytes,
-                                                                               *rec->peakReservedBytes)}};
+                cmp["peak_reserved_bytes"] = {
+                    {"simulated", s.peakReservedBytes},
+                    {"recorded", *rec->peakReservedBytes},
+                    {"difference_fraction", fraction(s.peakReservedBytes, *rec->peakReservedBytes)}};
             }
             if (rec->segmentAllocs) {
                 rj["segment_allocs"] = *rec->segmentAllocs;
@@ -129,18 +131,22 @@ Result<std::string> allocatorReplayOutput(const CliOptions& o, bool& oomOut) {
         return j.dump(2) + "\n";
     }
     std::ostringstream os;
-    os << o.trace << ": " << trace->events.size() << " events, " << s.allocations << " allocations replayed\n";
-    os << "allocator: " << (opt.config.isDefault() ? "torch 2.x defaults" : allocConfText(opt.config)) << "\n";
-    os << "simulated: peak allocated " << mib(s.peakAllocatedBytes) << ", peak reserved " << mib(s.peakReservedBytes)
-       << ", peak inactive split " << mib(s.peakInactiveSplitBytes) << "\n";
+    os << o.trace << ": " << trace->events.size() << " events, " << s.allocations
+       << " allocations replayed\n";
+    os << "allocator: " << (opt.config.isDefault() ? "torch 2.x defaults" : allocConfText(opt.config))
+       << "\n";
+    os << "simulated: peak allocated " << mib(s.peakAllocatedBytes) << ", peak reserved "
+       << mib(s.peakReservedBytes) << ", peak inactive split " << mib(s.peakInactiveSplitBytes) << "\n";
     os << "           segments: " << s.peakSegments << " at most, " << s.finalSegments << " at the end; "
-       << s.deviceAllocs << " cudaMalloc/map calls; emptied the cache and retried " << s.allocRetries << " times\n";
+       << s.deviceAllocs << " cudaMalloc/map calls; emptied the cache and retried " << s.allocRetries
+       << " times\n";
     if (rec) {
         os << "recorded:  ";
         if (rec->peakAllocatedBytes) os << "peak allocated " << mib(*rec->peakAllocatedBytes) << ", ";
         if (rec->peakReservedBytes) {
             char pct[32];
-            std::snprintf(pct, sizeof pct, "%+.1f%%", 100 * fraction(s.peakReservedBytes, *rec->peakReservedBytes));
+            std::snprintf(pct, sizeof pct, "%+.1f%%",
+                          100 * fraction(s.peakReservedBytes, *rec->peakReservedBytes));
             os << "peak reserved " << mib(*rec->peakReservedBytes) << " (simulated " << pct << ")";
         }
         os << "\n";

@@ -43,11 +43,13 @@ TEST_CASE("the fragmentation_fraction override replaces the replay", "[allocator
     REQUIRE(e);
     CHECK_FALSE(e->allocator.simulated);
     const std::uint64_t mib2 = 2u << 20;
-    const auto reserve = static_cast<std::uint64_t>(std::ceil(static_cast<double>(e->peakAllocatedBytes) * 0.05));
+    const auto reserve =
+        static_cast<std::uint64_t>(std::ceil(static_cast<double>(e->peakAllocatedBytes) * 0.05));
     CHECK(e->reservedBytes == (e->peakAllocatedBytes + reserve + mib2 - 1) / mib2 * mib2);
 }
 
-TEST_CASE("expandable segments fragment less than fixed segments for a GPT-2 step", "[allocator][estimator]") {
+TEST_CASE("expandable segments fragment less than fixed segments for a GPT-2 step",
+          "[allocator][estimator]") {
     Estimator plain = estimator(preset("gpt2-small"));
     TrainingConfig c;
     c.allocConf = "expandable_segments:True";
@@ -68,10 +70,12 @@ TEST_CASE("expandable segments fragment less than fixed segments for a GPT-2 ste
     bad.allocConf = "expandable:True";
     auto refused = Estimator::create(preset("gpt2-small"), bad, 0);
     REQUIRE_FALSE(refused);
-    CHECK(refused.error().message.find("Unrecognized CachingAllocator option: expandable") != std::string::npos);
+    CHECK(refused.error().message.find("Unrecognized CachingAllocator option: expandable") !=
+          std::string::npos);
 }
 
-TEST_CASE("the verdict replays against the capacity and gives PyTorch's OOM message", "[allocator][estimator]") {
+TEST_CASE("the verdict replays against the capacity and gives PyTorch's OOM message",
+          "[allocator][estimator]") {
     Estimator est = estimator(preset("gpt2-small"));
     auto e = est.estimate(8);
     REQUIRE(e);
@@ -132,8 +136,9 @@ TEST_CASE("the step's trace replays to the estimate's figures (estimate --trace-
     CHECK(r->stats.peakAllocatedBytes == e->allocator.peakAllocatedBytes);
     CHECK(r->stats.finalAllocatedBytes < r->stats.peakAllocatedBytes);
 
-    auto bad = parseAllocatorTrace(R"({"format":"batchfit-allocator-trace","version":1,"events":[{"op":"alloc","id":1,"size":-5}]})",
-                                   "t.json");
+    auto bad = parseAllocatorTrace(
+        R"({"format":"batchfit-allocator-trace","version":1,"events":[{"op":"alloc","id":1,"size":-5}]})",
+        "t.json");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message == "t.json: $.events[0].size: expected a non-negative integer, got -5");
 }
@@ -142,7 +147,8 @@ TEST_CASE("the what-if advisor offers expandable segments with the batch they bu
     const Model m = preset("gpt2-small");
     const std::uint64_t cap = 24ull << 30;
     auto levers = rankLevers(m, TrainingConfig{}, cap, 0);
-    auto it = std::find_if(levers.begin(), levers.end(), [](const Lever& l) { return l.id == "expandable-segments"; });
+    auto it = std::find_if(levers.begin(), levers.end(),
+                           [](const Lever& l) { return l.id == "expandable-segments"; });
     REQUIRE(it != levers.end());
     CHECK(it->config.allocConf == "expandable_segments:True");
     CHECK(it->maxBatch >= it->baselineMaxBatch);
@@ -151,7 +157,8 @@ TEST_CASE("the what-if advisor offers expandable segments with the batch they bu
     TrainingConfig already;
     already.allocConf = "expandable_segments:True";
     auto none = rankLevers(m, already, cap, 0);
-    CHECK(std::none_of(none.begin(), none.end(), [](const Lever& l) { return l.id == "expandable-segments"; }));
+    CHECK(
+        std::none_of(none.begin(), none.end(), [](const Lever& l) { return l.id == "expandable-segments"; }));
 }
 
 TEST_CASE("the steady state is replayed after a first step whose step() creates the optimizer states",

@@ -59,7 +59,8 @@ public:
                 a.size = *size;
                 if (e.contains("stream")) {
                     const json& s = e["stream"];
-                    if (!s.is_number_integer() || s.get<std::int64_t>() < 0 || s.get<std::int64_t>() > 1'000'000)
+                    if (!s.is_number_integer() || s.get<std::int64_t>() < 0 ||
+                        s.get<std::int64_t>() > 1'000'000)
                         return fail(at + ".stream", "expected an integer from 0 to 1000000");
                     a.stream = static_cast<int>(s.get<std::int64_t>());
                 }
@@ -81,7 +82,8 @@ public:
                 if (!r.contains(k)) continue;
                 auto v = bytes(r[k], std::string("$.recorded.") + k);
                 if (!v) return v.error();
-                (std::string(k) == "peak_allocated_bytes" ? rec.peakAllocatedBytes : rec.peakReservedBytes) = *v;
+                (std::string(k) == "peak_allocated_bytes" ? rec.peakAllocatedBytes : rec.peakReservedBytes) =
+                    *v;
             }
             for (const char* k : {"segment_allocs", "segment_frees"}) {
                 if (!r.contains(k)) continue;
@@ -123,8 +125,9 @@ private:
 } // namespace
 
 Result<AllocatorTrace> parseAllocatorTrace(const std::string& text, const std::string& source) {
-    return jsontext::parseFileText<AllocatorTrace>(text, source, kMaxTraceFileBytes, "an allocator trace",
-                                                   [&](const json& root) { return Reader(source).trace(root); });
+    return jsontext::parseFileText<AllocatorTrace>(
+        text, source, kMaxTraceFileBytes, "an allocator trace",
+        [&](const json& root) { return Reader(source).trace(root); });
 }
 
 Result<AllocatorTrace> loadAllocatorTrace(const std::string& path) {
@@ -144,7 +147,8 @@ std::string allocatorTraceJson(const AllocatorTrace& t) {
         out += i ? ",\n    " : "\n    ";
         switch (e.kind) {
         case AllocatorEvent::Kind::Alloc:
-            out += "{\"op\": \"alloc\", \"id\": " + std::to_string(e.id) + ", \"size\": " + std::to_string(e.size);
+            out += "{\"op\": \"alloc\", \"id\": " + std::to_string(e.id) +
+                   ", \"size\": " + std::to_string(e.size);
             if (e.stream) out += ", \"stream\": " + std::to_string(e.stream);
             if (e.tag >= 0 && static_cast<std::size_t>(e.tag) < t.tagNames.size())
                 out += ", \"tag\": " + json(t.tagNames[static_cast<std::size_t>(e.tag)]).dump();

@@ -213,21 +213,28 @@ std::optional<int> CachingAllocator::allocBlock(int poolIndex, std::uint64_t siz
     if (m_allowed && (m_reserved > *m_allowed || allocSize > *m_allowed - m_reserved)) return std::nullopt;
     if (m_config.expandableSegments) return tryAllocateExpandable(poolIndex, size);
     if (!canDrive(allocSize) || m_nextAddress > ~std::uint64_t{0} - allocSize) return std::nullopt;
+    const int b = newSegment(poolIndex, allocSize, false);
+    ++m_liveSegments;
+    grow(allocSize);
+    return b;
+}
+
+// A segment at the next synthetic address, covered by one free block (unmapped for an expandable range).
+int CachingAllocator::newSegment(int poolIndex, std::uint64_t size, bool expandable) {
     Segment seg;
     seg.base = m_nextAddress;
-    seg.size = allocSize;
+    seg.size = size;
     seg.pool = poolIndex;
-    m_nextAddress += allocSize;
+    seg.expandable = expandable;
+    m_nextAddress += size;
     m_segments.push_back(seg);
     Block blk;
     blk.addr = seg.base;
-    blk.size = allocSize;
+    blk.size = size;
     blk.pool = poolIndex;
     blk.segment = static_cast<int>(m_segments.size() - 1);
-    ++m_liveSegments;
-    const int b = newBlock(blk);
-    grow(allocSize);
-    return b;
+    blk.mapped = !expandable;
+    return newBlock(blk);
 }
 
 // release_block: cudaFree of a whole segment.

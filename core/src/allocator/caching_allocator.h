@@ -107,6 +107,7 @@ private:
 
     int pool(int stream, bool small);
     int newBlock(const Block& b);
+    int newSegment(int pool, std::uint64_t size, bool expandable);
     void deleteBlock(int b);
     void insertFree(int b);
     void eraseFree(int b);

@@ -42,21 +42,9 @@ int CachingAllocator::findExpandableBlock(int poolIndex, std::uint64_t size) {
     if (m_limit && *m_limit < kUnlimitedAddressSpace / 2)
         range = (*m_limit + *m_limit / 8 + page) / page * page;
     if (size > range || m_nextAddress > ~std::uint64_t{0} - range) return -1;
-    Segment seg;
-    seg.base = m_nextAddress;
-    seg.size = range;
-    seg.pool = poolIndex;
-    seg.expandable = true;
-    m_nextAddress += range;
-    m_segments.push_back(seg);
-    Block blk;
-    blk.addr = seg.base;
-    blk.size = range;
-    blk.pool = poolIndex;
-    blk.segment = static_cast<int>(m_segments.size() - 1);
-    blk.mapped = false;
-    const int b = newBlock(blk);
-    m_pools[static_cast<std::size_t>(poolIndex)].unmapped.insert({blk.addr, b});
+    const int b = newSegment(poolIndex, range, true);
+    m_pools[static_cast<std::size_t>(poolIndex)].unmapped.insert(
+        {m_blocks[static_cast<std::size_t>(b)].addr, b});
     return b;
 }
 
@@ -70,7 +58,8 @@ bool CachingAllocator::mapBlock(int b, std::uint64_t size) {
     auto& p = m_pools[static_cast<std::size_t>(poolIndex)];
     auto mappedAt = [&](int n) { return n >= 0 && m_blocks[static_cast<std::size_t>(n)].mapped; };
     const bool left = mappedAt(m_blocks[static_cast<std::size_t>(b)].prev);
-    const bool right = mapped == m_blocks[static_cast<std::size_t>(b)].size && mappedAt(m_blocks[static_cast<std::size_t>(b)].next);
+    const bool right = mapped == m_blocks[static_cast<std::size_t>(b)].size &&
+                       mappedAt(m_blocks[static_cast<std::size_t>(b)].next);
     m_mappedRuns += 1 - left - right;
     p.unmapped.erase({m_blocks[static_cast<std::size_t>(b)].addr, b});
     if (mapped < m_blocks[static_cast<std::size_t>(b)].size) {

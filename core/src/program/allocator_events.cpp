@@ -27,11 +27,10 @@ struct Emitter {
     }
     void emit(AllocatorEvent::Kind kind, int inst) {
         const auto& in = p.instances[static_cast<std::size_t>(inst)];
-        out.events.push_back(AllocatorEvent{kind, static_cast<std::uint64_t>(inst) + idOffset,
-                                            kind == AllocatorEvent::Kind::Alloc
-                                                ? size[static_cast<std::size_t>(in.group)]
-                                                : 0,
-                                            0, static_cast<int>(in.component)});
+        out.events.push_back(
+            AllocatorEvent{kind, static_cast<std::uint64_t>(inst) + idOffset,
+                           kind == AllocatorEvent::Kind::Alloc ? size[static_cast<std::size_t>(in.group)] : 0,
+                           0, static_cast<int>(in.component)});
     }
     bool skipSetup = false; ///< the steady step after a first step: its set-up instances exist already
 
@@ -41,7 +40,8 @@ struct Emitter {
         for (int t : st.transients) emit(AllocatorEvent::Kind::Alloc, t);
         for (int t : st.transients) emit(AllocatorEvent::Kind::Free, t);
         for (int f : st.frees)
-            if (!skipSetup || !p.setupInstance[static_cast<std::size_t>(f)]) emit(AllocatorEvent::Kind::Free, f);
+            if (!skipSetup || !p.setupInstance[static_cast<std::size_t>(f)])
+                emit(AllocatorEvent::Kind::Free, f);
     }
     std::size_t last() const { return out.events.empty() ? 0 : out.events.size() - 1; }
 };
