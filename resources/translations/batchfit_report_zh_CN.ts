@@ -512,8 +512,57 @@
         <translation>；张量并行 %1</translation>
     </message>
     <message>
-        <source>; pipeline %1 stages, the first shown (%2 micro-batches in flight)</source>
-        <translation>；流水线 %1 个阶段，显示第一个（同时在途 %2 个微批）</translation>
+        <source>; tensor parallel %1 with sequence parallelism</source>
+        <translation>；张量并行 %1，带序列并行</translation>
+    </message>
+    <message>
+        <source>; pipeline %1 stages, the last shown, the heavier (%2 micro-batches in flight)</source>
+        <translation>；流水线 %1 个阶段，显示占用更大的最后一个（同时在途 %2 个微批）</translation>
+    </message>
+    <message>
+        <source>; pipeline %1 stages, the first shown, the heavier (%2 micro-batches in flight)</source>
+        <translation>；流水线 %1 个阶段，显示占用更大的第一个（同时在途 %2 个微批）</translation>
+    </message>
+    <message>
+        <source>Allocator reserve: %1, from a replay of the step&apos;s allocations through PyTorch&apos;s CUDA caching allocator (%2; %3 iterations): reserved peaks at %4, of which %5 are free pieces of split segments that cannot be returned.</source>
+        <translation>分配器预留：%1，来自用 PyTorch CUDA 缓存分配器回放这一步的分配（%2；%3 次迭代）：预留峰值为 %4，其中 %5 是已拆分内存段中无法归还的空闲碎片。</translation>
+    </message>
+    <message>
+        <source>default settings</source>
+        <translation>默认设置</translation>
+    </message>
+    <message>
+        <source>Sequence parallelism as Megatron-LM runs it: norms, dropouts and the residual stream split along the sequence over the tensor-parallel GPUs; each column-parallel linear gathers its input into one buffer kept for the whole step, saves only its own part and gathers it again in the backward.</source>
+        <translation>序列并行按 Megatron-LM 的实现：归一化、dropout 和残差流沿序列切分到张量并行的各张 GPU 上；每个列并行线性层把输入 all-gather 到一个整步都保留的缓冲中，只保存自己那一份，反向传播时再 all-gather 一次。</translation>
+    </message>
+    <message>
+        <source>Pipeline parallelism, 1F1B: the first stage (the embedding) and the last (the head and the loss) are simulated and the one that needs more is shown; interleaved schedules are not modelled.</source>
+        <translation>流水线并行（1F1B）：模拟第一个阶段（嵌入层）和最后一个阶段（输出头和损失），显示需要显存更多的那个；交错调度不在模型之内。</translation>
+    </message>
+    <message>
+        <source>not replayed: fragmentation override %1</source>
+        <translation>未回放：手动指定碎片比例 %1</translation>
+    </message>
+    <message>
+        <source>not set (PyTorch&apos;s defaults)</source>
+        <translation>未设置（PyTorch 默认值）</translation>
+    </message>
+    <message>
+        <source>Peak reserved (caching allocator replay)</source>
+        <translation>预留显存峰值（缓存分配器回放）</translation>
+    </message>
+    <message>
+        <source>Free inside segments (inactive split)</source>
+        <translation>内存段内空闲（inactive split）</translation>
+    </message>
+    <message>
+        <source>Peak reserved (fragmentation override)</source>
+        <translation>预留显存峰值（手动指定碎片比例）</translation>
+    </message>
+    <message>
+        <source>PYTORCH_CUDA_ALLOC_CONF</source>
+        <comment>set-up key: the allocator&apos;s settings</comment>
+        <translation>分配器设置</translation>
     </message>
 </context>
 </TS>

@@ -13,6 +13,64 @@
     </message>
 </context>
 <context>
+    <name>batchfit::AllocConfField</name>
+    <message>
+        <source>PYTORCH_CUDA_ALLOC_CONF: the options of PyTorch&apos;s CUDA caching allocator, which BatchFit replays to find the reserved memory and the verdict, e.g. expandable_segments:True (less fragmentation) or max_split_size_mb:128. Empty: PyTorch&apos;s defaults. Press Enter to apply.</source>
+        <translation>PYTORCH_CUDA_ALLOC_CONF：PyTorch CUDA 缓存分配器的选项，BatchFit 据此回放分配过程，得出预留显存和结论，例如 expandable_segments:True（碎片更少）或 max_split_size_mb:128。留空：PyTorch 的默认设置。按回车生效。</translation>
+    </message>
+    <message>
+        <source>Allocator settings:</source>
+        <translation>分配器设置：</translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation>未生效：%1</translation>
+    </message>
+    <message>
+        <source>Advanced</source>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s CUDA caching allocator settings (PYTORCH_CUDA_ALLOC_CONF)</source>
+        <translation>PyTorch CUDA 缓存分配器的设置（PYTORCH_CUDA_ALLOC_CONF）</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::AllocatorStrip</name>
+    <message>
+        <source>setup</source>
+        <translation>准备</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>优化器更新</translation>
+    </message>
+    <message>
+        <source>The caching allocator through one step: allocated bytes (tensors, in whole blocks) and reserved bytes (the segments it holds). Click or drag, or use the arrow keys, to see the segments at a moment.</source>
+        <translation>缓存分配器在一步训练中的变化：已分配字节（张量，按整块计）和预留字节（它持有的内存段）。单击、拖动或用方向键，查看某一时刻的内存段。</translation>
+    </message>
+    <message>
+        <source>allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>reserved</source>
+        <translation>预留</translation>
+    </message>
+    <message>
+        <source>peak allocated</source>
+        <translation>已分配峰值</translation>
+    </message>
+</context>
+<context>
     <name>batchfit::AttributeTableModel</name>
     <message>
         <source>%1 (%2)</source>
@@ -182,13 +240,13 @@
         <source>%1 per GPU</source>
         <translation>%1（每张 GPU）</translation>
     </message>
+    <message>
+        <source>PyTorch would stop with:</source>
+        <translation>PyTorch 会报错停止：</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BreakdownModel</name>
-    <message>
-        <source>Allocator reserve</source>
-        <translation>分配器预留</translation>
-    </message>
     <message>
         <source>CUDA context</source>
         <translation>CUDA 上下文</translation>
@@ -237,6 +295,50 @@
         <source>bitsandbytes&apos; paged optimizer keeps these states in CUDA managed memory: outside PyTorch&apos;s counters and the peak; the driver moves them to host memory when the GPU runs short (slower steps, not an out-of-memory error).</source>
         <translation>bitsandbytes 的分页优化器把这些状态放在 CUDA 托管内存中：不计入 PyTorch 的统计，也不计入峰值；显存不足时驱动会把它们换到主机内存（每步变慢，但不会显存溢出）。</translation>
     </message>
+    <message>
+        <source>Allocator reserve (replay)</source>
+        <translation>分配器预留（回放）</translation>
+    </message>
+    <message>
+        <source>Allocator reserve (override)</source>
+        <translation>分配器预留（手动设定）</translation>
+    </message>
+    <message>
+        <source>From the set-up&apos;s fragmentation override (a fixed fraction of the peak, rounded to 2 MiB), not from the replay: peak reserved %1.</source>
+        <translation>来自设置中手动指定的碎片比例（峰值的固定比例，向上取整到 2 MiB），而不是回放：预留峰值 %1。</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s default settings</source>
+        <translation>PyTorch 的默认设置</translation>
+    </message>
+    <message>
+        <source>peak allocated (on the GPU, with block slack): %1</source>
+        <translation>已分配峰值（GPU 上，含块内余量）：%1</translation>
+    </message>
+    <message>
+        <source>peak reserved: %1</source>
+        <translation>预留峰值：%1</translation>
+    </message>
+    <message>
+        <source>free pieces of split segments: %1</source>
+        <translation>已拆分内存段中的空闲碎片：%1</translation>
+    </message>
+    <message>
+        <source>segments at most: %1 · cudaMalloc calls: %2</source>
+        <translation>最多内存段数：%1 · cudaMalloc 调用次数：%2</translation>
+    </message>
+    <message>
+        <source>The Segments tab shows them through the step.</source>
+        <translation>“内存段”标签页展示它们在整步中的变化。</translation>
+    </message>
+    <message>
+        <source>From a replay of one step through the caching allocator (%1), on a GPU large enough:</source>
+        <translation>在足够大的 GPU 上用缓存分配器回放一步（%1）：</translation>
+    </message>
+    <message>
+        <source>From a replay of %1 steps through the caching allocator (%2; the last one is shown), on a GPU large enough:</source>
+        <translation>在足够大的 GPU 上用缓存分配器回放 %1 步（%2；显示最后一步）：</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BudgetBar</name>
@@ -263,6 +365,10 @@
     <message>
         <source>usable %1</source>
         <translation>可用 %1</translation>
+    </message>
+    <message>
+        <source>PyTorch would stop with:</source>
+        <translation>PyTorch 会报错停止：</translation>
     </message>
 </context>
 <context>
@@ -1375,6 +1481,18 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>Megatron tensor parallelism over pairs of GPUs: each holds half of every layer&apos;s heads and MLP columns, and half of the vocabulary; half as many data-parallel replicas.</source>
         <translation>在每两张 GPU 上做 Megatron 张量并行：每张 GPU 持有每层一半的注意力头和 MLP 列，以及一半的词表；数据并行副本数减半。</translation>
     </message>
+    <message>
+        <source>Expandable segments (PYTORCH_CUDA_ALLOC_CONF)</source>
+        <translation>可扩展内存段（PYTORCH_CUDA_ALLOC_CONF）</translation>
+    </message>
+    <message>
+        <source>none (PyTorch 2.1 or newer)</source>
+        <translation>无（需 PyTorch 2.1 或更新版本）</translation>
+    </message>
+    <message>
+        <source>Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python: the caching allocator grows one address range per pool instead of fixed segments, so freed blocks merge and the cache fragments less.</source>
+        <translation>启动 Python 前设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True：缓存分配器为每个内存池扩展一段连续地址，而不是分配固定的内存段，释放的块可以合并，缓存的碎片更少。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>
@@ -1868,6 +1986,14 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>Batch × se&amp;quence</source>
         <translation>批大小 × 序列长度(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Segments</source>
+        <translation>内存段</translation>
+    </message>
+    <message>
+        <source>Caching Allocator &amp;Segments</source>
+        <translation>缓存分配器内存段(&amp;S)</translation>
     </message>
 </context>
 <context>
@@ -2534,20 +2660,12 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>PP ×</translation>
     </message>
     <message>
-        <source>Pipeline stages (1F1B): the first stage, with the embedding and its share of the layers, is the one shown</source>
-        <translation>流水线阶段数（1F1B）：显示的是第一个阶段，包含嵌入层和它分到的那些层</translation>
-    </message>
-    <message>
         <source>M = stages</source>
         <translation>M = 阶段数</translation>
     </message>
     <message>
         <source>M </source>
         <translation>M </translation>
-    </message>
-    <message>
-        <source>Micro-batches per step in the pipeline: the first stage keeps the activations of min(M, stages) of them</source>
-        <translation>流水线中每步的微批数：第一个阶段保存其中 min(M, 阶段数) 个微批的激活</translation>
     </message>
     <message>
         <source>TP ×</source>
@@ -2565,6 +2683,26 @@ The measured points shown before, if any, are unchanged.</source>
         <source>%1 micro-batches</source>
         <translation>%1 个微批</translation>
     </message>
+    <message>
+        <source>Sequence parallel</source>
+        <translation>序列并行</translation>
+    </message>
+    <message>
+        <source>Megatron sequence parallelism (needs TP &gt; 1): the norms, dropouts and residual stream are split over the tensor-parallel GPUs along the sequence; each linear keeps only its share of its input</source>
+        <translation>Megatron 序列并行（需要 TP &gt; 1）：归一化、dropout 和残差流沿序列切分到张量并行的各张 GPU 上；每个线性层只保存自己那一份输入</translation>
+    </message>
+    <message>
+        <source>Pipeline stages (1F1B): the first stage (the embedding and its share of the layers) and the last (the head and the loss) are simulated, and the heavier is shown</source>
+        <translation>流水线阶段数（1F1B）：模拟第一个阶段（嵌入层和它分到的层）和最后一个阶段（输出头和损失），显示占用更大的那个</translation>
+    </message>
+    <message>
+        <source>Micro-batches per step in the pipeline: the first stage keeps the activations of min(M, stages) of them, the last one</source>
+        <translation>流水线中每步的微批数：第一个阶段保存其中 min(M, 阶段数) 个微批的激活，最后一个阶段保存 1 个</translation>
+    </message>
+    <message>
+        <source>No sequence parallelism</source>
+        <translation>不用序列并行</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::ReportExporter</name>
@@ -2575,6 +2713,112 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>PDF report (*.pdf);;PNG image (*.png);;Markdown (*.md);;JSON (*.json);;CSV (*.csv)</source>
         <translation>PDF 报告 (*.pdf);;PNG 图片 (*.png);;Markdown (*.md);;JSON (*.json);;CSV (*.csv)</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::SegmentMap</name>
+    <message>
+        <source>%1 (%2 bytes)</source>
+        <translation>%1（%2 字节）</translation>
+    </message>
+    <message>
+        <source>free inside a segment (cached)</source>
+        <translation>内存段内的空闲部分（已缓存）</translation>
+    </message>
+    <message>
+        <source>small pool</source>
+        <translation>小块内存池</translation>
+    </message>
+    <message>
+        <source>Free inside the segment</source>
+        <translation>内存段内的空闲部分</translation>
+    </message>
+    <message>
+        <source>Allocated (no component)</source>
+        <translation>已分配（不属于任何组成部分）</translation>
+    </message>
+    <message>
+        <source>requested %1</source>
+        <translation>请求 %1</translation>
+    </message>
+    <message>
+        <source>offset %1</source>
+        <translation>偏移 %1</translation>
+    </message>
+    <message>
+        <source>Segment %1 of the small pool, %2</source>
+        <translation>小块内存池的内存段 %1，%2</translation>
+    </message>
+    <message>
+        <source>Segment %1 of the large pool, %2</source>
+        <translation>大块内存池的内存段 %1，%2</translation>
+    </message>
+    <message>
+        <source>expandable</source>
+        <translation>可扩展</translation>
+    </message>
+    <message>
+        <source>%1 blocks narrower than a pixel here:</source>
+        <translation>此处有 %1 个不足一个像素宽的块：</translation>
+    </message>
+    <message>
+        <source>… and %1 more</source>
+        <translation>……另有 %1 个</translation>
+    </message>
+    <message>
+        <source>Segment %1: %2, %3 blocks</source>
+        <translation>内存段 %1：%2，%3 个块</translation>
+    </message>
+    <message>
+        <source>tensors, coloured by component</source>
+        <translation>张量，按组成部分着色</translation>
+    </message>
+    <message>
+        <source>expandable: room to grow</source>
+        <translation>可扩展：尚可增长的空间</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::SegmentsView</name>
+    <message>
+        <source>PyTorch&apos;s caching allocator right after this op, replayed on a GPU large enough (nothing is released): allocated counts the blocks handed to tensors, reserved the segments taken from cudaMalloc, free inside segments the free pieces of split segments (inactive_split_bytes), which the allocator cannot give back to the GPU.</source>
+        <translation>该算子刚执行完时 PyTorch 缓存分配器的状态，在足够大的 GPU 上回放（不释放任何缓存）：已分配为交给张量的块，预留为通过 cudaMalloc 取得的内存段，内存段内的空闲部分为已拆分内存段中的空闲碎片（inactive_split_bytes），分配器无法把它们还给 GPU。</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>Show the segments at the peak of the allocated bytes</source>
+        <translation>显示已分配字节达到峰值时的内存段</translation>
+    </message>
+    <message>
+        <source>The segments at the moment picked above, in address order: each bar is as long as its size (long ones go on over further lines), its blocks in the colours of their component; the small pool&apos;s 2 MiB segments sit side by side on a scale of their own. Hover a block for its size.</source>
+        <translation>上方所选时刻的内存段，按地址排列：每条的长度与其大小成正比（过长的会换行接续），其中的块按所属组成部分着色；小块内存池的 2 MiB 内存段按单独的比例尺并排显示。鼠标悬停在块上可查看其大小。</translation>
+    </message>
+    <message>
+        <source>No replay: there is no estimate at this batch.</source>
+        <translation>无回放：此批大小下没有估算结果。</translation>
+    </message>
+    <message>
+        <source>No replay: %1</source>
+        <translation>无回放：%1</translation>
+    </message>
+    <message>
+        <source>No replay: the step has no timeline.</source>
+        <translation>无回放：这一步没有时间线。</translation>
+    </message>
+    <message>
+        <source>at %1: allocated %2, reserved %3, free inside segments %4 (inactive split), %5</source>
+        <translation>在 %1：已分配 %2，预留 %3，内存段内空闲 %4（inactive split），%5</translation>
+    </message>
+    <message>
+        <source>1 segment</source>
+        <translation>1 个内存段</translation>
+    </message>
+    <message>
+        <source>%1 segments</source>
+        <translation>%1 个内存段</translation>
     </message>
 </context>
 <context>
@@ -2953,6 +3197,14 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Paged 8-bit AdamW (bitsandbytes)</source>
         <translation>分页 8 位 AdamW（bitsandbytes）</translation>
+    </message>
+    <message>
+        <source>Allocator settings: PyTorch&apos;s defaults</source>
+        <translation>分配器设置：PyTorch 的默认设置</translation>
+    </message>
+    <message>
+        <source>Allocator settings: %1</source>
+        <translation>分配器设置：%1</translation>
     </message>
 </context>
 <context>

@@ -69,7 +69,7 @@ TEST_CASE("the training set-up is saved with the model and comes back when the f
     QFile file(path);
     REQUIRE(file.open(QIODevice::ReadOnly));
     const std::string text = file.readAll().toStdString();
-    CHECK(text.find("\"version\": 2") != std::string::npos);
+    CHECK(text.find("\"version\": 3") != std::string::npos);
     CHECK(text.find("\"gpu\": \"a100-80gb\"") != std::string::npos);
 
     MainWindow other(&temp.settings()); // starts with another set-up: the file's must replace it

@@ -118,11 +118,11 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                             ReportText::bytes(e.parallel.largestGatheredBytes));
         out.emplace_back(ReportText::tr("Parallelism"), par);
     }
-    out.emplace_back(QStringLiteral("PYTORCH_CUDA_ALLOC_CONF"),
+    out.emplace_back(ReportText::tr("PYTORCH_CUDA_ALLOC_CONF", "set-up key: the allocator's settings"),
                      c.fragmentationFraction ? ReportText::tr("not replayed: fragmentation override %1")
                                                    .arg(ReportText::fraction(*c.fragmentationFraction))
-                     : c.allocConf.empty()   ? ReportText::tr("not set (PyTorch's defaults)")
-                                             : qs(c.allocConf));
+                     : c.allocConf.empty() ? ReportText::tr("not set (PyTorch's defaults)")
+                                           : qs(c.allocConf));
     out.emplace_back(ReportText::tr("Safety margin"),
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
     out.emplace_back(ReportText::tr("Step simulated"),
@@ -330,14 +330,16 @@ QStringList ReportSections::assumptions() const {
                    .arg(ReportText::bytes(e.allocatorReserveBytes),
                         ReportText::fraction(*c.fragmentationFraction));
     else
-        out << ReportText::tr("Allocator reserve: %1, from a replay of the step's allocations through PyTorch's "
-                              "CUDA caching allocator (%2; %3 iterations): reserved peaks at %4, of which %5 are "
-                              "free pieces of split segments that cannot be returned.")
+        out << ReportText::tr(
+                   "Allocator reserve: %1, from a replay of the step's allocations through PyTorch's "
+                   "CUDA caching allocator (%2; %3 iterations): reserved peaks at %4, of which %5 are "
+                   "free pieces of split segments that cannot be returned.")
                    .arg(ReportText::bytes(e.allocatorReserveBytes),
                         e.allocator.allocConf.empty()
                             ? ReportText::tr("default settings")
                             : QStringLiteral("PYTORCH_CUDA_ALLOC_CONF=%1").arg(qs(e.allocator.allocConf)),
-                        QString::number(e.allocator.iterations), ReportText::bytes(e.allocator.peakReservedBytes),
+                        QString::number(e.allocator.iterations),
+                        ReportText::bytes(e.allocator.peakReservedBytes),
                         ReportText::bytes(e.allocator.peakInactiveSplitBytes));
     out << ReportText::tr(
         "Required = reserved + CUDA context: what nvidia-smi would show at the peak. A batch fits when "

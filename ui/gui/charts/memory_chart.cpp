@@ -13,8 +13,8 @@
 #include <QLineSeries>
 #include <QMouseEvent>
 #include <QScatterSeries>
-#include <QToolTip>
 #include <QScopeGuard>
+#include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>

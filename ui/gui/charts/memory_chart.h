@@ -50,8 +50,8 @@ public:
     bool loadMeasurements(const QString& path);
     void clearMeasurements();
     bool hasMeasurements() const { return m_measurement.has_value(); }
-    /// True when the measured points sit in the bottom tenth of a linear memory axis (a small model on a large
-    /// GPU): the log memory axis spreads them.
+    /// True when the measured points sit in the bottom tenth of a linear memory axis (a small model on a
+    /// large GPU): the log memory axis spreads them.
     bool measuredPointsCrowded() const;
     /// The largest measured batch (0 without measurements): the chart's range should reach it.
     std::int64_t measuredMaxBatch() const;
@@ -118,7 +118,7 @@ private:
     QAreaSeries* m_oom = nullptr;
     QCategoryAxis* m_x = nullptr;
     QValueAxis* m_y = nullptr;
-    QCategoryAxis* m_yLog = nullptr; ///< log mode: y values are log2(GiB), ticks labelled in GiB
+    QCategoryAxis* m_yLog = nullptr;       ///< log mode: y values are log2(GiB), ticks labelled in GiB
     double m_yFloor = 1.0 / 64;            ///< log mode: the axis starts here (GiB)
     QGraphicsLineItem* m_marker = nullptr; ///< a scene item: moving it repaints only a thin strip
     QGraphicsSimpleTextItem* m_capacityLabel = nullptr;

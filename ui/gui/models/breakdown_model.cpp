@@ -22,6 +22,8 @@ void BreakdownModel::setEstimate(const Estimate& estimate) {
     copy.requiredBytes = estimate.requiredBytes;
     copy.hostBytes = estimate.hostBytes;
     copy.pagedStateBytes = estimate.pagedStateBytes;
+    copy.reservedBytes = estimate.reservedBytes;
+    copy.allocator = estimate.allocator;
     if (hadHost != hasHost || !m_estimate) {
         beginResetModel();
         m_estimate = std::move(copy);
@@ -66,7 +68,8 @@ QString BreakdownModel::rowName(int row) const {
     if (row < kComponentCount) return ComponentStyle::name(row);
     switch (row) {
     case ReserveRow:
-        return tr("Allocator reserve");
+        return m_estimate->allocator.simulated ? tr("Allocator reserve (replay)")
+                                               : tr("Allocator reserve (override)");
     case ContextRow:
         return tr("CUDA context");
     case RequiredRow:
@@ -80,8 +83,7 @@ QString BreakdownModel::rowExplanation(int row) const {
     if (row < kComponentCount) return ComponentStyle::explanation(row);
     switch (row) {
     case ReserveRow:
-        return tr(
-            "Reserved by PyTorch's caching allocator beyond what tensors use (segments, fragmentation).");
+        return reserveExplanation();
     case ContextRow:
         return tr("The CUDA context and libraries (cuBLAS, cuDNN), outside PyTorch's allocator.");
     case RequiredRow:
@@ -93,6 +95,38 @@ QString BreakdownModel::rowExplanation(int row) const {
                       "runs short (slower steps, not an out-of-memory error).");
         return tr("Optimizer states kept in CPU memory; not part of the GPU budget.");
     }
+}
+
+QString BreakdownModel::reserveExplanation() const {
+    const AllocatorEstimate& a = m_estimate->allocator;
+    const QString what =
+        tr("Reserved by PyTorch's caching allocator beyond what tensors use (segments, fragmentation).");
+    if (!a.simulated)
+        return what + QLatin1Char('\n') +
+               tr("From the set-up's fragmentation override (a fixed fraction of the peak, rounded to "
+                  "2 MiB), not from the replay: peak reserved %1.")
+                   .arg(ByteFormat::bytes(m_estimate->reservedBytes));
+    const QString conf =
+        a.allocConf.empty()
+            ? tr("PyTorch's default settings")
+            : QStringLiteral("PYTORCH_CUDA_ALLOC_CONF=%1").arg(QString::fromStdString(a.allocConf));
+    QStringList lines{
+        what,
+        (a.iterations == 1 ? tr("From a replay of one step through the caching allocator (%1), on a GPU "
+                                "large enough:")
+                                 .arg(conf)
+                           : tr("From a replay of %1 steps through the caching allocator (%2; the last one "
+                                "is shown), on a GPU large enough:")
+                                 .arg(a.iterations)
+                                 .arg(conf)),
+        tr("peak allocated (on the GPU, with block slack): %1").arg(ByteFormat::bytes(a.peakAllocatedBytes)),
+        tr("peak reserved: %1").arg(ByteFormat::bytes(a.peakReservedBytes)),
+        tr("free pieces of split segments: %1").arg(ByteFormat::bytes(a.peakInactiveSplitBytes)),
+        tr("segments at most: %1 · cudaMalloc calls: %2")
+            .arg(ByteFormat::count(static_cast<std::uint64_t>(a.peakSegments)),
+                 ByteFormat::count(static_cast<std::uint64_t>(a.deviceAllocs))),
+        tr("The Segments tab shows them through the step.")};
+    return lines.join(QLatin1Char('\n'));
 }
 
 QVariant BreakdownModel::data(const QModelIndex& index, int role) const {

@@ -33,6 +33,8 @@ private:
     std::uint64_t bytesAt(int row) const;
     QString rowName(int row) const;
     QString rowExplanation(int row) const;
+    /// The reserve row's tooltip: the replay's allocated and reserved peaks, or that the override decides.
+    QString reserveExplanation() const;
 
     std::optional<Estimate> m_estimate;
 };

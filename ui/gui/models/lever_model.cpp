@@ -36,6 +36,7 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "zero2") return tr("ZeRO-2 on these GPUs");
     if (l.id == "fsdp") return tr("FSDP full shard");
     if (l.id == "tp2") return tr("Tensor parallel TP = 2");
+    if (l.id == "expandable-segments") return tr("Expandable segments (PYTORCH_CUDA_ALLOC_CONF)");
     if (l.id == "more-gpus")
         return tr("%1 GPUs instead of %2").arg(l.config.parallel.gpus).arg(l.config.parallel.gpus / 2);
     return QString::fromStdString(l.title);
@@ -55,6 +56,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "fsdp") return tr("an all-gather per block, forward and backward");
     if (l.id == "more-gpus") return tr("twice the GPUs");
     if (l.id == "tp2") return tr("an all-reduce per layer, forward and backward");
+    if (l.id == "expandable-segments") return tr("none (PyTorch 2.1 or newer)");
     return QString::fromStdString(l.cost);
 }
 
@@ -90,6 +92,10 @@ QString LeverModel::explanation(const Lever& l) {
         return tr(
             "Megatron tensor parallelism over pairs of GPUs: each holds half of every layer's heads and "
             "MLP columns, and half of the vocabulary; half as many data-parallel replicas.");
+    if (l.id == "expandable-segments")
+        return tr("Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python: the caching "
+                  "allocator grows one address range per pool instead of fixed segments, so freed blocks "
+                  "merge and the cache fragments less.");
     if (l.id == "qlora")
         return tr("Load the linear layers in 4 bits (bitsandbytes NF4, double quantization) and train LoRA "
                   "adapters on them: 0.52 bytes per base weight, the rest in fp32, bf16 compute and "

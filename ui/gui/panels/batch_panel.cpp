@@ -51,9 +51,7 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_bigFont.setBold(true);
     m_verdict->setFont(m_bigFont);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_verdict->setPlainToolTip(
-        tr("What the GPU shows at the peak of one training step (nvidia-smi), against its "
-           "capacity. It fits when it stays below the usable memory (capacity minus margin)."));
+    m_verdict->setPlainToolTip(verdictTip());
     m_bar = new BudgetBar(this);
 
     grid->addWidget(label, 0, 0);
@@ -180,7 +178,19 @@ void BatchPanel::showVerdict(const Estimate& estimate, const Verdict& verdict, s
     const QColor c = verdict.fits ? ComponentStyle::fitsColor() : ComponentStyle::oomColor();
     p.setColor(QPalette::WindowText, ComponentStyle::readableOn(c, palette().color(QPalette::Window)));
     m_verdict->setPalette(p);
+    // Out of memory on the whole GPU: the replay's first failing allocation, in PyTorch's own words.
+    // (rich text, so the long message wraps in the tooltip)
+    m_verdict->setPlainToolTip(
+        verdict.oom ? QStringLiteral("<p>%1</p><p>%2<br><tt>%3</tt></p>")
+                          .arg(verdictTip().toHtmlEscaped(), tr("PyTorch would stop with:").toHtmlEscaped(),
+                               QString::fromStdString(verdict.oom->message).toHtmlEscaped())
+                    : verdictTip());
     m_bar->setBudget(estimate, verdict);
+}
+
+QString BatchPanel::verdictTip() {
+    return tr("What the GPU shows at the peak of one training step (nvidia-smi), against its "
+              "capacity. It fits when it stays below the usable memory (capacity minus margin).");
 }
 
 void BatchPanel::showProblem(const QString& message) {
@@ -188,6 +198,7 @@ void BatchPanel::showProblem(const QString& message) {
     f.setBold(true);
     m_verdict->setFont(f);
     m_verdict->setFullText(message);
+    m_verdict->setPlainToolTip(verdictTip());
     m_verdict->setPalette(palette());
     m_bar->clear();
 }

@@ -58,6 +58,7 @@ private:
     void onSlider(int position);
     void onSpin(int value);
     void showRefused(const QString& typed);
+    static QString verdictTip();
 
     QSlider* m_slider = nullptr;
     BatchSpinBox* m_spin = nullptr;

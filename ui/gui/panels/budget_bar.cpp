@@ -13,9 +13,12 @@ namespace batchfit {
 BudgetBar::BudgetBar(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    setToolTip(
-        tr("The memory budget at the current batch: what is live at the peak, then the overheads, against "
-           "the usable memory (dashed) and the capacity."));
+    setToolTip(baseTip());
+}
+
+QString BudgetBar::baseTip() {
+    return tr("The memory budget at the current batch: what is live at the peak, then the overheads, against "
+              "the usable memory (dashed) and the capacity.");
 }
 
 QSize BudgetBar::sizeHint() const {
@@ -33,11 +36,17 @@ void BudgetBar::setBudget(const Estimate& e, const Verdict& v) {
     m_capacity = v.capacityBytes;
     m_usable = v.usableBytes;
     m_valid = true;
+    // Out of memory on the whole GPU: PyTorch's message for the first allocation that fails in the replay.
+    setToolTip(v.oom ? baseTip() + QStringLiteral("<br><br>") + tr("PyTorch would stop with:") +
+                           QStringLiteral("<br><tt>%1</tt>")
+                               .arg(QString::fromStdString(v.oom->message).toHtmlEscaped())
+                     : baseTip());
     update();
 }
 
 void BudgetBar::clear() {
     m_valid = false;
+    setToolTip(baseTip());
     update();
 }
 

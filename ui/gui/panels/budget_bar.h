@@ -31,6 +31,7 @@ private:
     double scale() const;
     int segmentAt(double x) const;
     QString segmentName(int i) const;
+    static QString baseTip();
 
     std::array<std::uint64_t, kSegments> m_bytes{};
     std::uint64_t m_required = 0;

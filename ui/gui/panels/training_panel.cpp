@@ -1,6 +1,7 @@
 #include "gui/panels/training_panel.h"
 
 #include "gui/estimation/byte_format.h"
+#include "gui/panels/alloc_conf_field.h"
 #include "gui/panels/lora_editor.h"
 #include "gui/panels/parallel_editor.h"
 
@@ -13,6 +14,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QToolButton>
 
 namespace batchfit {
 
@@ -216,7 +218,19 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_torch->setToolTip(
         tr("Whose autograd formulas decide what a step saves. PyTorch 1.13 kept a little more "
            "(e.g. the input of a mean over dims or a global average pool)."));
-    form->addRow(tr("PyTorch:"), m_torch);
+    // The allocator's options fold out beside it; the choice may narrow so that the row does not widen the
+    // set-up (at 1280 x 720 the dock is as narrow as its rows allow).
+    m_torch->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_torch->setMinimumContentsLength(8);
+    auto* torchRow = new QHBoxLayout;
+    torchRow->addWidget(m_torch, 1);
+    form->addRow(tr("PyTorch:"), torchRow);
+    m_allocConf = new AllocConfField(form, torchRow, this);
+    connect(m_allocConf, &AllocConfField::allocConfEdited, this, [this](const QString& canonical) {
+        m_config.allocConf = canonical.toStdString();
+        emitEdit(canonical.isEmpty() ? tr("Allocator settings: PyTorch's defaults")
+                                     : tr("Allocator settings: %1").arg(canonical));
+    });
 
     m_setToNone = new QCheckBox(tr("zero_grad(set_to_none=True)"), this);
     m_setToNone->setToolTip(
@@ -267,6 +281,9 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_margin, m_contextOverride);
     setTabOrder(m_contextOverride, m_contextMib);
     setTabOrder(m_contextMib, m_torch);
+    setTabOrder(m_torch, m_allocConf->advancedButton());
+    setTabOrder(m_allocConf->advancedButton(), m_allocConf->lineEdit());
+    setTabOrder(m_allocConf->lineEdit(), m_setToNone);
     setTabOrder(m_firstStep, m_lora->firstField());
     setTabOrder(m_lora->lastField(), m_parallel->firstField());
 
@@ -385,6 +402,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_offload->setChecked(config.optimizerOffload);
     m_firstStep->setChecked(config.firstStep);
     selectData(m_torch, config.torch);
+    m_allocConf->setAllocConf(QString::fromStdString(config.allocConf));
     m_updating = false;
     updateEnabled();
 }

@@ -1,5 +1,6 @@
 #pragma once
-// The training set-up: GPU, optimizer, precision, checkpointing, accumulation, margin and CUDA context.
+// The training set-up: GPU, optimizer, precision, checkpointing, accumulation, margin, CUDA context and the
+// caching allocator's options.
 #include "batchfit/gpu.h"
 #include "batchfit/lora_targets.h"
 #include "batchfit/training_config.h"
@@ -15,6 +16,7 @@ class QSpinBox;
 
 namespace batchfit {
 
+class AllocConfField;
 class LoraEditor;
 class ParallelEditor;
 
@@ -32,6 +34,8 @@ public:
     /// The model's linears LoRA can target, for the target picker.
     void setLoraTargetInfo(const LoraTargetInfo& info);
     GpuSpec currentGpu() const;
+    /// The PYTORCH_CUDA_ALLOC_CONF row (tests).
+    AllocConfField* allocConfField() const { return m_allocConf; }
 
     /// Display names (translated) for the option values.
     static QString optimizerTitle(OptimizerKind k);
@@ -68,6 +72,7 @@ private:
     QCheckBox* m_offload = nullptr;
     QCheckBox* m_firstStep = nullptr;
     QComboBox* m_torch = nullptr;
+    AllocConfField* m_allocConf = nullptr;
     LoraEditor* m_lora = nullptr;
     ParallelEditor* m_parallel = nullptr;
     QHBoxLayout* m_gpuRow = nullptr;

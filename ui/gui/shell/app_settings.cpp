@@ -1,5 +1,7 @@
 #include "gui/shell/app_settings.h"
 
+#include "batchfit/allocator_config.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <algorithm>
@@ -154,6 +156,8 @@ TrainingConfig AppSettings::trainingConfig() const {
     c.marginFraction = std::clamp(s.value("training/margin", c.marginFraction).toDouble(), 0.0, 0.9);
     const qint64 ctx = s.value("training/contextBytes", qint64(-1)).toLongLong();
     if (ctx >= 0) c.cudaContextBytes = static_cast<std::uint64_t>(ctx);
+    // PYTORCH_CUDA_ALLOC_CONF, canonical; text the core refuses (an older or newer version's) is dropped
+    if (auto v = parseAllocConf(str(s.value("training/allocConf")))) c.allocConf = allocConfText(*v);
     return c;
 }
 
@@ -175,6 +179,7 @@ void AppSettings::setTrainingConfig(const TrainingConfig& c) {
     s.setValue("training/torch", qstr(torchRulesName(c.torch)));
     s.setValue("training/margin", c.marginFraction);
     s.setValue("training/contextBytes", c.cudaContextBytes ? qint64(*c.cudaContextBytes) : qint64(-1));
+    s.setValue("training/allocConf", qstr(c.allocConf));
 }
 
 std::int64_t AppSettings::batch() const {

@@ -127,8 +127,9 @@ int BatchFitApp::run(int argc, char** argv) {
     const QCommandLineOption logMemoryOpt(QStringLiteral("log-memory"),
                                           QStringLiteral("Logarithmic memory axis."));
     const QCommandLineOption chartOpt(
-        QStringLiteral("chart"),
-        QStringLiteral("Tab in front under the chart: breakdown (default) or heatmap (batch x sequence)."),
+        QStringList{QStringLiteral("chart"), QStringLiteral("tab")},
+        QStringLiteral("Tab in front under the chart: breakdown (default), timeline, segments (the caching "
+                       "allocator's), layers, gpus or heatmap (batch x sequence)."),
         QStringLiteral("TAB"));
     QCommandLineOption testEditOpt(
         QStringLiteral("test-edit"),
@@ -150,9 +151,12 @@ int BatchFitApp::run(int argc, char** argv) {
     o.logMemory = parser.isSet(logMemoryOpt);
     o.testEdit = parser.value(testEditOpt);
     o.chart = parser.value(chartOpt);
-    if (!o.chart.isEmpty() && o.chart != QLatin1String("breakdown") && o.chart != QLatin1String("heatmap")) {
-        std::fprintf(stderr, "batchfit: --chart must be breakdown or heatmap, got '%s'\n",
-                     qPrintable(o.chart));
+    const QStringList tabs = {QStringLiteral("breakdown"), QStringLiteral("timeline"),
+                              QStringLiteral("segments"),  QStringLiteral("layers"),
+                              QStringLiteral("gpus"),      QStringLiteral("heatmap")};
+    if (!o.chart.isEmpty() && !tabs.contains(o.chart)) {
+        std::fprintf(stderr, "batchfit: --chart (--tab) must be one of %s, got '%s'\n",
+                     qPrintable(tabs.join(QStringLiteral(", "))), qPrintable(o.chart));
         return 2;
     }
 
@@ -177,7 +181,7 @@ int BatchFitApp::run(int argc, char** argv) {
                              "qt6-svg-plugins on Debian 13, libqt6svg6 on Debian 12)\n");
     window.restoreSettings();
     openInitialModel(window, *settings, o);
-    if (o.chart == QLatin1String("heatmap")) window.showHeatMapTab();
+    if (!o.chart.isEmpty()) window.showTab(o.chart);
     window.show();
     // Autosave, and the offer to restore what a crashed or killed session left (not for screenshots).
     std::unique_ptr<Autosave> autosave;

@@ -18,7 +18,7 @@ struct StartupOptions {
     QString screenshot; ///< render the window to this PNG and exit
     bool logScale = false;
     bool logMemory = false;
-    QString chart;    ///< --chart heatmap: the "Batch × sequence" tab in front
+    QString chart;    ///< --chart (--tab) heatmap, segments, ...: that tab in front (MainWindow::showTab)
     QString testEdit; ///< hidden: replaces the model with this file as one edit (autosave test)
 };
 

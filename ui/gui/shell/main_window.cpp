@@ -7,6 +7,7 @@
 #include "gui/charts/component_style.h"
 #include "gui/charts/fit_heat_map.h"
 #include "gui/charts/memory_chart.h"
+#include "gui/charts/segments_view.h"
 #include "gui/charts/timeline_chart.h"
 #include "gui/document/document.h"
 #include "gui/estimation/byte_format.h"
@@ -264,7 +265,7 @@ void MainWindow::onResult() {
                      ? tr("custom %1 GiB").arg(ByteFormat::gibNumber(m_result->gpu.memoryBytes))
                      : QString::fromStdString(m_result->gpu.name))
             .arg(m_result->lowerSeconds * 1000.0, 0, 'f', 1));
-    m_timelineDirty = true;
+    m_timelineDirty = m_segmentsDirty = true;
     if (m_resetBatchPending) { // a new model: keep the batch if it fits, else the largest that does (or 1)
         m_resetBatchPending = false;
         const auto v = m_result->estimator->verdict(m_doc->batch(), m_result->gpu.memoryBytes);
@@ -293,6 +294,7 @@ void MainWindow::onFailure(const QString& message) {
     m_layers->treeModel()->setEstimate(nullptr);
     m_layerRows->clear();
     m_timeline->clear();
+    m_segments->clear();
     m_whatIf->setUnavailable(tr("Fix the model first: the levers are evaluated on a valid model."));
     m_gpuFits->clear();
 }
@@ -340,6 +342,7 @@ void MainWindow::showBatch(std::int64_t batch) {
         m_layers->treeModel()->setEstimate(nullptr);
         m_layerRows->clear();
         m_timeline->clear();
+        m_segments->clear();
         return;
     }
     m_batchPanel->showVerdict(*e, *v, m_result->sequence);
@@ -349,8 +352,9 @@ void MainWindow::showBatch(std::int64_t batch) {
     e->layers.clear();
     m_shown = std::move(*e);
     if (!m_layerTimer.isActive()) m_layerTimer.start();
-    m_timelineDirty = true;
-    if (m_tabs->currentWidget() == m_timeline) m_timelineTimer.start();
+    m_timelineDirty = m_segmentsDirty = true;
+    if (m_tabs->currentWidget() == m_timeline || m_tabs->currentWidget() == m_segments)
+        m_timelineTimer.start();
 }
 
 void MainWindow::updateLayerFigures() {
@@ -362,7 +366,13 @@ void MainWindow::updateLayerFigures() {
 }
 
 void MainWindow::updateTimeline() {
-    if (!m_result || m_stale || m_tabs->currentWidget() != m_timeline) return;
+    if (!m_result || m_stale) return;
+    if (m_tabs->currentWidget() == m_segments) { // the caching allocator's replay at the batch shown
+        m_segmentsDirty = false;
+        m_segments->setStep(m_result->estimator, m_doc->batch());
+        return;
+    }
+    if (m_tabs->currentWidget() != m_timeline) return;
     m_timelineDirty = false;
     auto e = m_result->estimator->estimate(m_doc->batch(), true);
     if (e)

@@ -32,6 +32,7 @@ class FileController;
 class LayerActivationModel;
 class LayerStackPanel;
 class MemoryChart;
+class SegmentsView;
 class TimelineChart;
 class TrainingPanel;
 class WhatIfPanel;
@@ -74,6 +75,8 @@ public:
     BatchPanel* batchPanel() const { return m_batchPanel; }
     MemoryChart* memoryChart() const { return m_chart; }
     TimelineChart* timelineChart() const { return m_timeline; }
+    /// The "Segments" tab: the caching allocator's segments through the step.
+    SegmentsView* segmentsView() const { return m_segments; }
     BreakdownModel* breakdown() const { return m_breakdown; }
     LayerActivationModel* layerTable() const { return m_layerRows; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -85,6 +88,9 @@ public:
     FitHeatMap* heatMap() const { return m_heatMap; }
     /// Brings the "Batch × sequence" tab to the front (batchfit --chart heatmap).
     void showHeatMapTab();
+    /// Brings a tab to the front by name: breakdown, timeline, segments, layers, gpus or heatmap (batchfit
+    /// --tab). False for another name.
+    bool showTab(const QString& name);
     /// Help → Documentation's window (created on first use; null before).
     DocsWindow* docsWindow() const { return m_docs; }
 
@@ -127,6 +133,7 @@ private:
     BatchPanel* m_batchPanel = nullptr;
     MemoryChart* m_chart = nullptr;
     TimelineChart* m_timeline = nullptr;
+    SegmentsView* m_segments = nullptr;
     BreakdownModel* m_breakdown = nullptr;
     LayerActivationModel* m_layerRows = nullptr;
     QTableView* m_layerTableView = nullptr;
@@ -155,6 +162,7 @@ private:
     QTimer m_timelineTimer;
     QTimer m_layerTimer;
     bool m_timelineDirty = true;
+    bool m_segmentsDirty = true;
     bool m_stateRestored = false;
     bool m_stale = false; ///< the newest request failed: the shown estimator is for an older model
     bool m_resetBatchPending = false; ///< a new model was loaded: its first estimate may choose the batch

@@ -5,6 +5,7 @@
 #include "gui/charts/component_style.h"
 #include "gui/charts/fit_heat_map.h"
 #include "gui/charts/memory_chart.h"
+#include "gui/charts/segments_view.h"
 #include "gui/charts/timeline_chart.h"
 #include "gui/document/document.h"
 #include "gui/estimation/byte_format.h"
@@ -131,6 +132,10 @@ void MainWindow::buildCentral() {
     m_layerTableView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tabs->addTab(breakdownView, tr("Brea&kdown"));
     m_tabs->addTab(m_timeline, tr("Step &timeline"));
+    // PyTorch's memory viewer for the simulated step: the caching allocator's segments at a moment. No
+    // Alt+letter: each letter of "Segments" is taken (the View menu has it).
+    m_segments = new SegmentsView(m_tabs);
+    m_tabs->addTab(m_segments, tr("Segments"));
     m_tabs->addTab(m_layerTableView, tr("Per-&layer activations"));
     // The question users of web calculators ask first: which GPU, and how large a batch on it.
     m_gpuFits = new GpuFitModel(this);
@@ -155,7 +160,9 @@ void MainWindow::buildCentral() {
                              "where it fits (darker: more of the usable memory), red where it does not."));
     m_tabs->addTab(m_heatMap, tr("Batch × se&quence"));
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
-        if (m_timelineDirty) updateTimeline();
+        if ((m_timelineDirty && m_tabs->currentWidget() == m_timeline) ||
+            (m_segmentsDirty && m_tabs->currentWidget() == m_segments))
+            updateTimeline();
     });
 
     auto* split = new QSplitter(Qt::Vertical, central);
@@ -200,6 +207,18 @@ void MainWindow::buildCentral() {
 
 void MainWindow::showHeatMapTab() {
     m_tabs->setCurrentWidget(m_heatMap);
+}
+
+bool MainWindow::showTab(const QString& name) {
+    const std::pair<const char*, QWidget*> tabs[] = {
+        {"breakdown", m_breakdownView}, {"timeline", m_timeline}, {"segments", m_segments},
+        {"layers", m_layerTableView},   {"gpus", m_gpuFitView},   {"heatmap", m_heatMap}};
+    for (const auto& [id, widget] : tabs)
+        if (name == QLatin1String(id)) {
+            m_tabs->setCurrentWidget(widget);
+            return true;
+        }
+    return false;
 }
 
 void MainWindow::buildDocks() {

@@ -116,6 +116,9 @@ void MainWindow::buildMenus() {
                         [this](bool on) { setLogMemoryScale(on); });
     m_logMemoryAction->setCheckable(true);
     m_logMemoryAction->setChecked(m_chart->logMemoryScale());
+    // The Segments tab has no Alt+letter left (every letter of its name is taken): View → Segments reaches
+    // it.
+    view->addAction(tr("Caching Allocator &Segments"), this, [this] { showTab(QStringLiteral("segments")); });
     view->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();

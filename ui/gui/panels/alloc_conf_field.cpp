@@ -1,0 +1,125 @@
+#include "gui/panels/alloc_conf_field.h"
+
+#include "batchfit/allocator_config.h"
+#include "gui/charts/component_style.h"
+#include "gui/panels/eliding_label.h"
+
+#include <QBoxLayout>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QToolButton>
+#include <QToolTip>
+
+namespace batchfit {
+
+AllocConfField::AllocConfField(QFormLayout* form, QBoxLayout* toggleRow, QWidget* parent)
+    : QWidget(parent), m_form(form) {
+    hide(); // a logic holder: its widgets live in the form
+    // Folded by default, so the set-up keeps its height on a 720-pixel screen.
+    m_advanced = new QToolButton(parent);
+    m_advanced->setObjectName(QStringLiteral("allocConfAdvanced"));
+    m_advanced->setText(tr("Advanced"));
+    m_advanced->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_advanced->setArrowType(Qt::RightArrow);
+    m_advanced->setCheckable(true);
+    m_advanced->setToolTip(tr("PyTorch's CUDA caching allocator settings (PYTORCH_CUDA_ALLOC_CONF)"));
+    toggleRow->addWidget(m_advanced);
+    m_edit = new QLineEdit(parent);
+    m_edit->setObjectName(QStringLiteral("allocConfEdit"));
+    m_edit->setPlaceholderText(QStringLiteral("expandable_segments:True"));
+    m_edit->setClearButtonEnabled(true);
+    m_tip =
+        tr("PYTORCH_CUDA_ALLOC_CONF: the options of PyTorch's CUDA caching allocator, which BatchFit replays "
+           "to find the reserved memory and the verdict, e.g. expandable_segments:True (less fragmentation) "
+           "or max_split_size_mb:128. Empty: PyTorch's defaults. Press Enter to apply.");
+    m_edit->setToolTip(m_tip);
+    auto* label = new QLabel(tr("Allocator settings:"), parent); // no Alt+letter left that reads well
+    label->setBuddy(m_edit);
+    label->setToolTip(m_tip);
+    form->addRow(label, m_edit);
+
+    // One line across the form (the parser's messages list every option: whole in the tooltip, which also
+    // pops up at the field when the text is refused), so the set-up keeps its height.
+    m_message = new ElidingLabel(parent);
+    m_message->setObjectName(QStringLiteral("allocConfProblem"));
+    QPalette p = m_message->palette();
+    p.setColor(QPalette::WindowText,
+               ComponentStyle::readableOn(ComponentStyle::oomColor(), p.color(QPalette::Window)));
+    m_message->setPalette(p);
+    form->addRow(m_message);
+    form->setRowVisible(m_message, false);
+    updateVisible();
+
+    connect(m_advanced, &QToolButton::toggled, this, &AllocConfField::updateVisible);
+    connect(m_edit, &QLineEdit::editingFinished, this, &AllocConfField::commit);
+    // While refused, the mark goes as soon as the text is one the core accepts (applied on Enter).
+    connect(m_edit, &QLineEdit::textEdited, this, [this] {
+        if (m_problem.isEmpty()) return;
+        if (check(nullptr)) showProblem({});
+    });
+}
+
+void AllocConfField::setAllocConf(const QString& canonical) {
+    m_current = canonical;
+    if (m_edit->text() != canonical) m_edit->setText(canonical);
+    showProblem({});
+    if (!canonical.isEmpty()) m_advanced->setChecked(true); // a set-up with options shows them
+}
+
+void AllocConfField::updateVisible() {
+    const bool on = m_advanced->isChecked();
+    m_advanced->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    m_form->setRowVisible(m_edit, on);
+    m_form->setRowVisible(m_message, on && !m_problem.isEmpty());
+}
+
+bool AllocConfField::check(QString* canonical) {
+    const auto parsed = parseAllocConf(m_edit->text().trimmed().toStdString());
+    if (!parsed) {
+        if (canonical) showProblem(QString::fromStdString(parsed.error().message));
+        return false;
+    }
+    if (canonical) *canonical = QString::fromStdString(allocConfText(*parsed));
+    return true;
+}
+
+void AllocConfField::commit() {
+    QString canonical;
+    if (!check(&canonical)) { // the typed text stays, marked, and the set-up is unchanged
+        if (m_edit->isVisible())
+            QToolTip::showText(m_edit->mapToGlobal(QPoint(0, m_edit->height())), m_edit->toolTip(), m_edit);
+        return;
+    }
+    showProblem({});
+    if (canonical == m_current) {
+        if (m_edit->text() != canonical) m_edit->setText(canonical); // e.g. "expandable_segments:true"
+        return;
+    }
+    m_current = canonical;
+    m_edit->setText(canonical);
+    emit allocConfEdited(canonical);
+}
+
+void AllocConfField::showProblem(const QString& message) {
+    m_problem = message;
+    m_message->setFullText(message.isEmpty() ? QString() : tr("Not applied: %1").arg(message));
+    m_edit->setToolTip(message.isEmpty() ? m_tip
+                                         : QStringLiteral("<p><b>%1</b></p><p>%2</p>")
+                                               .arg(tr("Not applied: %1").arg(message).toHtmlEscaped(),
+                                                    m_tip.toHtmlEscaped()));
+    if (!message.isEmpty()) m_advanced->setChecked(true);
+    m_form->setRowVisible(m_message, m_advanced->isChecked() && !message.isEmpty());
+    QPalette p = m_edit->parentWidget()->palette();
+    if (!message.isEmpty()) {
+        // a tint of the "does not fit" red over the field's own background: readable on light and dark
+        const QColor bad = ComponentStyle::oomColor(), base = p.color(QPalette::Base);
+        const auto mix = [](int a, int b) { return (a * 3 + b) / 4; };
+        p.setColor(QPalette::Base, QColor(mix(base.red(), bad.red()), mix(base.green(), bad.green()),
+                                          mix(base.blue(), bad.blue())));
+    }
+    m_edit->setPalette(p);
+    m_edit->setProperty("invalid", !message.isEmpty());
+}
+
+} // namespace batchfit
