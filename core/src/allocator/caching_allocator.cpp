@@ -75,6 +75,25 @@ int CachingAllocator::newBlock(const Block& b) {
     return static_cast<int>(m_blocks.size() - 1);
 }
 
+// Links a new block into a segment's chain just before / after block b (Block::splice in torch).
+int CachingAllocator::insertBefore(int b, Block piece) {
+    piece.next = b;
+    piece.prev = m_blocks[static_cast<std::size_t>(b)].prev;
+    const int f = newBlock(piece);
+    if (piece.prev >= 0) m_blocks[static_cast<std::size_t>(piece.prev)].next = f;
+    m_blocks[static_cast<std::size_t>(b)].prev = f;
+    return f;
+}
+
+int CachingAllocator::insertAfter(int b, Block piece) {
+    piece.prev = b;
+    piece.next = m_blocks[static_cast<std::size_t>(b)].next;
+    const int f = newBlock(piece);
+    if (piece.next >= 0) m_blocks[static_cast<std::size_t>(piece.next)].prev = f;
+    m_blocks[static_cast<std::size_t>(b)].next = f;
+    return f;
+}
+
 void CachingAllocator::deleteBlock(int b) {
     m_blocks[static_cast<std::size_t>(b)].live = false;
     m_freeSlots.push_back(b);
@@ -182,11 +201,8 @@ int CachingAllocator::allocFoundBlock(int b, std::uint64_t size, std::uint64_t r
     if (split) {
         Block front = m_blocks[static_cast<std::size_t>(b)];
         front.size = size;
-        front.next = b;
-        out = newBlock(front);
+        out = insertBefore(b, front);
         auto& rem = m_blocks[static_cast<std::size_t>(b)];
-        if (rem.prev >= 0) m_blocks[static_cast<std::size_t>(rem.prev)].next = out;
-        rem.prev = out;
         rem.addr += size;
         rem.size -= size;
         insertFree(b);

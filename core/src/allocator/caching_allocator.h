@@ -108,6 +108,8 @@ private:
     int pool(int stream, bool small);
     int newBlock(const Block& b);
     int newSegment(int pool, std::uint64_t size, bool expandable);
+    int insertBefore(int b, Block piece);
+    int insertAfter(int b, Block piece);
     void deleteBlock(int b);
     void insertFree(int b);
     void eraseFree(int b);

@@ -66,13 +66,9 @@ bool CachingAllocator::mapBlock(int b, std::uint64_t size) {
         Block rest = m_blocks[static_cast<std::size_t>(b)];
         rest.addr += mapped;
         rest.size -= mapped;
-        rest.prev = b;
         rest.mapped = false;
-        const int r = newBlock(rest);
-        auto& blk = m_blocks[static_cast<std::size_t>(b)];
-        if (blk.next >= 0) m_blocks[static_cast<std::size_t>(blk.next)].prev = r;
-        blk.next = r;
-        blk.size = mapped;
+        const int r = insertAfter(b, rest);
+        m_blocks[static_cast<std::size_t>(b)].size = mapped;
         p.unmapped.insert({rest.addr, r});
     }
     m_blocks[static_cast<std::size_t>(b)].mapped = true;
@@ -120,23 +116,13 @@ void CachingAllocator::unmapBlock(int b) {
     if (before > 0) {
         Block piece = m_blocks[static_cast<std::size_t>(b)];
         piece.size = before;
-        piece.next = b;
-        const int f = newBlock(piece);
-        auto& blk = m_blocks[static_cast<std::size_t>(b)];
-        if (blk.prev >= 0) m_blocks[static_cast<std::size_t>(blk.prev)].next = f;
-        blk.prev = f;
-        insertFree(f);
+        insertFree(insertBefore(b, piece));
     }
     if (after > 0) {
         Block piece = m_blocks[static_cast<std::size_t>(b)];
         piece.addr = end;
         piece.size = after;
-        piece.prev = b;
-        const int f = newBlock(piece);
-        auto& blk = m_blocks[static_cast<std::size_t>(b)];
-        if (blk.next >= 0) m_blocks[static_cast<std::size_t>(blk.next)].prev = f;
-        blk.next = f;
-        insertFree(f);
+        insertFree(insertAfter(b, piece));
     }
     auto& blk = m_blocks[static_cast<std::size_t>(b)];
     blk.addr = begin;
