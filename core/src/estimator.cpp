@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <system_error>
+#include <thread>
 
 namespace batchfit {
 
@@ -189,12 +191,7 @@ Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t
         p.batch = b;
         p.atPeak = fast.atPeak(b);
         p.peakAllocatedBytes = p.atPeak.total();
-        if (m_program->replays()) {
-            auto r = m_program->requiredAt(b);
-            p.requiredBytes = r ? *r : std::numeric_limits<std::uint64_t>::max();
-        } else {
-            p.requiredBytes = m_program->required(p.peakAllocatedBytes);
-        }
+        if (!m_program->replays()) p.requiredBytes = m_program->required(p.peakAllocatedBytes);
         out.push_back(p);
         if (logScale) {
             if (b > last / step) break;
@@ -204,11 +201,32 @@ Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t
             b += step;
         }
     }
+    if (m_program->replays()) {
+        // One allocator replay per point, independent of the others: spread over the hardware threads
+        // (the replay's buffers are thread-local; the program is read only).
+        auto replayFrom = [&](std::size_t first, std::size_t stride) {
+            for (std::size_t i = first; i < out.size(); i += stride) {
+                auto r = m_program->requiredAt(out[i].batch);
+                out[i].requiredBytes = r ? *r : std::numeric_limits<std::uint64_t>::max();
+            }
+        };
+        const std::size_t threads = std::min<std::size_t>(
+            {std::max(1u, std::thread::hardware_concurrency()), 16, out.size() / 8 + 1});
+        std::vector<std::thread> pool;
+        std::size_t started = 1;
+        try {
+            for (; started < threads; ++started) pool.emplace_back(replayFrom, started, threads);
+        } catch (const std::system_error&) { // no more threads: this one replays what is left
+        }
+        for (std::size_t t = started; t < threads; ++t) replayFrom(t, threads);
+        replayFrom(0, threads);
+        for (auto& th : pool) th.join();
+    }
     return out;
 }
 
 Result<ReplayResult> Estimator::replayStep(std::int64_t batch, std::optional<std::uint64_t> limitBytes,
-                                          std::optional<std::size_t> snapshotStep) const {
+                                           std::optional<std::size_t> snapshotStep) const {
     if (!m_stages.empty()) return m_stages[heavierStage(batch)].replayStep(batch, limitBytes, snapshotStep);
     return m_program->replay(batch, limitBytes, true, snapshotStep);
 }

@@ -188,3 +188,16 @@ TEST_CASE("the steady state is replayed after a first step whose step() creates 
     CHECK(once->allocator.iterations == 1);
     CHECK(est.estimate(2)->allocator.iterations == 2);
 }
+
+TEST_CASE("a sweep's required bytes are each point's own replay (replays spread over threads)",
+          "[allocator][estimator]") {
+    Estimator est = estimator(preset("transformer-12"));
+    auto pts = est.sweep(1, 48);
+    REQUIRE(pts);
+    REQUIRE(pts->size() == 48);
+    for (const auto& p : *pts) {
+        INFO("batch " << p.batch);
+        CHECK(p.requiredBytes == *est.requiredBytes(p.batch));
+        CHECK(p.peakAllocatedBytes == *est.peakAllocatedBytes(p.batch));
+    }
+}
