@@ -56,7 +56,7 @@ CachingAllocator::CachingAllocator(const AllocatorConfig& config, std::optional<
 int CachingAllocator::pool(int stream, bool small) {
     auto [it, inserted] = m_poolIndex.try_emplace({stream, small}, static_cast<int>(m_pools.size()));
     if (inserted) {
-        Pool p;
+        Pool p(&m_nodes);
         p.stream = stream;
         p.small = small;
         m_pools.push_back(std::move(p));

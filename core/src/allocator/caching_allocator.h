@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <set>
 #include <vector>
@@ -56,33 +57,33 @@ private:
             return block < o.block;
         }
     };
-    /// A sorted vector: pools hold tens to hundreds of free blocks, where a contiguous binary search and a
-    /// memmove beat a tree's node allocations.
+    /// The free blocks of a pool in (size, address) order: a tree whose nodes come from the allocator's
+    /// pool resource (a step has tens of thousands of allocations; a pool can hold tens of thousands of free
+    /// pieces, where a sorted vector's inserts would be quadratic).
     class FreeSet {
     public:
-        using iterator = std::vector<Key>::iterator;
-        using const_iterator = std::vector<Key>::const_iterator;
-        iterator begin() { return m_v.begin(); }
-        iterator end() { return m_v.end(); }
-        const_iterator begin() const { return m_v.begin(); }
-        const_iterator end() const { return m_v.end(); }
-        iterator lower_bound(const Key& k) { return std::lower_bound(m_v.begin(), m_v.end(), k); }
-        void insert(const Key& k) { m_v.insert(lower_bound(k), k); }
-        void erase(iterator it) { m_v.erase(it); }
-        void erase(const Key& k) {
-            auto it = lower_bound(k);
-            if (it != m_v.end() && !(k < *it)) m_v.erase(it);
-        }
+        explicit FreeSet(std::pmr::memory_resource* r) : m_s(r) {}
+        using iterator = std::pmr::set<Key>::iterator;
+        using const_iterator = std::pmr::set<Key>::const_iterator;
+        iterator begin() { return m_s.begin(); }
+        iterator end() { return m_s.end(); }
+        const_iterator begin() const { return m_s.begin(); }
+        const_iterator end() const { return m_s.end(); }
+        iterator lower_bound(const Key& k) { return m_s.lower_bound(k); }
+        void insert(const Key& k) { m_s.insert(k); }
+        void erase(iterator it) { m_s.erase(it); }
+        void erase(const Key& k) { m_s.erase(k); }
 
     private:
-        std::vector<Key> m_v;
+        std::pmr::set<Key> m_s;
     };
     struct Pool {
+        explicit Pool(std::pmr::memory_resource* r) : blocks(r), unmapped(r) {}
         int stream = 0;
         bool small = false;
-        FreeSet blocks;                                   ///< free mapped blocks
-        std::set<std::pair<std::uint64_t, int>> unmapped; ///< expandable: (address, block)
-        std::uint64_t freeCalls = 0;                      ///< get_free_blocks_call_count (GC ages)
+        FreeSet blocks;                                        ///< free mapped blocks
+        std::pmr::set<std::pair<std::uint64_t, int>> unmapped; ///< expandable: (address, block)
+        std::uint64_t freeCalls = 0;                           ///< get_free_blocks_call_count (GC ages)
     };
     struct Segment {
         std::uint64_t base = 0, size = 0; ///< size: the cudaMalloc'd bytes, or the expandable range
@@ -91,8 +92,9 @@ private:
     };
 
     AllocatorConfig m_config;
-    std::optional<std::uint64_t> m_limit;   ///< cudaMalloc succeeds while reserved + size <= limit
-    std::optional<std::uint64_t> m_allowed; ///< set_per_process_memory_fraction
+    std::pmr::unsynchronized_pool_resource m_nodes; ///< the free sets' nodes (before m_pools: outlives them)
+    std::optional<std::uint64_t> m_limit;           ///< cudaMalloc succeeds while reserved + size <= limit
+    std::optional<std::uint64_t> m_allowed;         ///< set_per_process_memory_fraction
     std::vector<Block> m_blocks;
     std::vector<int> m_freeSlots;
     std::vector<Pool> m_pools;
