@@ -1,9 +1,12 @@
 // Speed targets (issue 2): one estimate of gpt2-small <= 20 us and of llama-2-7b <= 50 us, an exact max-batch
 // solve <= 200 us, a sweep of 1..4096 <= 5 ms; (issue 14) LoRA and QLoRA on llama-2-7b within 2x of full
-// training for an estimate and a max-batch solve; (issue 16) with the caching-allocator replay deciding reserved
-// memory: one replay of the gpt2-small step <= 1 ms, its max batch <= 5 ms, a 1..4096 sweep <= 100 ms (the CLI's
-// default sweep: powers of 2; every batch of 1..4096 is measured too, and misses it). Run:
-// build/bench/batchfit_bench
+// training for an estimate and a max-batch solve; (issue 16) with the caching-allocator replay deciding
+// reserved memory: one replay of the gpt2-small step <= 1 ms, its max batch <= 5 ms, a 1..4096 sweep <= 100
+// ms. A sweep point with the replay costs one replay (~3100 allocator events for gpt2-small), so the sweeps
+// of 1..4096 are measured three ways: the points the GUI chart and the CLI's default draw
+// (BM_SweepChart4096Gpt2, BM_SweepLog4096Gpt2: they meet 100 ms), every batch with the replay
+// (BM_Sweep4096Gpt2: 4096 replays, misses it), and every batch with an explicit --fragmentation override, the
+// step walk alone (BM_Sweep4096Gpt2Flat: issue 2's 5 ms). Run: build/bench/batchfit_bench
 #include "batchfit/estimator.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/presets.h"
@@ -111,6 +114,25 @@ void BM_Sweep4096Gpt2(benchmark::State& s) {
     for (auto _ : s) benchmark::DoNotOptimize(e.sweep(1, 4096));
 }
 BENCHMARK(BM_Sweep4096Gpt2)->Unit(benchmark::kMillisecond);
+
+// Every batch, reserved = peak allocated x (1 + F) with F given (no replay): the step walk alone.
+void BM_Sweep4096Gpt2Flat(benchmark::State& s) {
+    TrainingConfig c;
+    c.fragmentationFraction = 0.05;
+    const Estimator e = make("gpt2-small", c);
+    for (auto _ : s) benchmark::DoNotOptimize(e.sweep(1, 4096));
+}
+BENCHMARK(BM_Sweep4096Gpt2Flat)->Unit(benchmark::kMillisecond);
+
+// What ChartData::sample draws for a 1..4096 axis: 256 even steps and the powers of 2 (269 replays).
+void BM_SweepChart4096Gpt2(benchmark::State& s) {
+    const Estimator e = make("gpt2-small");
+    for (auto _ : s) {
+        benchmark::DoNotOptimize(e.sweep(1, 4096, 16));
+        benchmark::DoNotOptimize(e.sweep(1, 4096, 2, true));
+    }
+}
+BENCHMARK(BM_SweepChart4096Gpt2)->Unit(benchmark::kMillisecond);
 
 void BM_ReplayGpt2Step(benchmark::State& s) {
     const Estimator e = make("gpt2-small");
