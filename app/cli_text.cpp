@@ -100,6 +100,13 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     if (gpu && v) {
         os << "\nVerdict on " << gpu->name << ": " << verdictSentence(*v, e.requiredBytes) << "\n";
         if (const std::string note = pagedNote(*v, e); !note.empty()) os << "  " << note << "\n";
+        if (v->oom) {
+            os << "  PyTorch would stop";
+            if (!v->oom->stepLabel.empty())
+                os << " at " << v->oom->stepLabel
+                   << (v->oom->firstIteration ? " (first training step)" : " (steady-state step)");
+            os << " with:\n    torch.OutOfMemoryError: " << v->oom->message << "\n";
+        }
     }
     if (m) {
         os << "Largest batch that fits: " << m->largest << (m->capped ? "+" : "")

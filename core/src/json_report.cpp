@@ -180,6 +180,8 @@ std::string estimateJson(const ReportInput& in) {
             oom["allocated_bytes"] = f.allocatedBytes;
             oom["reserved_bytes"] = f.reservedBytes;
             oom["message"] = f.message;
+            oom["at"] = f.stepLabel.empty() ? ojson(nullptr) : ojson(f.stepLabel);
+            oom["first_iteration"] = f.firstIteration;
             v["oom"] = oom;
         } else {
             v["oom"] = nullptr;

@@ -564,5 +564,13 @@
         <comment>set-up key: the allocator&apos;s settings</comment>
         <translation>分配器设置</translation>
     </message>
+    <message>
+        <source>On this GPU the first training step runs out of memory at %1, trying to allocate %2.</source>
+        <translation>在这块 GPU 上，第一个训练步在 %1 处显存不足（尝试分配 %2）。</translation>
+    </message>
+    <message>
+        <source>On this GPU the steady-state step runs out of memory at %1, trying to allocate %2.</source>
+        <translation>在这块 GPU 上，稳定状态的训练步在 %1 处显存不足（尝试分配 %2）。</translation>
+    </message>
 </context>
 </TS>

@@ -69,6 +69,10 @@
         <source>peak allocated</source>
         <translation>已分配峰值</translation>
     </message>
+    <message>
+        <source>out of memory</source>
+        <translation>显存不足</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::AttributeTableModel</name>
@@ -2819,6 +2823,18 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>%1 segments</source>
         <translation>%1 个内存段</translation>
+    </message>
+    <message>
+        <source>Does not fit this GPU: %1</source>
+        <translation>这块 GPU 放不下：%1</translation>
+    </message>
+    <message>
+        <source>Does not fit this GPU: the first training step stops at %1 with: %2</source>
+        <translation>这块 GPU 放不下：第一个训练步停在 %1，报错：%2</translation>
+    </message>
+    <message>
+        <source>Does not fit this GPU: the steady-state step stops at %1 with: %2</source>
+        <translation>这块 GPU 放不下：稳定状态的训练步停在 %1，报错：%2</translation>
     </message>
 </context>
 <context>

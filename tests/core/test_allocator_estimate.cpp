@@ -100,6 +100,54 @@ TEST_CASE("the verdict replays against the capacity and gives PyTorch's OOM mess
     CHECK(fit->headroomBytes == 0);
 }
 
+TEST_CASE("the OOM names the timeline point whose allocation fails", "[allocator][estimator]") {
+    TrainingConfig noMargin;
+    noMargin.marginFraction = 0;
+    Estimator exact = estimator(preset("gpt2-small"), noMargin);
+    auto e = exact.estimate(8, true);
+    REQUIRE(e);
+    // Too small for the parameters: the set-up of the first step fails.
+    auto tiny = exact.verdict(8, 100u << 20);
+    REQUIRE(tiny);
+    REQUIRE(tiny->oom);
+    REQUIRE(tiny->oom->step);
+    CHECK(*tiny->oom->step == 0);
+    CHECK(tiny->oom->firstIteration);
+    CHECK(tiny->oom->stepLabel == "start of step 1"); // the first iteration's set-up, not the steady one's
+    // Half the step's needs: the first step's forward outgrows it, at a layer; what was live before fit.
+    auto half = exact.verdict(8, e->requiredBytes / 2);
+    REQUIRE(half);
+    REQUIRE(half->oom);
+    REQUIRE(half->oom->step);
+    const std::size_t s = *half->oom->step;
+    REQUIRE(s > 0);
+    REQUIRE(s < e->timeline.size());
+    CHECK(half->oom->firstIteration);
+    CHECK(e->timeline[s].phase == Phase::Forward);
+    CHECK(half->oom->stepLabel == e->timeline[s].label);
+    // The first iteration has no optimizer states before step(): its live bytes are the steady step's minus
+    // the states, and they fit the capacity up to the step before.
+    CHECK(e->timeline[s - 1].live.total() - e->timeline[s - 1].live[Component::OptimizerStates] <=
+          e->requiredBytes / 2);
+    // More memory: it fails later in the step, or not at all.
+    auto more = exact.verdict(8, e->requiredBytes / 4 * 3);
+    REQUIRE(more);
+    if (more->oom) {
+        REQUIRE(more->oom->step);
+        CHECK((!more->oom->firstIteration || *more->oom->step > s));
+    }
+    // A trace has no timeline: its OOM names no step.
+    auto events = exact.allocatorEvents(8);
+    REQUIRE(events);
+    ReplayOptions o;
+    o.limitBytes = e->requiredBytes / 2;
+    auto traced = replayAllocations(*events, o);
+    REQUIRE(traced);
+    REQUIRE(traced->oom);
+    CHECK_FALSE(traced->oom->step);
+    CHECK(traced->oom->eventIndex == half->oom->eventIndex);
+}
+
 TEST_CASE("the solver's answer fits and the next batch does not, with the replay deciding",
           "[allocator][estimator]") {
     for (const char* id : {"gpt2-small", "resnet50"}) {

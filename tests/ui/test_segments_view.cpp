@@ -138,6 +138,31 @@ TEST_CASE("the Segments tab shows the replay's segments at the peak and at a mom
     checkHeader(*v, est, 4, v->peakMoment());
 }
 
+TEST_CASE("the Segments tab says where the GPU chosen runs out and marks that moment", "[window][segments]") {
+    Fixture f("gpt2-small", 16); // 42.9 GiB on a 24 GiB card
+    MainWindow& w = f.w;
+    SegmentsView* v = w.segmentsView();
+    const Estimator& est = *w.result()->estimator;
+    const auto verdict = est.verdict(16, w.result()->gpu.memoryBytes);
+    REQUIRE(verdict);
+    REQUIRE(verdict->oom);
+    REQUIRE(verdict->oom->step);
+    // The line names the op and carries PyTorch's message; the strip marks the same timeline point.
+    const QString line = v->oomText();
+    CHECK(line.contains(QString::fromStdString(verdict->oom->stepLabel)));
+    CHECK(line.contains(QStringLiteral("CUDA out of memory. Tried to allocate")));
+    CHECK(line.contains(QStringLiteral("first training step")) == verdict->oom->firstIteration);
+    CHECK(v->strip()->oomMoment() == static_cast<int>(*verdict->oom->step));
+    // The segments below stay the step on a GPU large enough: every moment can still be picked.
+    CHECK(v->momentCount() > v->strip()->oomMoment());
+    // A batch that fits: no line, no mark.
+    w.setBatch(4);
+    REQUIRE(w.waitForIdle());
+    QTest::qWait(120);
+    CHECK(v->oomText().isEmpty());
+    CHECK(v->strip()->oomMoment() == -1);
+}
+
 TEST_CASE("the Segments tab stays quick for Llama-2-7B's thousands of blocks", "[window][segments]") {
     Fixture f("llama-2-7b", 2);
     SegmentsView* v = f.w.segmentsView();

@@ -169,9 +169,18 @@ QString ReportSections::verdictDetail() const {
             .arg(required, ReportText::bytes(v.usableBytes),
                  ReportText::percentOf(m_data.estimate.requiredBytes, v.usableBytes),
                  ReportText::bytes(static_cast<std::uint64_t>(v.headroomBytes)));
-    return ReportText::tr("Needs %1 but only %2 is usable: short by %3.")
-        .arg(required, ReportText::bytes(v.usableBytes),
-             ReportText::bytes(static_cast<std::uint64_t>(-v.headroomBytes)));
+    QString text = ReportText::tr("Needs %1 but only %2 is usable: short by %3.")
+                       .arg(required, ReportText::bytes(v.usableBytes),
+                            ReportText::bytes(static_cast<std::uint64_t>(-v.headroomBytes)));
+    if (v.oom && !v.oom->stepLabel.empty()) // where the caching allocator's replay on this GPU gives up
+        text += QLatin1Char(' ') +
+                (v.oom->firstIteration
+                     ? ReportText::tr("On this GPU the first training step runs out of memory at %1, "
+                                      "trying to allocate %2.")
+                     : ReportText::tr("On this GPU the steady-state step runs out of memory at %1, "
+                                      "trying to allocate %2."))
+                    .arg(qs(v.oom->stepLabel), ReportText::bytes(v.oom->triedBytes));
+    return text;
 }
 
 QString ReportSections::maxBatchLine() const {

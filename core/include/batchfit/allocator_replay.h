@@ -50,6 +50,12 @@ struct OomReport {
     std::uint64_t reservedBytes = 0;  ///< after the release attempts
     std::uint64_t limitBytes = 0;     ///< what cudaMalloc could get in all
     std::string message;              ///< the text torch 2.x prints (see oomMessage)
+    /// For a replayed training step: the timeline point (program step) whose allocation fails, its label,
+    /// and whether it is in the replay's first iteration (the warm-up step(), before the optimizer states
+    /// exist) rather than the steady-state step. Unset for a trace.
+    std::optional<std::size_t> step;
+    std::string stepLabel;
+    bool firstIteration = false;
 };
 
 /// One block of a segment, as torch.cuda.memory_snapshot() lists it.

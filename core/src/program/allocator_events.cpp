@@ -51,6 +51,7 @@ struct Emitter {
 void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) {
     out.events.clear();
     out.stepEnd.assign(p.steps.size(), 0);
+    out.warmEnd.clear();
     out.iterations = p.replayIterations();
     if (p.steps.empty()) return;
     thread_local std::vector<std::uint64_t> size, warmSize;
@@ -61,7 +62,10 @@ void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) 
         // steady-state step on the cache it left. The steady step's own set-up is what the first step made.
         Emitter first{*w, warmSize, 0, out};
         first.sizes(batch);
-        for (std::size_t s = 0; s < w->steps.size(); ++s) first.step(s);
+        for (std::size_t s = 0; s < w->steps.size(); ++s) {
+            first.step(s);
+            out.warmEnd.push_back(first.last());
+        }
         out.stepEnd[0] = steady.last();
         steady.idOffset = w->instances.size();
         steady.skipSetup = true;

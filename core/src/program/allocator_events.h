@@ -15,6 +15,8 @@ struct StepEvents {
     /// Per program step: the index of its last event in the last iteration (the allocator's state "after
     /// the step"); steps with no events repeat the index before them.
     std::vector<std::size_t> stepEnd;
+    /// With a warm-up first iteration: the index of the last event of each of its steps (else empty).
+    std::vector<std::size_t> warmEnd;
     int iterations = 1;
 };
 

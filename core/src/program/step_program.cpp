@@ -140,7 +140,8 @@ int StepProgram::replayIterations() const {
 }
 
 Result<ReplayResult> StepProgram::replay(std::int64_t batch, std::optional<std::uint64_t> limit, bool samples,
-                                         std::optional<std::size_t> snapshotStep, std::uint64_t capacity) const {
+                                         std::optional<std::size_t> snapshotStep,
+                                         std::uint64_t capacity) const {
     if (batch < 1 || batch > m_maxSafeBatch)
         return makeError("batch size " + std::to_string(batch) + " is out of range for the allocator replay");
     thread_local StepEvents ev;
@@ -152,7 +153,28 @@ Result<ReplayResult> StepProgram::replay(std::int64_t batch, std::optional<std::
     o.capacityBytes = capacity;
     if (samples) o.sampleAfter = ev.stepEnd;
     if (snapshotStep && *snapshotStep < ev.stepEnd.size()) o.snapshotAfter = ev.stepEnd[*snapshotStep];
-    return replayAllocations(ev.events, o);
+    auto r = replayAllocations(ev.events, o);
+    if (r && r->oom) locateOom(ev, *r->oom);
+    return r;
+}
+
+// The program step an event belongs to: the first whose last event is at or after it.
+void StepProgram::locateOom(const StepEvents& ev, OomReport& oom) const {
+    const std::size_t i = oom.eventIndex;
+    auto stepOf = [i](const std::vector<std::size_t>& ends) -> std::optional<std::size_t> {
+        auto it = std::lower_bound(ends.begin(), ends.end(), i);
+        if (it == ends.end()) return std::nullopt;
+        return static_cast<std::size_t>(it - ends.begin());
+    };
+    const StepProgram* w = warmup();
+    if (!ev.warmEnd.empty() && w && i <= ev.warmEnd.back()) {
+        oom.firstIteration = true;
+        oom.step = stepOf(ev.warmEnd);
+        if (oom.step) oom.stepLabel = w->steps[*oom.step].label;
+        return;
+    }
+    oom.step = stepOf(ev.stepEnd);
+    if (oom.step) oom.stepLabel = steps[*oom.step].label;
 }
 
 std::optional<std::uint64_t> StepProgram::requiredAt(std::int64_t batch) const {

@@ -14,6 +14,8 @@
 
 namespace batchfit {
 
+struct StepEvents;
+
 struct Instance {
     Affine bytes;
     Component component = Component::Activations;
@@ -102,12 +104,13 @@ public:
     std::vector<Instance> instances;
     std::vector<ProgramStep> steps;
     std::vector<LayerInfo> layers;
-    std::vector<Affine> groups; ///< distinct instance sizes
+    std::vector<Affine> groups;      ///< distinct instance sizes
     std::vector<char> setupInstance; ///< per instance: allocated by the set-up step (finalize)
 
     void finalize(); ///< groups, overflow bound
 
 private:
+    void locateOom(const StepEvents& ev, OomReport& oom) const; ///< OomReport::step, stepLabel
     TrainingConfig m_config;
     AllocatorConfig m_allocConfig;
     bool m_repeatable = true;

@@ -69,7 +69,12 @@ void AllocatorStrip::setSamples(std::vector<AllocatorSample> samples, std::vecto
 void AllocatorStrip::clear() {
     m_samples.clear();
     m_phases.clear();
-    m_peak = m_moment = -1;
+    m_peak = m_moment = m_oom = -1;
+    update();
+}
+
+void AllocatorStrip::setOomMoment(int index) {
+    m_oom = index;
     update();
 }
 
@@ -183,6 +188,24 @@ void AllocatorStrip::paintEvent(QPaintEvent*) {
         p.setPen(QPen(ComponentStyle::readableOn(ComponentStyle::oomColor(), pal.color(QPalette::Base)), 2,
                       Qt::DashLine));
         p.drawLine(QPointF(x, r.top() + 6), QPointF(x, r.bottom()));
+    }
+    // Where the GPU chosen runs out: a solid line and a chip, below the legend's row.
+    if (m_oom >= 0 && m_oom < count()) {
+        const double x = xAt(m_oom);
+        const QColor c = ComponentStyle::readableOn(ComponentStyle::oomColor(), pal.color(QPalette::Base));
+        p.setPen(QPen(c, 2));
+        p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()));
+        const QString t = tr("out of memory");
+        const double w = fm.horizontalAdvance(t) + 8;
+        const double left = x + 3 + w <= r.right() - 2 ? x + 3 : std::max(r.left() + 2, x - 3 - w);
+        const QRectF box(left, r.top() + fm.height() + 6, w, fm.height());
+        if (box.bottom() <= r.bottom() - 2) {
+            p.setPen(Qt::NoPen);
+            p.setBrush(chip);
+            p.drawRoundedRect(box, 3, 3);
+            p.setPen(c);
+            p.drawText(box, Qt::AlignCenter, t);
+        }
     }
     drawLegend(p, r, chip);
 }

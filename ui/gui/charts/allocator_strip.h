@@ -24,6 +24,9 @@ public:
     /// Moves the cursor without emitting.
     void setMoment(int index);
     int moment() const { return m_moment; }
+    /// Marks the moment where the step runs out of memory on the GPU chosen (-1: none).
+    void setOomMoment(int index);
+    int oomMoment() const { return m_oom; }
     int count() const { return static_cast<int>(m_samples.size()); }
 
     QSize sizeHint() const override;
@@ -53,6 +56,7 @@ private:
     std::uint64_t m_top = 1; ///< the largest reserved sample: the strip's full height
     int m_peak = -1;
     int m_moment = -1;
+    int m_oom = -1;
 };
 
 } // namespace batchfit

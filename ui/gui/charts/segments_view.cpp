@@ -2,6 +2,7 @@
 
 #include "batchfit/estimator.h"
 #include "gui/charts/allocator_strip.h"
+#include "gui/charts/component_style.h"
 #include "gui/charts/segment_map.h"
 #include "gui/estimation/byte_format.h"
 #include "gui/panels/eliding_label.h"
@@ -36,6 +37,15 @@ SegmentsView::SegmentsView(QWidget* parent) : QWidget(parent) {
     top->addWidget(m_header, 1);
     top->addWidget(m_toPeak);
     layout->addLayout(top);
+    m_oomNote = new ElidingLabel(this);
+    m_oomNote->setObjectName(QStringLiteral("segmentsOom"));
+    m_oomNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QPalette warn = m_oomNote->palette();
+    warn.setColor(QPalette::WindowText,
+                  ComponentStyle::readableOn(ComponentStyle::oomColor(), warn.color(QPalette::Window)));
+    m_oomNote->setPalette(warn);
+    m_oomNote->hide();
+    layout->addWidget(m_oomNote);
     m_strip = new AllocatorStrip(this);
     layout->addWidget(m_strip);
     m_map = new SegmentMap;
@@ -64,6 +74,8 @@ void SegmentsView::clear() {
     m_strip->clear();
     m_map->setSegments({});
     m_header->setFullText(tr("No replay: there is no estimate at this batch."));
+    m_oomNote->setFullText(QString());
+    m_oomNote->hide();
     m_toPeak->setEnabled(false);
 }
 
@@ -72,7 +84,8 @@ void SegmentsView::showProblem(const QString& message) {
     m_header->setFullText(message);
 }
 
-void SegmentsView::setStep(std::shared_ptr<const Estimator> estimator, std::int64_t batch) {
+void SegmentsView::setStep(std::shared_ptr<const Estimator> estimator, std::int64_t batch,
+                           const std::optional<OomReport>& oom) {
     if (!estimator) return clear();
     auto e = estimator->estimate(batch, true);
     if (!e) return showProblem(tr("No replay: %1").arg(QString::fromStdString(e.error().message)));
@@ -97,6 +110,28 @@ void SegmentsView::setStep(std::shared_ptr<const Estimator> estimator, std::int6
             m_peak = static_cast<int>(i);
     m_strip->setSamples(std::move(samples->samples), std::move(phases), m_peak);
     m_toPeak->setEnabled(m_peak >= 0);
+    if (oom) {
+        // The core's message is PyTorch's, in English, as the user will meet it.
+        const QString where = QString::fromStdString(oom->stepLabel);
+        const QString message = QString::fromStdString(oom->message);
+        QString line;
+        if (where.isEmpty())
+            line = tr("Does not fit this GPU: %1").arg(message);
+        else if (oom->firstIteration)
+            line =
+                tr("Does not fit this GPU: the first training step stops at %1 with: %2").arg(where, message);
+        else
+            line =
+                tr("Does not fit this GPU: the steady-state step stops at %1 with: %2").arg(where, message);
+        m_oomNote->setFullText(line);
+        m_oomNote->setPlainToolTip(line);
+        m_oomNote->show();
+        m_strip->setOomMoment(oom->step && *oom->step < n ? static_cast<int>(*oom->step) : -1);
+    } else {
+        m_oomNote->setFullText(QString());
+        m_oomNote->hide();
+        m_strip->setOomMoment(-1);
+    }
     m_moment = -1;
     showMoment(m_peak);
 }
@@ -132,6 +167,10 @@ void SegmentsView::showMoment(int index) {
 
 QString SegmentsView::headerText() const {
     return m_header->fullText();
+}
+
+QString SegmentsView::oomText() const {
+    return m_oomNote->fullText();
 }
 
 } // namespace batchfit

@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QScrollArea;
@@ -28,8 +29,11 @@ class SegmentsView : public QWidget {
 public:
     explicit SegmentsView(QWidget* parent = nullptr);
 
-    /// Replays the step at `batch` (on a GPU large enough, as Estimate::allocator) and shows the peak.
-    void setStep(std::shared_ptr<const Estimator> estimator, std::int64_t batch);
+    /// Replays the step at `batch` (on a GPU large enough, as Estimate::allocator) and shows the peak. With
+    /// `oom` (the verdict's: the step does not fit the GPU chosen), a line above says where PyTorch would
+    /// stop, and the strip marks that moment.
+    void setStep(std::shared_ptr<const Estimator> estimator, std::int64_t batch,
+                 const std::optional<OomReport>& oom = {});
     void clear();
     /// Shows the segments after timeline point `index` (clamped to the step).
     void setMoment(int index);
@@ -40,6 +44,8 @@ public:
     /// The replay behind the segments shown (its samples and its snapshot).
     const ReplayResult& replay() const { return m_replay; }
     QString headerText() const;
+    /// The out-of-memory line ("" when the step fits or none was given).
+    QString oomText() const;
     SegmentMap* map() const { return m_map; }
     AllocatorStrip* strip() const { return m_strip; }
 
@@ -54,6 +60,7 @@ private:
     int m_peak = -1;
     int m_moment = -1;
     ElidingLabel* m_header = nullptr;
+    ElidingLabel* m_oomNote = nullptr;
     QToolButton* m_toPeak = nullptr;
     AllocatorStrip* m_strip = nullptr;
     QScrollArea* m_scroll = nullptr;

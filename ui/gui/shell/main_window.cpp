@@ -351,6 +351,7 @@ void MainWindow::showBatch(std::int64_t batch) {
     m_breakdown->setEstimate(*e);
     e->layers.clear();
     m_shown = std::move(*e);
+    m_shownOom = v->oom;
     if (!m_layerTimer.isActive()) m_layerTimer.start();
     m_timelineDirty = m_segmentsDirty = true;
     if (m_tabs->currentWidget() == m_timeline || m_tabs->currentWidget() == m_segments)
@@ -369,7 +370,7 @@ void MainWindow::updateTimeline() {
     if (!m_result || m_stale) return;
     if (m_tabs->currentWidget() == m_segments) { // the caching allocator's replay at the batch shown
         m_segmentsDirty = false;
-        m_segments->setStep(m_result->estimator, m_doc->batch());
+        m_segments->setStep(m_result->estimator, m_doc->batch(), m_shownOom);
         return;
     }
     if (m_tabs->currentWidget() != m_timeline) return;

@@ -156,6 +156,7 @@ private:
 
     std::shared_ptr<const EstimationResult> m_result;
     std::optional<Estimate> m_shown;
+    std::optional<OomReport> m_shownOom; ///< the verdict's, for the Segments view
     DocsWindow* m_docs = nullptr;
     std::int64_t m_chartRange = 0;
     QTimer m_requestTimer;
