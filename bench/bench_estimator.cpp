@@ -6,7 +6,11 @@
 // of 1..4096 are measured three ways: the points the GUI chart and the CLI's default draw
 // (BM_SweepChart4096Gpt2, BM_SweepLog4096Gpt2: they meet 100 ms), every batch with the replay
 // (BM_Sweep4096Gpt2: 4096 replays, misses it), and every batch with an explicit --fragmentation override, the
-// step walk alone (BM_Sweep4096Gpt2Flat: issue 2's 5 ms). Run: build/bench/batchfit_bench
+// step walk alone (BM_Sweep4096Gpt2Flat: issue 2's 5 ms). Issues 2 and 14 set their targets before the
+// replay: the walk (BM_Peak*) still meets issue 2's; with the replay an estimate costs what the step
+// allocates, and a QLoRA step of llama-2-7b makes twice the allocations of full training (20,417 events
+// against 10,296: the dequantized weights), so issue 14's "within 2x" holds for LoRA, not for QLoRA.
+// Run: build/bench/batchfit_bench
 #include "batchfit/estimator.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/presets.h"
@@ -90,6 +94,20 @@ void BM_EstimateLlama7b(benchmark::State& s) {
     for (auto _ : s) benchmark::DoNotOptimize(e.requiredBytes(1));
 }
 BENCHMARK(BM_EstimateLlama7b)->Unit(benchmark::kMicrosecond);
+
+// Issue 2's estimate targets were set before the replay: the step walk alone (peak allocated) answers them;
+// requiredBytes above now replays the allocator (issue 16's 1 ms).
+void BM_PeakGpt2(benchmark::State& s) {
+    const Estimator e = make("gpt2-small");
+    for (auto _ : s) benchmark::DoNotOptimize(e.peakAllocatedBytes(8));
+}
+BENCHMARK(BM_PeakGpt2)->Unit(benchmark::kMicrosecond);
+
+void BM_PeakLlama7b(benchmark::State& s) {
+    const Estimator e = make("llama-2-7b");
+    for (auto _ : s) benchmark::DoNotOptimize(e.peakAllocatedBytes(1));
+}
+BENCHMARK(BM_PeakLlama7b)->Unit(benchmark::kMicrosecond);
 
 void BM_FullEstimateGpt2(benchmark::State& s) {
     const Estimator e = make("gpt2-small");
