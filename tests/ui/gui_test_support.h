@@ -26,6 +26,17 @@ private:
     std::unique_ptr<AppSettings> m_settings;
 };
 
+/// Creates the QApplication before anything else of the object that derives from it.
+struct AppFirst {
+    AppFirst() { app(); }
+};
+
+/// The base of a window fixture: the QApplication, then temporary settings, both built before the fixture's
+/// own members (a MainWindow member can take `&temp.settings()`).
+struct AppWithSettings : AppFirst {
+    TempSettings temp;
+};
+
 /// While alive, closes every modal dialog that opens (answering message boxes with `button`) and records
 /// their texts.
 class ModalWatcher {

@@ -59,11 +59,7 @@ QModelIndex rowNamed(const LayerTreeModel& tree, const QString& name, int column
     return {};
 }
 
-struct Window {
-    struct AppFirst {
-        AppFirst() { test::app(); }
-    } appFirst;
-    test::TempSettings temp;
+struct Window : test::AppWithSettings {
     MainWindow window{&temp.settings()};
     Window() {
         window.restoreSettings();

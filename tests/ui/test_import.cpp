@@ -39,11 +39,7 @@ QString data(const QString& file) {
 }
 
 /// A window showing ResNet-50 with an unsaved edit: what an import must not lose when it fails.
-struct Fixture {
-    struct AppFirst {
-        AppFirst() { test::app(); }
-    } appFirst;
-    test::TempSettings temp;
+struct Fixture : test::AppWithSettings {
     MainWindow window{&temp.settings()};
     Model typed;
     Fixture() {

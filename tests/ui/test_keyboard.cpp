@@ -63,11 +63,7 @@ QStringList clashes(MainWindow& w) {
 }
 
 /// A window with ResNet-50 loaded and the levers shown, as after a first start.
-struct Fixture {
-    struct AppFirst {
-        AppFirst() { test::app(); }
-    } appFirst; // the QApplication must exist before the window member is built
-    test::TempSettings temp;
+struct Fixture : test::AppWithSettings {
     MainWindow w{&temp.settings()};
     Fixture() {
         w.restoreSettings();

@@ -42,11 +42,7 @@ using namespace batchfit;
 namespace {
 
 /// A window with ResNet-50 on a custom 24 GiB GPU, the estimate shown.
-struct Fixture {
-    struct AppFirst {
-        AppFirst() { test::app(); }
-    } appFirst; // the QApplication must exist before the window member is built
-    test::TempSettings temp;
+struct Fixture : test::AppWithSettings {
     MainWindow window{&temp.settings()};
     Fixture() {
         window.restoreSettings();

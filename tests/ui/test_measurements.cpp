@@ -31,11 +31,7 @@ QString data(const QString& file) {
 }
 
 /// resnet18 exported by tools/torch_export.py on a 4 GiB GPU, log axis (batches 1, 2 and 4 apart).
-struct Fixture {
-    struct AppFirst {
-        AppFirst() { test::app(); }
-    } appFirst;
-    test::TempSettings temp;
+struct Fixture : test::AppWithSettings {
     MainWindow window{&temp.settings()};
     Fixture() {
         window.restoreSettings();

@@ -17,11 +17,7 @@ using namespace batchfit;
 
 namespace {
 
-struct Window {
-    struct AppFirst {
-        AppFirst() { test::app(); }
-    } appFirst;
-    test::TempSettings temp;
+struct Window : test::AppWithSettings {
     MainWindow window{&temp.settings()};
     explicit Window(const char* preset) {
         window.restoreSettings();

@@ -31,11 +31,7 @@ using namespace batchfit;
 namespace {
 
 /// A window with a preset on an RTX 4090 at a batch, the Segments tab in front.
-struct Fixture {
-    struct AppFirst {
-        AppFirst() { test::app(); }
-    } appFirst; // the QApplication must exist before the window member is built
-    test::TempSettings temp;
+struct Fixture : test::AppWithSettings {
     MainWindow w{&temp.settings()};
     explicit Fixture(const char* preset = "gpt2-small", std::int64_t batch = 8) {
         w.restoreSettings();

@@ -24,11 +24,7 @@ using namespace batchfit;
 
 namespace {
 
-struct Window {
-    struct AppFirst {
-        AppFirst() { test::app(); }
-    } appFirst;
-    test::TempSettings temp;
+struct Window : test::AppWithSettings {
     MainWindow w{&temp.settings()};
     Window(const char* preset) {
         w.restoreSettings();
