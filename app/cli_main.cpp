@@ -221,7 +221,8 @@ int main(int argc, char** argv) {
     }
     if (o.command == "presets") return listPresets(o);
     if (o.command == "allocator-replay") {
-        if (o.trace.empty()) return fail(kUsage, "allocator-replay needs a trace file: allocator-replay TRACE");
+        if (o.trace.empty())
+            return fail(kUsage, "allocator-replay needs a trace file: allocator-replay TRACE");
         bool oom = false;
         auto out = allocatorReplayOutput(o, oom);
         if (!out) return fail(kBadInput, out.error().message);

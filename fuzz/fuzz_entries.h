@@ -181,8 +181,7 @@ inline std::string checkMonotone(std::int64_t b, const Point& a, const Point& ne
         return "peak decreases from batch " + std::to_string(b) + " to " + std::to_string(b + 1);
     // Required comes from the caching-allocator replay: reserved memory may drop at a larger batch
     // (fragmentation depends on the sizes), but it never falls below the allocated peak.
-    if (next.required < next.peak)
-        return "required below the peak at batch " + std::to_string(b + 1);
+    if (next.required < next.peak) return "required below the peak at batch " + std::to_string(b + 1);
     return {};
 }
 

@@ -316,7 +316,8 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
         {"alloc_conf",
          [&](const json& v, const std::string& k) {
              if (!v.is_string())
-                 return Status(r.fail(k, "expected a PYTORCH_CUDA_ALLOC_CONF string, got " + jsontext::kind(v)));
+                 return Status(
+                     r.fail(k, "expected a PYTORCH_CUDA_ALLOC_CONF string, got " + jsontext::kind(v)));
              auto conf = parseAllocConf(v.get<std::string>());
              if (!conf) return Status(r.fail(k, conf.error().message));
              c.allocConf = allocConfText(*conf);

@@ -196,7 +196,8 @@ TEST_CASE("a model without trainable parameters or with layers after the loss is
     CHECK_FALSE(createError(json).empty());
 }
 
-TEST_CASE("an attribute out of range names the attribute, so an editor can show it at the field", "[bad-input]") {
+TEST_CASE("an attribute out of range names the attribute, so an editor can show it at the field",
+          "[bad-input]") {
     Model m = preset("resnet50");
     for (const std::int64_t bad : {std::int64_t{-5}, std::int64_t{0}, std::int64_t{1000000000000}}) {
         INFO(bad);

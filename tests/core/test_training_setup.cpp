@@ -117,13 +117,13 @@ TEST_CASE("a bad training section names the file, the JSON path and what was exp
 
 TEST_CASE("the allocator settings: alloc_conf round-trips, version 2's default fragmentation is dropped",
           "[model_io][setup]") {
-    auto conf = parseModelDocument(withTraining(R"({"alloc_conf":"max_split_size_mb:128, expandable_segments:True"})", 3),
-                                   "run.json");
+    auto conf = parseModelDocument(
+        withTraining(R"({"alloc_conf":"max_split_size_mb:128, expandable_segments:True"})", 3), "run.json");
     REQUIRE(conf);
     REQUIRE(conf->setup);
     CHECK(conf->setup->config.allocConf == "expandable_segments:True,max_split_size_mb:128");
-    CHECK(serializeModelDocument(conf->model, conf->setup).find("\"alloc_conf\": \"expandable_segments:True,") !=
-          std::string::npos);
+    CHECK(serializeModelDocument(conf->model, conf->setup)
+              .find("\"alloc_conf\": \"expandable_segments:True,") != std::string::npos);
     CHECK(error(withTraining(R"({"alloc_conf":"expandable:True"})", 3))
               .find("run.json: $.training.alloc_conf: PYTORCH_CUDA_ALLOC_CONF: Unrecognized CachingAllocator "
                     "option: expandable") == 0);

@@ -72,10 +72,11 @@ TEST_CASE("Copy Chart to Clipboard puts the chart's image on the clipboard", "[c
         CHECK(image.size() == QSize(1600, 900));
         QDir().mkpath(QStringLiteral(BATCHFIT_SHOTS_DIR));
         image.save(QStringLiteral(BATCHFIT_SHOTS_DIR "/copy-chart.png")); // to look at
-        const QImage expected = ReportExporter::chartImage(w.document()->model(), w.document()->config(),
-                                                           w.document()->gpu(), w.batch(), QStringLiteral("en"),
-                                                           {}, QSize(1600, 900));
-        CHECK(image.convertToFormat(QImage::Format_ARGB32) == expected.convertToFormat(QImage::Format_ARGB32));
+        const QImage expected =
+            ReportExporter::chartImage(w.document()->model(), w.document()->config(), w.document()->gpu(),
+                                       w.batch(), QStringLiteral("en"), {}, QSize(1600, 900));
+        CHECK(image.convertToFormat(QImage::Format_ARGB32) ==
+              expected.convertToFormat(QImage::Format_ARGB32));
         // Dark title text in the top band, above the plot.
         int dark = 0;
         for (int y = 0; y < 60; ++y)

@@ -66,5 +66,6 @@ TEST_CASE("file dialogs remember their last folder, per kind, while it exists", 
     CHECK(s.lastFolder(QStringLiteral("measurements")) == QFileInfo(measured.path()).absoluteFilePath());
     CHECK(s.lastFolder(QStringLiteral("onnx-import")) == QDir::homePath());
     measured.remove();
-    CHECK(s.lastFolder(QStringLiteral("measurements")) == QDir::homePath()); // a deleted folder is not offered
+    CHECK(s.lastFolder(QStringLiteral("measurements")) ==
+          QDir::homePath()); // a deleted folder is not offered
 }

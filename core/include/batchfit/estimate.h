@@ -114,7 +114,7 @@ struct Estimate {
         0; ///< parameters stored as 4-bit or int8 (part of parameterCount)
     std::uint64_t quantizedParameterBytes = 0; ///< their packed bytes with quantization constants
 
-    ParallelEstimate parallel; ///< the figures above are one GPU's: its shards and buffers
+    ParallelEstimate parallel;   ///< the figures above are one GPU's: its shards and buffers
     AllocatorEstimate allocator; ///< the replay behind reservedBytes
 
     std::vector<LayerActivation> layers; ///< in model order

@@ -35,7 +35,8 @@ std::string sweepJson(const Model& model, const TrainingConfig& config, const st
                       std::optional<std::uint64_t> usableBytes);
 /// `fit-map`: the largest batch and tokens per step at each sequence length (and the cells, when the map has
 /// batch columns).
-std::string fitMapJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu, const FitMap& map);
+std::string fitMapJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
+                       const FitMap& map);
 /// The training set-up as a JSON object text (for reports).
 std::string configJson(const TrainingConfig& config);
 

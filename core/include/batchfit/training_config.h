@@ -106,13 +106,13 @@ struct TrainingConfig {
     // Overheads (outside the four components).
     std::optional<std::uint64_t> cudaContextBytes; ///< override of the GPU's default CUDA context
     std::optional<std::uint64_t>
-        cublasWorkspaceBytes;            ///< override of the GPU's cuBLAS workspace (per handle)
+        cublasWorkspaceBytes; ///< override of the GPU's cuBLAS workspace (per handle)
     /// PYTORCH_CUDA_ALLOC_CONF for the caching-allocator replay that gives reserved memory and the verdict
     /// (e.g. "expandable_segments:True"; "" is torch's default). See docs/memory-model.md section 6.
     std::string allocConf;
     /// An explicit override: reserved = peak x (1 + f), rounded to 2 MiB, instead of the replay.
     std::optional<double> fragmentationFraction;
-    double marginFraction = 0.05;        ///< user's safety margin, of the capacity
+    double marginFraction = 0.05; ///< user's safety margin, of the capacity
 
     bool operator==(const TrainingConfig&) const = default;
 };

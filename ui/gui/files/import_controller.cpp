@@ -6,7 +6,6 @@
 #include "gui/files/import_hf_dialog.h"
 #include "gui/files/import_onnx_dialog.h"
 #include "gui/shell/app_settings.h"
-#include "gui/shell/app_settings.h"
 
 #include <QDir>
 #include <QEventLoop>
