@@ -185,9 +185,10 @@ void BM_LowerLlama7b(benchmark::State& s) {
 BENCHMARK(BM_LowerLlama7b)->Unit(benchmark::kMillisecond);
 
 // Issue 15: a ZeRO-3 estimate of Llama-2-70B on 64 GPUs <= 100 us, its max micro-batch <= 1 ms. Met by the
-// step walk (BM_PeakLlama70bZero3); since issue 16 required bytes come from the allocator replay, which
-// costs milliseconds here (tens of thousands of allocations).
-Estimator llama70bZero3() {
+// step walk (BM_PeakLlama70bZero3, and the *Flat pair with an explicit --fragmentation); since issue 16
+// required bytes come from the allocator replay, which costs milliseconds here (tens of thousands of
+// allocations).
+Estimator llama70bZero3(std::optional<double> fragmentation = {}) {
     auto m = importHfConfigFile(BATCHFIT_BENCH_DATA "/hf/llama-2-70b.json", HfImportOptions{4096, {}});
     TrainingConfig c;
     c.precision = Precision::MixedBf16Master;
@@ -195,6 +196,7 @@ Estimator llama70bZero3() {
     c.checkpointing = Checkpointing::EveryBlock;
     c.parallel.gpus = 64;
     c.parallel.strategy = ParallelStrategy::Zero3;
+    c.fragmentationFraction = fragmentation;
     return *Estimator::create(*m, c, 536870912);
 }
 
@@ -215,6 +217,19 @@ void BM_MaxBatchLlama70bZero3(benchmark::State& s) {
     for (auto _ : s) benchmark::DoNotOptimize(e.maxBatch(80ull << 30));
 }
 BENCHMARK(BM_MaxBatchLlama70bZero3)->Unit(benchmark::kMicrosecond);
+
+// The same with an explicit --fragmentation 0.05: the estimate and the solver on the step walk alone.
+void BM_EstimateLlama70bZero3Flat(benchmark::State& s) {
+    const Estimator e = llama70bZero3(0.05);
+    for (auto _ : s) benchmark::DoNotOptimize(e.requiredBytes(1));
+}
+BENCHMARK(BM_EstimateLlama70bZero3Flat)->Unit(benchmark::kMicrosecond);
+
+void BM_MaxBatchLlama70bZero3Flat(benchmark::State& s) {
+    const Estimator e = llama70bZero3(0.05);
+    for (auto _ : s) benchmark::DoNotOptimize(e.maxBatch(80ull << 30));
+}
+BENCHMARK(BM_MaxBatchLlama70bZero3Flat)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 
