@@ -2,6 +2,7 @@
 #include "batchfit/estimator.h"
 #include "catch_compat.h"
 #include "report/report_data.h"
+#include "report/report_language.h"
 #include "report/report_sections.h"
 #include "report_test_support.h"
 
@@ -88,6 +89,27 @@ TEST_CASE("Report data: a fine-tuning set-up is said in the set-up table and lin
     REQUIRE(fd);
     for (const auto& [k, v] : ReportSections(*fd).setup())
         if (k == QStringLiteral("Fine-tuning")) CHECK(v == QStringLiteral("full training"));
+}
+
+TEST_CASE("Report data: no checkpointing is a translated word, a kind keeps its CLI name",
+          "[report][data][i18n]") {
+    auto checkpointing = [](const ReportData& d) {
+        for (const auto& [k, v] : ReportSections(d).setup())
+            if (k == QStringLiteral("Checkpointing") || k == QString::fromUtf8("激活检查点")) return v;
+        return QString();
+    };
+    auto none = buildReportData(presetRequest("resnet50", 8));
+    REQUIRE(none);
+    CHECK(checkpointing(*none) == QStringLiteral("none"));
+    ReportRequest r = presetRequest("resnet50", 8);
+    r.config.checkpointing = Checkpointing::EveryBlock;
+    auto every = buildReportData(r);
+    REQUIRE(every);
+    CHECK(checkpointing(*every).startsWith(QStringLiteral("every-block")));
+    const ReportLanguage zh(QStringLiteral("zh_CN"));
+    REQUIRE(zh.ok());
+    CHECK(checkpointing(*none) == QString::fromUtf8("无"));
+    CHECK(checkpointing(*every).startsWith(QStringLiteral("every-block")));
 }
 
 TEST_CASE("Report data: QLoRA and data parallelism are said in the set-up table and assumptions",

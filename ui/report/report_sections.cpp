@@ -53,7 +53,9 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                          : ReportText::tr("%1 micro-batches per step (effective batch %2)")
                                .arg(ReportText::number(c.accumulationSteps),
                                     ReportText::number(c.accumulationSteps * m_data.request.batch)));
-    QString ckpt = qs(checkpointingName(c.checkpointing));
+    // The kinds are the CLI's names (every-block, selective), as precision and optimizer; "none" is a word.
+    QString ckpt = c.checkpointing == Checkpointing::None ? ReportText::tr("none")
+                                                          : qs(checkpointingName(c.checkpointing));
     if (c.checkpointing == Checkpointing::EveryKthBlock)
         ckpt += ReportText::tr(" (every %1 blocks)").arg(c.checkpointEvery);
     if (c.checkpointing != Checkpointing::None)
