@@ -103,6 +103,9 @@ Training set-up:
                          --no-reshard-after-forward (FSDP2: keep gathered parameters to the backward)
   --alloc-conf TEXT      PYTORCH_CUDA_ALLOC_CONF for the caching-allocator replay that gives reserved memory
                          and the verdict, e.g. expandable_segments:True or max_split_size_mb:128
+  --replay-seqs L,L,...  variable-length batches: the sequence lengths of the steps replayed before the one
+                         estimated (the first is the first step, then steady steps; the model's own length,
+                         the longest, comes last), e.g. 256,1024,512: the cache they leave fragments
   --fragmentation F      override the replay: reserved = peak x (1 + F), rounded to 2 MiB
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)

@@ -87,6 +87,12 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     os << "\nOverheads:\n";
     os << row("allocator reserve", e.allocatorReserveBytes, e.requiredBytes);
     os << row("CUDA context", e.cudaContextBytes, e.requiredBytes);
+    if (!e.allocator.sequences.empty()) {
+        os << "  (the allocator replay ran " << e.allocator.sequences.size() << " steps at sequence lengths";
+        for (std::size_t i = 0; i < e.allocator.sequences.size(); ++i)
+            os << (i ? ", " : " ") << e.allocator.sequences[i];
+        os << ")\n";
+    }
     os << "Required (nvidia-smi at the peak): " << formatBytes(e.requiredBytes) << "\n";
     os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
        << e.savedActivationBytes << " B)\n";
@@ -102,9 +108,12 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         if (const std::string note = pagedNote(*v, e); !note.empty()) os << "  " << note << "\n";
         if (v->oom) {
             os << "  PyTorch would stop";
-            if (!v->oom->stepLabel.empty())
+            if (!v->oom->stepLabel.empty()) {
                 os << " at " << v->oom->stepLabel
-                   << (v->oom->firstIteration ? " (first training step)" : " (steady-state step)");
+                   << (v->oom->firstIteration ? " (first training step" : " (steady-state step");
+                if (v->oom->sequence > 0) os << ", sequence " << v->oom->sequence;
+                os << ")";
+            }
             os << " with:\n    torch.OutOfMemoryError: " << v->oom->message << "\n";
         }
     }

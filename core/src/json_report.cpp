@@ -31,6 +31,7 @@ ojson configObject(const TrainingConfig& c) {
     else
         o["fragmentation_fraction"] = nullptr;
     o["alloc_conf"] = c.allocConf;
+    o["replay_sequences"] = c.replaySequences;
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
     if (c.lora.rank > 0) {
         ojson l;
@@ -157,6 +158,7 @@ std::string estimateJson(const ReportInput& in) {
     al["simulated"] = e.allocator.simulated; // false: the fragmentation_fraction override
     al["alloc_conf"] = e.allocator.allocConf;
     al["iterations_replayed"] = e.allocator.iterations;
+    al["sequences"] = e.allocator.sequences;
     al["peak_allocated_bytes"] = e.allocator.peakAllocatedBytes;
     al["peak_reserved_bytes"] = e.allocator.peakReservedBytes;
     al["peak_inactive_split_bytes"] = e.allocator.peakInactiveSplitBytes;
@@ -182,6 +184,7 @@ std::string estimateJson(const ReportInput& in) {
             oom["message"] = f.message;
             oom["at"] = f.stepLabel.empty() ? ojson(nullptr) : ojson(f.stepLabel);
             oom["first_iteration"] = f.firstIteration;
+            oom["sequence"] = f.sequence > 0 ? ojson(f.sequence) : ojson(nullptr);
             v["oom"] = oom;
         } else {
             v["oom"] = nullptr;

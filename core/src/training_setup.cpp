@@ -57,6 +57,23 @@ public:
         return Ok{};
     }
 
+    /// [256, 1024, 512]: sequence lengths (TrainingConfig::replaySequences).
+    Status sequences(const json& j, const std::string& key, std::vector<std::int64_t>& out) const {
+        if (!j.is_array()) return fail(key, "expected an array of sequence lengths, got " + jsontext::kind(j));
+        if (j.size() > kMaxReplaySequences)
+            return fail(key, "expected at most " + std::to_string(kMaxReplaySequences) + " lengths, got " +
+                                 std::to_string(j.size()));
+        std::vector<std::int64_t> seqs;
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            std::int64_t v = 0;
+            if (auto s = integer(j[i], key + "[" + std::to_string(i) + "]", 1, std::int64_t{1} << 24, v); !s)
+                return s;
+            seqs.push_back(v);
+        }
+        out = std::move(seqs);
+        return Ok{};
+    }
+
     Status bytes(const json& j, const std::string& key, std::uint64_t min, std::uint64_t& out) const {
         std::int64_t v = 0;
         if (auto s = integer(j, key, static_cast<std::int64_t>(min), static_cast<std::int64_t>(kMaxBytes), v);
@@ -323,6 +340,8 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
              c.allocConf = allocConfText(*conf);
              return Status(Ok{});
          }},
+        {"replay_sequences",
+         [&](const json& v, const std::string& k) { return r.sequences(v, k, c.replaySequences); }},
         {"margin_fraction",
          [&](const json& v, const std::string& k) { return r.fraction(v, k, c.marginFraction); }},
     };
@@ -411,6 +430,7 @@ ojson write(const TrainingSetup& s) {
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
     if (c.fragmentationFraction) o["fragmentation_fraction"] = *c.fragmentationFraction;
     if (!c.allocConf.empty()) o["alloc_conf"] = c.allocConf;
+    if (!c.replaySequences.empty()) o["replay_sequences"] = c.replaySequences;
     o["margin_fraction"] = c.marginFraction;
     return o;
 }

@@ -249,3 +249,83 @@ TEST_CASE("a sweep's required bytes are each point's own replay (replays spread 
         CHECK(p.peakAllocatedBytes == *est.peakAllocatedBytes(p.batch));
     }
 }
+
+TEST_CASE(
+    "replay sequence lengths: earlier steps at other lengths fragment the cache the step estimated meets",
+    "[allocator][estimator][sequences]") {
+    const Model gpt2 = preset("gpt2-small"); // seq 1024
+    auto at = [&](std::vector<std::int64_t> seqs, const char* conf = "") {
+        TrainingConfig c;
+        c.replaySequences = std::move(seqs);
+        c.allocConf = conf;
+        auto e = estimator(gpt2, c).estimate(8);
+        REQUIRE(e);
+        return *e;
+    };
+    const Estimate plain = at({});
+    CHECK(plain.allocator.sequences.empty());
+    // The model's own length before it: the same first step and steady step as without the list.
+    const Estimate own = at({1024});
+    CHECK(own.reservedBytes == plain.reservedBytes);
+    CHECK(own.allocator.iterations == 2);
+    CHECK(own.allocator.sequences == std::vector<std::int64_t>{1024, 1024});
+    // A settled cache: one more step of the same length reserves nothing more.
+    CHECK(at({1024, 1024}).reservedBytes == plain.reservedBytes);
+    // Shorter batches before the long one: their blocks are the wrong sizes for it.
+    const Estimate shrinking = at({896, 768, 640, 512, 384, 256, 128});
+    CHECK(shrinking.allocator.iterations == 8);
+    CHECK(shrinking.allocator.sequences.size() == 8);
+    CHECK(shrinking.allocator.sequences.back() == 1024);
+    CHECK(shrinking.peakAllocatedBytes == plain.peakAllocatedBytes); // the step estimated is the same
+    CHECK(shrinking.reservedBytes > plain.reservedBytes + plain.reservedBytes / 10);
+    // Expandable segments map what each step needs: the history costs them nothing like it.
+    const Estimate expandable = at({896, 768, 640, 512, 384, 256, 128}, "expandable_segments:True");
+    CHECK(expandable.reservedBytes < shrinking.reservedBytes);
+    CHECK(expandable.reservedBytes < plain.peakAllocatedBytes + plain.peakAllocatedBytes / 20);
+
+    // The trace holds every step: replayed on its own it gives the same figures.
+    TrainingConfig c;
+    c.replaySequences = {256, 512};
+    Estimator est = estimator(gpt2, c);
+    auto events = est.allocatorEvents(8);
+    REQUIRE(events);
+    auto replayed = replayAllocations(*events, ReplayOptions{});
+    REQUIRE(replayed);
+    auto e = est.estimate(8);
+    REQUIRE(e);
+    CHECK(replayed->stats.peakReservedBytes == e->reservedBytes);
+    // Out of memory in the first step, at its set-up: it names the first step's length.
+    auto v = est.verdict(8, 100u << 20);
+    REQUIRE(v);
+    REQUIRE(v->oom);
+    CHECK(v->oom->firstIteration);
+    CHECK(v->oom->sequence == 256);
+}
+
+TEST_CASE("replay sequence lengths are refused where they cannot apply, with the reason",
+          "[allocator][estimator][sequences]") {
+    auto refused = [](const Model& m, TrainingConfig c) {
+        auto e = Estimator::create(m, c, 0);
+        REQUIRE_FALSE(e);
+        return e.error().message;
+    };
+    TrainingConfig c;
+    c.replaySequences = {128};
+    CHECK(refused(preset("resnet50"), c).find("need a token-sequence model") != std::string::npos);
+    c.replaySequences = {2048};
+    CHECK(
+        refused(preset("gpt2-small"), c) ==
+        "replay sequence length 2048: expected 1 .. the model's own length, 1024 (the step estimated is the "
+        "longest)");
+    c.replaySequences = {0};
+    CHECK(refused(preset("gpt2-small"), c).find("replay sequence length 0: expected 1 ..") == 0);
+    c.replaySequences.assign(kMaxReplaySequences + 1, 64);
+    CHECK(refused(preset("gpt2-small"), c).find("65 given, at most 64") != std::string::npos);
+    c.replaySequences = {512};
+    c.fragmentationFraction = 0.05;
+    CHECK(refused(preset("gpt2-small"), c).find("cannot go with a fragmentation_fraction") !=
+          std::string::npos);
+    c.fragmentationFraction.reset();
+    c.firstStep = true;
+    CHECK(refused(preset("gpt2-small"), c).find("cannot go with first_step") != std::string::npos);
+}

@@ -407,6 +407,12 @@ TEST_CASE("the CLI command line of a set-up names only what differs from the def
     CHECK(full.arguments[2] == "my model's file.json"); // unquoted for a process call
     CHECK(shellQuote("plain-name_1.json") == "plain-name_1.json");
     CHECK(shellQuote("") == "''");
+    TrainingConfig alloc;
+    alloc.allocConf = "expandable_segments:True";
+    alloc.replaySequences = {256, 1024, 512};
+    CHECK(cliCommand("--preset", "gpt2-small", alloc, *rtx, 8).line ==
+          "batchfit-cli estimate --preset gpt2-small --batch 8 --gpu rtx-4090 "
+          "--alloc-conf expandable_segments:True --replay-seqs 256,1024,512");
 }
 
 TEST_CASE("every catalogue GPU's capacity is the figure its source quotes", "[gpu]") {

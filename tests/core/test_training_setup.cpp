@@ -138,3 +138,23 @@ TEST_CASE("the allocator settings: alloc_conf round-trips, version 2's default f
     REQUIRE(v3);
     CHECK(v3->setup->config.fragmentationFraction == 0.05);
 }
+
+TEST_CASE("replay_sequences round-trips; a bad list names its element", "[model_io][setup][sequences]") {
+    auto doc = parseModelDocument(withTraining(R"({"replay_sequences":[256,1024,512]})", 3), "run.json");
+    REQUIRE(doc);
+    REQUIRE(doc->setup);
+    CHECK(doc->setup->config.replaySequences == std::vector<std::int64_t>{256, 1024, 512});
+    auto again = parseModelDocument(serializeModelDocument(doc->model, doc->setup), "again.json");
+    REQUIRE(again);
+    CHECK(again->setup->config.replaySequences == doc->setup->config.replaySequences);
+    CHECK(error(withTraining(R"({"replay_sequences":512})", 3)) ==
+          "run.json: $.training.replay_sequences: expected an array of sequence lengths, got an integer");
+    CHECK(error(withTraining(R"({"replay_sequences":[256,0]})", 3))
+              .find("run.json: $.training.replay_sequences[1]: expected an integer from 1 to") == 0);
+    CHECK(error(withTraining(R"({"replay_sequences":[256,"x"]})", 3))
+              .find("run.json: $.training.replay_sequences[1]: expected an integer, got") == 0);
+    std::string many = "[";
+    for (int i = 0; i < 65; ++i) many += (i ? ",1" : "1");
+    CHECK(error(withTraining(R"({"replay_sequences":)" + many + "]}", 3))
+              .find("expected at most 64 lengths, got 65") != std::string::npos);
+}

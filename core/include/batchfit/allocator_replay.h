@@ -56,6 +56,8 @@ struct OomReport {
     std::optional<std::size_t> step;
     std::string stepLabel;
     bool firstIteration = false;
+    /// When the replay mixes sequence lengths (TrainingConfig::replaySequences): the failing step's; else 0.
+    std::int64_t sequence = 0;
 };
 
 /// One block of a segment, as torch.cuda.memory_snapshot() lists it.

@@ -61,6 +61,9 @@ struct AllocatorEstimate {
     std::int64_t peakSegments = 0;            ///< most segments at once
     std::int64_t deviceAllocs = 0;            ///< cudaMalloc calls (or page maps) in the replay
     int iterations = 1;                       ///< steps replayed (2: the steady state after a first step)
+    /// With TrainingConfig::replaySequences: each replayed step's sequence length, in order (the last is the
+    /// model's own, the step estimated); empty otherwise.
+    std::vector<std::int64_t> sequences;
 };
 
 /// One GPU of a data-parallel group (Estimate::parallel; group 1 without one).

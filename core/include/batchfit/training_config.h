@@ -110,12 +110,20 @@ struct TrainingConfig {
     /// PYTORCH_CUDA_ALLOC_CONF for the caching-allocator replay that gives reserved memory and the verdict
     /// (e.g. "expandable_segments:True"; "" is torch's default). See docs/memory-model.md section 6.
     std::string allocConf;
+    /// Sequence lengths of the steps before the one estimated, replayed in order through the caching
+    /// allocator: the first is the first step (its step() creates the optimizer states), each further one a
+    /// steady-state step; then the step estimated, at the model's own length. Variable-length batches
+    /// (dynamic padding) fragment the cache. Empty: every replayed step has the model's length. Needs a
+    /// token-sequence model; each length 1 .. the model's (at most kMaxReplaySequences of them).
+    std::vector<std::int64_t> replaySequences;
     /// An explicit override: reserved = peak x (1 + f), rounded to 2 MiB, instead of the replay.
     std::optional<double> fragmentationFraction;
     double marginFraction = 0.05; ///< user's safety margin, of the capacity
 
     bool operator==(const TrainingConfig&) const = default;
 };
+
+inline constexpr std::size_t kMaxReplaySequences = 64; ///< TrainingConfig::replaySequences
 
 std::string_view optimizerName(OptimizerKind k);     ///< "adam", "sgd-momentum", "adam8bit", ...
 std::string_view optimizerImplName(OptimizerImpl i); ///< "for-loop", "foreach", "fused", "default"

@@ -52,12 +52,13 @@ void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) 
     out.events.clear();
     out.stepEnd.assign(p.steps.size(), 0);
     out.warmEnd.clear();
+    out.earlierEnd.clear();
     out.iterations = p.replayIterations();
     if (p.steps.empty()) return;
-    thread_local std::vector<std::uint64_t> size, warmSize;
+    thread_local std::vector<std::uint64_t> size, warmSize, earlierSize;
     Emitter steady{p, size, 0, out};
     steady.sizes(batch);
-    if (const StepProgram* w = p.warmup(); w && out.iterations == 2) {
+    if (const StepProgram* w = p.warmup(); w && out.iterations >= 2) {
         // A first step (its set-up without optimizer states, which its step() creates and keeps), then the
         // steady-state step on the cache it left. The steady step's own set-up is what the first step made.
         Emitter first{*w, warmSize, 0, out};
@@ -66,8 +67,22 @@ void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) 
             first.step(s);
             out.warmEnd.push_back(first.last());
         }
+        // Earlier steady steps at other sequence lengths: each frees what it allocates, so each takes fresh ids.
+        std::uint64_t offset = w->instances.size();
+        for (const auto& earlier : p.earlierSteps()) {
+            Emitter e{*earlier, earlierSize, offset, out};
+            e.sizes(batch);
+            e.skipSetup = true;
+            auto& ends = out.earlierEnd.emplace_back();
+            ends.push_back(e.last());
+            for (std::size_t s = 1; s < earlier->steps.size(); ++s) {
+                e.step(s);
+                ends.push_back(e.last());
+            }
+            offset += earlier->instances.size();
+        }
         out.stepEnd[0] = steady.last();
-        steady.idOffset = w->instances.size();
+        steady.idOffset = offset;
         steady.skipSetup = true;
         for (std::size_t s = 1; s < p.steps.size(); ++s) {
             steady.step(s);

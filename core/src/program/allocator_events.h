@@ -17,6 +17,9 @@ struct StepEvents {
     std::vector<std::size_t> stepEnd;
     /// With a warm-up first iteration: the index of the last event of each of its steps (else empty).
     std::vector<std::size_t> warmEnd;
+    /// With earlier steady steps (StepProgram::earlierSteps): per step, the last event index of each of its
+    /// program steps.
+    std::vector<std::vector<std::size_t>> earlierEnd;
     int iterations = 1;
 };
 

@@ -1,5 +1,6 @@
 #include "program/step_program.h"
 
+#include "batchfit/fit_map.h"
 #include "graph/graph_builder.h"
 #include "program/allocator_events.h"
 #include "program/scheduler.h"
@@ -12,6 +13,13 @@ namespace batchfit {
 
 Result<std::shared_ptr<const StepProgram>>
 StepProgram::lower(const Model& model, const TrainingConfig& config, std::uint64_t cudaContextBytes) {
+    return lowerProgram(model, config, cudaContextBytes, true);
+}
+
+Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model& model,
+                                                                     const TrainingConfig& config,
+                                                                     std::uint64_t cudaContextBytes,
+                                                                     bool withEarlierSteps) {
     if (config.accumulationSteps < 1 || config.accumulationSteps > 1'000'000)
         return makeError("gradient accumulation steps must be between 1 and 1000000, got " +
                          std::to_string(config.accumulationSteps));
@@ -39,16 +47,61 @@ StepProgram::lower(const Model& model, const TrainingConfig& config, std::uint64
     if (!st) return st.error();
     program->finalize();
     program->m_repeatable = stepIsRepeatable(*program);
-    if (!config.firstStep && !config.fragmentationFraction && program->m_repeatable) {
+    if (withEarlierSteps && !config.replaySequences.empty()) {
+        if (auto st = program->lowerEarlierSteps(model, config, cudaContextBytes); !st) return st.error();
+    } else if (withEarlierSteps && !config.firstStep && !config.fragmentationFraction &&
+               program->m_repeatable) {
         // The replay's first iteration: states appear in the first step(), between cached activation blocks.
         TrainingConfig first = config;
         first.firstStep = true;
-        auto warm = lower(model, first, cudaContextBytes);
+        auto warm = lowerProgram(model, first, cudaContextBytes, false);
         if (warm) program->m_warmup = std::move(*warm);
     }
     if (program->m_maxSafeBatch < 1)
         return makeError(model.name + ": the model is too large to estimate (bytes overflow)");
     return std::shared_ptr<const StepProgram>(program);
+}
+
+// TrainingConfig::replaySequences: the first step and the steady steps before the one estimated, each the
+// model lowered at its own sequence length.
+Status StepProgram::lowerEarlierSteps(const Model& model, const TrainingConfig& config,
+                                      std::uint64_t cudaContextBytes) {
+    const auto& seqs = config.replaySequences;
+    const std::string what = "replay sequence lengths";
+    if (config.fragmentationFraction)
+        return makeError(what + " need the allocator replay: they cannot go with a fragmentation_fraction "
+                                "override");
+    if (config.firstStep)
+        return makeError(what + " are the steps before a steady-state step: they cannot go with first_step");
+    if (seqs.size() > kMaxReplaySequences)
+        return makeError(what + ": " + std::to_string(seqs.size()) + " given, at most " +
+                         std::to_string(kMaxReplaySequences));
+    auto own = modelSequenceLength(model);
+    if (!own) return makeError(what + " need a token-sequence model: " + own.error().message);
+    if (!m_repeatable)
+        return makeError(what + ": this step keeps tensors past its end, so it is replayed once");
+    TrainingConfig base = config;
+    base.replaySequences.clear();
+    m_sequence = *own;
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+        const std::string at = "replay sequence length " + std::to_string(seqs[i]);
+        if (seqs[i] < 1 || seqs[i] > *own)
+            return makeError(at + ": expected 1 .. the model's own length, " + std::to_string(*own) +
+                             " (the step estimated is the longest)");
+        auto m = withSequenceLength(model, seqs[i]);
+        if (!m) return makeError(at + ": " + m.error().message);
+        TrainingConfig c = base;
+        c.firstStep = i == 0;
+        auto p = lowerProgram(*m, c, cudaContextBytes, false);
+        if (!p) return makeError(at + ": " + p.error().message);
+        if (i > 0 && !(*p)->m_repeatable) return makeError(at + ": the step keeps tensors past its end");
+        m_maxSafeBatch = std::min(m_maxSafeBatch, (*p)->m_maxSafeBatch);
+        if (i == 0)
+            m_warmup = std::move(*p);
+        else
+            m_earlier.push_back(std::move(*p));
+    }
+    return Ok{};
 }
 
 void StepProgram::finalize() {
@@ -136,7 +189,7 @@ std::uint64_t StepProgram::required(std::uint64_t peakBytes) const {
 }
 
 int StepProgram::replayIterations() const {
-    return (!m_config.firstStep && m_repeatable && m_warmup) ? 2 : 1;
+    return (!m_config.firstStep && m_repeatable && m_warmup) ? 2 + static_cast<int>(m_earlier.size()) : 1;
 }
 
 Result<ReplayResult> StepProgram::replay(std::int64_t batch, std::optional<std::uint64_t> limit, bool samples,
@@ -167,14 +220,24 @@ void StepProgram::locateOom(const StepEvents& ev, OomReport& oom) const {
         return static_cast<std::size_t>(it - ends.begin());
     };
     const StepProgram* w = warmup();
+    const bool mixed = !m_config.replaySequences.empty();
     if (!ev.warmEnd.empty() && w && i <= ev.warmEnd.back()) {
         oom.firstIteration = true;
         oom.step = stepOf(ev.warmEnd);
         if (oom.step) oom.stepLabel = w->steps[*oom.step].label;
+        if (mixed) oom.sequence = m_config.replaySequences.front();
+        return;
+    }
+    for (std::size_t k = 0; k < ev.earlierEnd.size() && k < m_earlier.size(); ++k) {
+        if (ev.earlierEnd[k].empty() || i > ev.earlierEnd[k].back()) continue;
+        oom.step = stepOf(ev.earlierEnd[k]);
+        if (oom.step) oom.stepLabel = m_earlier[k]->steps[*oom.step].label;
+        oom.sequence = m_config.replaySequences[k + 1];
         return;
     }
     oom.step = stepOf(ev.stepEnd);
     if (oom.step) oom.stepLabel = steps[*oom.step].label;
+    if (mixed) oom.sequence = m_sequence;
 }
 
 std::optional<std::uint64_t> StepProgram::requiredAt(std::int64_t batch) const {
@@ -244,6 +307,10 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.autocastWeightCopyBytes = t.autocastCopies.atUnchecked(batch);
     e.cudaContextBytes = m_contextBytes;
     e.allocator.allocConf = allocConfText(m_allocConfig);
+    if (!m_config.replaySequences.empty()) {
+        e.allocator.sequences = m_config.replaySequences;
+        e.allocator.sequences.push_back(m_sequence);
+    }
     if (replays()) {
         auto r = replay(batch, std::nullopt, withTimeline);
         if (!r) return r.error();

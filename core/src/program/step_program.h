@@ -92,6 +92,9 @@ public:
     /// The same step as a first step (optimizer states created inside step()): the replay runs it before the
     /// steady-state step, as a training loop does. Null for first-step programs and the override.
     const StepProgram* warmup() const { return m_warmup.get(); }
+    /// With TrainingConfig::replaySequences: the steady steps replayed between the first step (warmup(), at
+    /// the first length) and this one, each at its own length.
+    const std::vector<std::shared_ptr<const StepProgram>>& earlierSteps() const { return m_earlier; }
     Result<Estimate> evaluate(std::int64_t batch, bool withTimeline) const;
 
     const TrainingConfig& config() const { return m_config; }
@@ -110,11 +113,18 @@ public:
     void finalize(); ///< groups, overflow bound
 
 private:
+    static Result<std::shared_ptr<const StepProgram>> lowerProgram(const Model& model,
+                                                                   const TrainingConfig& config,
+                                                                   std::uint64_t cudaContextBytes,
+                                                                   bool withEarlierSteps);
+    Status lowerEarlierSteps(const Model& model, const TrainingConfig& config, std::uint64_t cudaContextBytes);
     void locateOom(const StepEvents& ev, OomReport& oom) const; ///< OomReport::step, stepLabel
     TrainingConfig m_config;
     AllocatorConfig m_allocConfig;
     bool m_repeatable = true;
     std::shared_ptr<const StepProgram> m_warmup;
+    std::vector<std::shared_ptr<const StepProgram>> m_earlier;
+    std::int64_t m_sequence = 0; ///< the model's sequence length, with replaySequences
     std::uint64_t m_contextBytes = 0;
     StepTotals m_totals;
     std::int64_t m_maxSafeBatch = 0;
