@@ -325,21 +325,10 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             o.allocConfGiven = true;
         } else if (a == "--replay-seqs") {
             BF_NEXT(v);
-            std::vector<std::int64_t> seqs;
-            std::size_t start = 0;
-            while (start <= v.size()) {
-                const auto comma = v.find(',', start);
-                const std::string item =
-                    v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-                auto r = parseInt(item, a, 1, std::int64_t{1} << 24);
-                if (!r) return makeError(a + " expects comma-separated sequence lengths, got '" + v + "'");
-                seqs.push_back(*r);
-                if (seqs.size() > kMaxReplaySequences)
-                    return makeError(a + ": at most " + std::to_string(kMaxReplaySequences) + " lengths");
-                if (comma == std::string::npos) break;
-                start = comma + 1;
-            }
-            o.config.replaySequences = std::move(seqs);
+            auto seqs = parseReplaySequences(v);
+            if (!seqs) return makeError(a + ": " + seqs.error().message);
+            if (seqs->empty()) return makeError(a + ": expected comma-separated sequence lengths, got ''");
+            o.config.replaySequences = std::move(*seqs);
         } else if (a == "--fragmentation") {
             BF_NEXT(v);
             auto r = parseDouble(v, a);

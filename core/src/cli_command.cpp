@@ -108,11 +108,7 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
             c.unsaid.emplace_back("cuBLAS workspace override");
     }
     if (!config.allocConf.empty()) option("--alloc-conf", config.allocConf);
-    if (!config.replaySequences.empty()) {
-        std::string list;
-        for (std::int64_t s : config.replaySequences) list += (list.empty() ? "" : ",") + std::to_string(s);
-        option("--replay-seqs", list);
-    }
+    if (!config.replaySequences.empty()) option("--replay-seqs", replaySequencesText(config.replaySequences));
     if (config.fragmentationFraction) option("--fragmentation", number(*config.fragmentationFraction));
     c.line = "batchfit-cli";
     for (const std::string& s : a) c.line += " " + shellQuote(s);

@@ -2,7 +2,9 @@
 
 #include "enum_names.h"
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <utility>
 
 namespace batchfit {
@@ -143,6 +145,39 @@ void applyQuantDefaults(TrainingConfig& c, bool checkpointingGiven) {
     if (!c.quant.enabled() || !c.quant.prepare || checkpointingGiven) return;
     c.checkpointing = Checkpointing::EveryBlock;
     c.checkpointMode = CheckpointMode::Reentrant;
+}
+
+Result<std::vector<std::int64_t>> parseReplaySequences(std::string_view text) {
+    std::vector<std::int64_t> out;
+    const auto bad = [&] {
+        return makeError("expected comma-separated sequence lengths, got '" + std::string(text) + "'");
+    };
+    const auto blank = [](char ch) { return ch == ' ' || ch == '\t'; };
+    if (std::all_of(text.begin(), text.end(), blank)) return out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        std::string_view item = text.substr(start, comma - start);
+        while (!item.empty() && blank(item.front())) item.remove_prefix(1);
+        while (!item.empty() && blank(item.back())) item.remove_suffix(1);
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+        if (item.empty() || ec != std::errc() || end != item.data() + item.size()) return bad();
+        if (v < 1 || v > (std::int64_t{1} << 24))
+            return makeError("sequence length " + std::string(item) + " is out of range 1..16777216");
+        out.push_back(v);
+        if (out.size() > kMaxReplaySequences)
+            return makeError("at most " + std::to_string(kMaxReplaySequences) + " sequence lengths");
+        if (comma == text.size()) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::string replaySequencesText(const std::vector<std::int64_t>& seqs) {
+    std::string out;
+    for (std::int64_t s : seqs) out += (out.empty() ? "" : ",") + std::to_string(s);
+    return out;
 }
 
 std::vector<OptimizerKind> allOptimizers() {

@@ -348,7 +348,7 @@ if(NOT mixed GREATER plain OR NOT last EQUAL 1024 OR NOT first EQUAL 896 OR NOT 
                       "${steps} steps")
 endif()
 run(2 estimate --preset gpt2-small --replay-seqs 512,,256)
-expect("--replay-seqs expects comma-separated sequence lengths, got '512,,256'" ERR)
+expect("--replay-seqs: expected comma-separated sequence lengths, got '512,,256'" ERR)
 run(3 estimate --preset resnet50 --replay-seqs 128)
 expect("replay sequence lengths need a token-sequence model" ERR)
 file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/bad.trace.json"

@@ -158,3 +158,21 @@ TEST_CASE("replay_sequences round-trips; a bad list names its element", "[model_
     CHECK(error(withTraining(R"({"replay_sequences":)" + many + "]}", 3))
               .find("expected at most 64 lengths, got 65") != std::string::npos);
 }
+
+TEST_CASE("replay sequence lists: parsed from text and written back", "[setup][sequences]") {
+    auto ok = parseReplaySequences(" 256, 1024,512 ");
+    REQUIRE(ok);
+    CHECK(*ok == std::vector<std::int64_t>{256, 1024, 512});
+    CHECK(replaySequencesText(*ok) == "256,1024,512");
+    auto none = parseReplaySequences("  ");
+    REQUIRE(none);
+    CHECK(none->empty());
+    CHECK(parseReplaySequences("512,,256").error().message ==
+          "expected comma-separated sequence lengths, got '512,,256'");
+    CHECK(parseReplaySequences("512, 2x").error().message.find("got '512, 2x'") != std::string::npos);
+    CHECK(parseReplaySequences("0").error().message == "sequence length 0 is out of range 1..16777216");
+    CHECK(parseReplaySequences("99999999999999999999").error().message.find("expected comma-separated") == 0);
+    std::string many;
+    for (int i = 0; i <= 64; ++i) many += (i ? ",8" : "8");
+    CHECK(parseReplaySequences(many).error().message == "at most 64 sequence lengths");
+}

@@ -142,6 +142,10 @@ Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);
 Result<Precision> parsePrecision(std::string_view s);
 Result<Checkpointing> parseCheckpointing(std::string_view s);
 Result<TorchRules> parseTorchRules(std::string_view s); ///< "2" (also "2.x"), "1.13"
+/// "256, 1024,512" -> {256, 1024, 512} (TrainingConfig::replaySequences; "" -> none): each 1 .. 2^24, at
+/// most kMaxReplaySequences. Whether they suit the model is checked when it is lowered.
+Result<std::vector<std::int64_t>> parseReplaySequences(std::string_view text);
+std::string replaySequencesText(const std::vector<std::int64_t>& seqs); ///< "256,1024,512"
 Result<CheckpointMode> parseCheckpointMode(std::string_view s);
 std::string_view quantKindName(QuantKind k); ///< "none", "nf4", "fp4", "int8"
 Result<QuantKind> parseQuantKind(std::string_view s);
