@@ -572,5 +572,13 @@
         <source>On this GPU the steady-state step runs out of memory at %1, trying to allocate %2.</source>
         <translation>在这块 GPU 上，稳定状态的训练步在 %1 处显存不足（尝试分配 %2）。</translation>
     </message>
+    <message>
+        <source>Batch lengths replayed</source>
+        <translation>回放的批次长度</translation>
+    </message>
+    <message>
+        <source>%1 (variable-length batches; the last is the step shown)</source>
+        <translation>%1（变长批次；最后一个是所示的训练步）</translation>
+    </message>
 </context>
 </TS>

@@ -34,6 +34,18 @@
         <source>PyTorch&apos;s CUDA caching allocator settings (PYTORCH_CUDA_ALLOC_CONF)</source>
         <translation>PyTorch CUDA 缓存分配器的设置（PYTORCH_CUDA_ALLOC_CONF）</translation>
     </message>
+    <message>
+        <source>e.g. 896,512,256</source>
+        <translation>例如 896,512,256</translation>
+    </message>
+    <message>
+        <source>Variable-length batches (dynamic padding): the sequence lengths of the steps before the one shown, in order, replayed through the caching allocator. The first is the first training step, then steady steps; the model&apos;s own length, the longest, comes last. The blocks shorter batches leave fragment the cache the long one meets. Empty: every step has the model&apos;s length. Press Enter to apply.</source>
+        <translation>变长批次（动态填充）：所示训练步之前各步的序列长度，按顺序经缓存分配器回放。第一个是第一个训练步，其后是稳定状态的训练步；模型自身的长度（最长）排在最后。较短批次留下的块会使长批次遇到的缓存碎片化。留空：每一步都用模型的长度。按回车键应用。</translation>
+    </message>
+    <message>
+        <source>Earlier batch lengths:</source>
+        <translation>之前批次的长度：</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::AllocatorStrip</name>
@@ -342,6 +354,10 @@
     <message>
         <source>From a replay of %1 steps through the caching allocator (%2; the last one is shown), on a GPU large enough:</source>
         <translation>在足够大的 GPU 上用缓存分配器回放 %1 步（%2；显示最后一步）：</translation>
+    </message>
+    <message>
+        <source>the steps&apos; sequence lengths, in order: %1</source>
+        <translation>各步的序列长度（按顺序）：%1</translation>
     </message>
 </context>
 <context>
@@ -1692,14 +1708,6 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>优化建议</translation>
     </message>
     <message>
-        <source>The model has a problem, so the chart shows the last valid estimate: %1</source>
-        <translation>模型有问题，图表显示的是上一次有效的估算：%1</translation>
-    </message>
-    <message>
-        <source>no estimate: the model has a problem</source>
-        <translation>无法估算：模型有问题</translation>
-    </message>
-    <message>
         <source>%1[*] — BatchFit</source>
         <translation>%1[*] — BatchFit</translation>
     </message>
@@ -1998,6 +2006,14 @@ The previous file, if any, is unchanged. The model is still open with its change
     <message>
         <source>Caching Allocator &amp;Segments</source>
         <translation>缓存分配器内存段(&amp;S)</translation>
+    </message>
+    <message>
+        <source>The model or its training set-up has a problem, so the chart shows the last valid estimate: %1</source>
+        <translation>模型或其训练配置有问题，图表显示的是上一次有效的估算：%1</translation>
+    </message>
+    <message>
+        <source>no estimate: the model or its set-up has a problem</source>
+        <translation>无估算：模型或其配置有问题</translation>
     </message>
 </context>
 <context>
@@ -3221,6 +3237,14 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Allocator settings: %1</source>
         <translation>分配器设置：%1</translation>
+    </message>
+    <message>
+        <source>Earlier batch lengths: none</source>
+        <translation>之前批次的长度：无</translation>
+    </message>
+    <message>
+        <source>Earlier batch lengths: %1</source>
+        <translation>之前批次的长度：%1</translation>
     </message>
 </context>
 <context>

@@ -112,6 +112,21 @@ TEST_CASE("Report data: no checkpointing is a translated word, a kind keeps its 
     CHECK(checkpointing(*every).startsWith(QStringLiteral("every-block")));
 }
 
+TEST_CASE("Report data: variable-length batches are said in the set-up table", "[report][data][sequences]") {
+    ReportRequest r = presetRequest("gpt2-small", 8);
+    auto plain = buildReportData(r);
+    REQUIRE(plain);
+    for (const auto& [k, v] : ReportSections(*plain).setup())
+        CHECK(k != QStringLiteral("Batch lengths replayed"));
+    r.config.replaySequences = {512, 256};
+    auto mixed = buildReportData(r);
+    REQUIRE(mixed);
+    QString lengths;
+    for (const auto& [k, v] : ReportSections(*mixed).setup())
+        if (k == QStringLiteral("Batch lengths replayed")) lengths = v;
+    CHECK(lengths.startsWith(QString::fromUtf8("512 → 256 → 1,024 (variable-length batches")));
+}
+
 TEST_CASE("Report data: QLoRA and data parallelism are said in the set-up table and assumptions",
           "[report][data][qlora][parallel]") {
     ReportRequest r = presetRequest("llama-2-7b", 1);

@@ -2,6 +2,7 @@
 // replay, the PYTORCH_CUDA_ALLOC_CONF field edits the set-up undoably, the breakdown tells allocated from
 // reserved, and the verdict carries PyTorch's out-of-memory message.
 #include "batchfit/allocator_config.h"
+#include "batchfit/training_config.h"
 #include "catch_compat.h"
 #include "gui/charts/allocator_strip.h"
 #include "gui/charts/segment_map.h"
@@ -239,6 +240,64 @@ TEST_CASE("PYTORCH_CUDA_ALLOC_CONF: refused text changes nothing, accepted text 
     REQUIRE(w.waitForIdle());
     CHECK(w.document()->config().allocConf == canonical);
     CHECK(edit->text() == QString::fromStdString(canonical));
+}
+
+TEST_CASE("earlier batch lengths: one undoable edit that the replay follows; refused text changes nothing",
+          "[window][segments][undo][sequences]") {
+    Fixture f; // gpt2-small, seq 1024
+    MainWindow& w = f.w;
+    AllocConfField* field = w.trainingPanel()->allocConfField();
+    QLineEdit* edit = field->sequencesEdit();
+    CHECK_FALSE(edit->isVisibleTo(&w)); // under the Advanced fold with the allocator settings
+    field->advancedButton()->click();
+    CHECK(edit->isVisibleTo(&w));
+    const TrainingConfig before = w.document()->config();
+    const int steps = w.document()->undoStack()->count();
+    const std::uint64_t reservedBefore = w.shownEstimate()->reservedBytes;
+
+    edit->setText(QStringLiteral("896, 512,x"));
+    QTest::keyClick(edit, Qt::Key_Return);
+    REQUIRE(w.waitForIdle());
+    CHECK(field->sequencesProblem() ==
+          QString::fromStdString(parseReplaySequences("896, 512,x").error().message));
+    CHECK(edit->property("invalid").toBool());
+    CHECK(edit->text() == QStringLiteral("896, 512,x"));
+    CHECK(w.document()->config() == before);
+    CHECK(w.document()->undoStack()->count() == steps);
+
+    edit->setText(QStringLiteral("896, 768,640,512,384,256,128"));
+    QTest::keyClick(edit, Qt::Key_Return);
+    REQUIRE(w.waitForIdle());
+    CHECK(field->sequencesProblem().isEmpty());
+    CHECK_FALSE(edit->property("invalid").toBool());
+    CHECK(edit->text() == QStringLiteral("896,768,640,512,384,256,128")); // as the core writes it
+    CHECK(w.document()->config().replaySequences ==
+          std::vector<std::int64_t>{896, 768, 640, 512, 384, 256, 128});
+    CHECK(w.document()->undoStack()->count() == steps + 1);
+    REQUIRE(w.shownEstimate());
+    CHECK(w.shownEstimate()->allocator.sequences.back() == 1024);
+    CHECK(w.shownEstimate()->reservedBytes > reservedBefore); // the shorter batches' blocks fragment it
+
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.document()->config() == before);
+    CHECK(edit->text().isEmpty());
+    CHECK(w.shownEstimate()->reservedBytes == reservedBefore);
+
+    // A length past the model's: the core says why, in the window, and the edit can be undone.
+    edit->setText(QStringLiteral("2048"));
+    QTest::keyClick(edit, Qt::Key_Return);
+    REQUIRE(w.waitForIdle());
+    bool said = false;
+    for (const QLabel* l : w.findChildren<QLabel*>())
+        said = said ||
+               (l->isVisibleTo(&w) && l->text().contains(QStringLiteral("training set-up has a problem")) &&
+                l->text().contains(QStringLiteral("replay sequence length 2048: expected 1 .. the "
+                                                  "model's own length, 1024")));
+    CHECK(said);
+    w.document()->undoStack()->undo();
+    REQUIRE(w.waitForIdle());
+    CHECK(w.shownEstimate()->reservedBytes == reservedBefore);
 }
 
 TEST_CASE("the breakdown tells allocated from reserved; the verdict carries PyTorch's OOM message",

@@ -125,6 +125,13 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                                                    .arg(ReportText::fraction(*c.fragmentationFraction))
                      : c.allocConf.empty() ? ReportText::tr("not set (PyTorch's defaults)")
                                            : qs(c.allocConf));
+    if (!m_data.estimate.allocator.sequences.empty()) {
+        QStringList lengths;
+        for (std::int64_t s : m_data.estimate.allocator.sequences) lengths << ReportText::number(s);
+        out.emplace_back(ReportText::tr("Batch lengths replayed"),
+                         ReportText::tr("%1 (variable-length batches; the last is the step shown)")
+                             .arg(lengths.join(QStringLiteral(" → "))));
+    }
     out.emplace_back(ReportText::tr("Safety margin"),
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
     out.emplace_back(ReportText::tr("Step simulated"),

@@ -126,6 +126,12 @@ QString BreakdownModel::reserveExplanation() const {
             .arg(ByteFormat::count(static_cast<std::uint64_t>(a.peakSegments)),
                  ByteFormat::count(static_cast<std::uint64_t>(a.deviceAllocs))),
         tr("The Segments tab shows them through the step.")};
+    if (!a.sequences.empty()) {
+        QStringList lengths;
+        for (std::int64_t s : a.sequences) lengths << ByteFormat::count(static_cast<std::uint64_t>(s));
+        lines.insert(
+            2, tr("the steps' sequence lengths, in order: %1").arg(lengths.join(QStringLiteral(" → "))));
+    }
     return lines.join(QLatin1Char('\n'));
 }
 

@@ -1,6 +1,7 @@
 #include "gui/panels/alloc_conf_field.h"
 
 #include "batchfit/allocator_config.h"
+#include "batchfit/training_config.h"
 #include "gui/charts/component_style.h"
 #include "gui/panels/eliding_label.h"
 
@@ -12,6 +13,23 @@
 #include <QToolTip>
 
 namespace batchfit {
+
+namespace {
+
+// A tint of the "does not fit" red over the field's own background: readable on light and dark.
+void markRefused(QLineEdit* edit, bool refused) {
+    QPalette p = edit->parentWidget()->palette();
+    if (refused) {
+        const QColor bad = ComponentStyle::oomColor(), base = p.color(QPalette::Base);
+        const auto mix = [](int a, int b) { return (a * 3 + b) / 4; };
+        p.setColor(QPalette::Base, QColor(mix(base.red(), bad.red()), mix(base.green(), bad.green()),
+                                          mix(base.blue(), bad.blue())));
+    }
+    edit->setPalette(p);
+    edit->setProperty("invalid", refused);
+}
+
+} // namespace
 
 AllocConfField::AllocConfField(QFormLayout* form, QBoxLayout* toggleRow, QWidget* parent)
     : QWidget(parent), m_form(form) {
@@ -49,10 +67,32 @@ AllocConfField::AllocConfField(QFormLayout* form, QBoxLayout* toggleRow, QWidget
     m_message->setPalette(p);
     form->addRow(m_message);
     form->setRowVisible(m_message, false);
+
+    // Variable-length batches: the earlier steps' sequence lengths (TrainingConfig::replaySequences).
+    m_seqEdit = new QLineEdit(parent);
+    m_seqEdit->setObjectName(QStringLiteral("replaySequencesEdit"));
+    m_seqEdit->setPlaceholderText(tr("e.g. 896,512,256"));
+    m_seqEdit->setClearButtonEnabled(true);
+    m_seqTip =
+        tr("Variable-length batches (dynamic padding): the sequence lengths of the steps before the one "
+           "shown, in order, replayed through the caching allocator. The first is the first training "
+           "step, then steady steps; the model's own length, the longest, comes last. The blocks "
+           "shorter batches leave fragment the cache the long one meets. Empty: every step has the "
+           "model's length. Press Enter to apply.");
+    m_seqEdit->setToolTip(m_seqTip);
+    auto* seqLabel = new QLabel(tr("Earlier batch lengths:"), parent);
+    seqLabel->setBuddy(m_seqEdit);
+    seqLabel->setToolTip(m_seqTip);
+    form->addRow(seqLabel, m_seqEdit);
     updateVisible();
 
     connect(m_advanced, &QToolButton::toggled, this, &AllocConfField::updateVisible);
     connect(m_edit, &QLineEdit::editingFinished, this, &AllocConfField::commit);
+    connect(m_seqEdit, &QLineEdit::editingFinished, this, &AllocConfField::commitSequences);
+    connect(m_seqEdit, &QLineEdit::textEdited, this, [this] {
+        if (!m_seqProblem.isEmpty() && parseReplaySequences(m_seqEdit->text().toStdString()))
+            showSequencesProblem({});
+    });
     // While refused, the mark goes as soon as the text is one the core accepts (applied on Enter).
     connect(m_edit, &QLineEdit::textEdited, this, [this] {
         if (m_problem.isEmpty()) return;
@@ -67,10 +107,45 @@ void AllocConfField::setAllocConf(const QString& canonical) {
     if (!canonical.isEmpty()) m_advanced->setChecked(true); // a set-up with options shows them
 }
 
+void AllocConfField::setReplaySequences(const std::vector<std::int64_t>& seqs) {
+    m_seqCurrent = QString::fromStdString(replaySequencesText(seqs));
+    if (m_seqEdit->text() != m_seqCurrent) m_seqEdit->setText(m_seqCurrent);
+    showSequencesProblem({});
+    if (!seqs.empty()) m_advanced->setChecked(true);
+}
+
+void AllocConfField::commitSequences() {
+    const auto parsed = parseReplaySequences(m_seqEdit->text().toStdString());
+    if (!parsed) { // kept, marked, the set-up unchanged
+        showSequencesProblem(QString::fromStdString(parsed.error().message));
+        if (m_seqEdit->isVisible())
+            QToolTip::showText(m_seqEdit->mapToGlobal(QPoint(0, m_seqEdit->height())), m_seqEdit->toolTip(),
+                               m_seqEdit);
+        return;
+    }
+    showSequencesProblem({});
+    const QString canonical = QString::fromStdString(replaySequencesText(*parsed));
+    m_seqEdit->setText(canonical);
+    if (canonical == m_seqCurrent) return;
+    m_seqCurrent = canonical;
+    emit replaySequencesEdited(*parsed);
+}
+
+void AllocConfField::showSequencesProblem(const QString& message) {
+    m_seqProblem = message;
+    m_seqEdit->setToolTip(message.isEmpty() ? m_seqTip
+                                            : QStringLiteral("<p><b>%1</b></p><p>%2</p>")
+                                                  .arg(tr("Not applied: %1").arg(message).toHtmlEscaped(),
+                                                       m_seqTip.toHtmlEscaped()));
+    if (!message.isEmpty()) m_advanced->setChecked(true);
+    markRefused(m_seqEdit, !message.isEmpty());
+}
+
 void AllocConfField::updateVisible() {
     const bool on = m_advanced->isChecked();
     m_advanced->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
     m_form->setRowVisible(m_edit, on);
+    m_form->setRowVisible(m_seqEdit, on);
     m_form->setRowVisible(m_message, on && !m_problem.isEmpty());
 }
 
@@ -110,16 +185,7 @@ void AllocConfField::showProblem(const QString& message) {
                                                     m_tip.toHtmlEscaped()));
     if (!message.isEmpty()) m_advanced->setChecked(true);
     m_form->setRowVisible(m_message, m_advanced->isChecked() && !message.isEmpty());
-    QPalette p = m_edit->parentWidget()->palette();
-    if (!message.isEmpty()) {
-        // a tint of the "does not fit" red over the field's own background: readable on light and dark
-        const QColor bad = ComponentStyle::oomColor(), base = p.color(QPalette::Base);
-        const auto mix = [](int a, int b) { return (a * 3 + b) / 4; };
-        p.setColor(QPalette::Base, QColor(mix(base.red(), bad.red()), mix(base.green(), bad.green()),
-                                          mix(base.blue(), bad.blue())));
-    }
-    m_edit->setPalette(p);
-    m_edit->setProperty("invalid", !message.isEmpty());
+    markRefused(m_edit, !message.isEmpty());
 }
 
 } // namespace batchfit

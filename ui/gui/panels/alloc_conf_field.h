@@ -1,9 +1,11 @@
 #pragma once
-// The PYTORCH_CUDA_ALLOC_CONF row of the training set-up, behind an "Advanced" fold beside the PyTorch
-// choice: the caching allocator's options for the replay, checked by the core's parser before they change the
-// set-up.
+// The caching-allocator replay's rows of the training set-up, behind an "Advanced" fold beside the PyTorch
+// choice: PYTORCH_CUDA_ALLOC_CONF and the sequence lengths of earlier batches, each checked by the core's
+// parser before it changes the set-up.
 #include <QLineEdit>
 #include <QWidget>
+#include <cstdint>
+#include <vector>
 
 class QBoxLayout;
 class QFormLayout;
@@ -27,13 +29,19 @@ public:
 
     /// Shows the set-up's text (canonical) without emitting; clears a refusal.
     void setAllocConf(const QString& canonical);
+    /// Shows TrainingConfig::replaySequences without emitting; clears a refusal.
+    void setReplaySequences(const std::vector<std::int64_t>& seqs);
     QLineEdit* lineEdit() const { return m_edit; }
+    QLineEdit* sequencesEdit() const { return m_seqEdit; }
+    /// The parser's message while the sequence lengths are refused; empty otherwise.
+    QString sequencesProblem() const { return m_seqProblem; }
     QToolButton* advancedButton() const { return m_advanced; }
     /// The parser's message while the text is refused; empty otherwise.
     QString problem() const { return m_problem; }
 
 signals:
     void allocConfEdited(const QString& canonical);
+    void replaySequencesEdited(const std::vector<std::int64_t>& seqs);
 
 private:
     /// Checks the text; true (and the canonical text in `canonical`) when the core accepts it.
@@ -41,6 +49,8 @@ private:
     void commit();
     void showProblem(const QString& message);
     void updateVisible();
+    void commitSequences();
+    void showSequencesProblem(const QString& message);
 
     QFormLayout* m_form = nullptr;
     QLineEdit* m_edit = nullptr;
@@ -49,6 +59,8 @@ private:
     QString m_tip;     ///< the field's tooltip while the text is accepted
     QString m_current; ///< the set-up's canonical text
     QString m_problem;
+    QLineEdit* m_seqEdit = nullptr;
+    QString m_seqTip, m_seqCurrent, m_seqProblem;
 };
 
 } // namespace batchfit

@@ -231,6 +231,15 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         emitEdit(canonical.isEmpty() ? tr("Allocator settings: PyTorch's defaults")
                                      : tr("Allocator settings: %1").arg(canonical));
     });
+    connect(
+        m_allocConf, &AllocConfField::replaySequencesEdited, this,
+        [this](const std::vector<std::int64_t>& seqs) {
+            m_config.replaySequences = seqs;
+            emitEdit(
+                seqs.empty()
+                    ? tr("Earlier batch lengths: none")
+                    : tr("Earlier batch lengths: %1").arg(QString::fromStdString(replaySequencesText(seqs))));
+        });
 
     m_setToNone = new QCheckBox(tr("zero_grad(set_to_none=True)"), this);
     m_setToNone->setToolTip(
@@ -283,7 +292,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_contextMib, m_torch);
     setTabOrder(m_torch, m_allocConf->advancedButton());
     setTabOrder(m_allocConf->advancedButton(), m_allocConf->lineEdit());
-    setTabOrder(m_allocConf->lineEdit(), m_setToNone);
+    setTabOrder(m_allocConf->lineEdit(), m_allocConf->sequencesEdit());
+    setTabOrder(m_allocConf->sequencesEdit(), m_setToNone);
     setTabOrder(m_firstStep, m_lora->firstField());
     setTabOrder(m_lora->lastField(), m_parallel->firstField());
 
@@ -403,6 +413,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_firstStep->setChecked(config.firstStep);
     selectData(m_torch, config.torch);
     m_allocConf->setAllocConf(QString::fromStdString(config.allocConf));
+    m_allocConf->setReplaySequences(config.replaySequences);
     m_updating = false;
     updateEnabled();
 }

@@ -221,13 +221,14 @@ void MainWindow::onResult() {
 
 void MainWindow::onFailure(const QString& message) {
     m_problem->setText(
-        tr("The model has a problem, so the chart shows the last valid estimate: %1").arg(message));
+        tr("The model or its training set-up has a problem, so the chart shows the last valid estimate: %1")
+            .arg(message));
     m_problem->show();
     m_layers->editor()->setModelProblem(message);
     m_layers->treeModel()->setProblem(message); // the layer it names turns red in the stack
     m_stale = true;
     m_chart->setStale(true);
-    m_batchPanel->showProblem(tr("no estimate: the model has a problem"));
+    m_batchPanel->showProblem(tr("no estimate: the model or its set-up has a problem"));
     m_shown.reset();
     m_breakdown->clear();
     m_layers->treeModel()->setEstimate(nullptr);
