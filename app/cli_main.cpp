@@ -250,6 +250,8 @@ int main(int argc, char** argv) {
         return fail(kUsage, "--seq-from, --seq-to and --seq-step apply to fit-map");
     if (o.command == "fit-map" && o.sequence)
         return fail(kUsage, "fit-map takes the sequence lengths as --seq-from A --seq-to B, not --seq");
+    if (o.command == "fit-map" && !o.config.replaySequences.empty())
+        return fail(kUsage, "--replay-seqs does not apply to fit-map: each of its rows is one fixed length");
     if (o.command == "fit-map" && !o.gpu)
         return fail(kUsage, "fit-map needs --gpu (a catalogue id or a capacity such as 24GiB)");
     if ((o.onnxLoss || o.onnxAllowOpaque) && o.onnxFile.empty())

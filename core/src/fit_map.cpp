@@ -141,6 +141,9 @@ Result<FitMap> computeFitMap(const SequenceModelSource& source, const TrainingCo
     if (!seqs) return seqs.error();
     FitMap map;
     map.accumulationSteps = config.accumulationSteps;
+    // Each row is a run of batches of exactly its length: an earlier-batch history does not apply to it.
+    TrainingConfig rowConfig = config;
+    rowConfig.replaySequences.clear();
     std::vector<Estimator> estimators;
     estimators.reserve(seqs->size());
     for (const std::int64_t seq : *seqs) {
@@ -152,7 +155,7 @@ Result<FitMap> computeFitMap(const SequenceModelSource& source, const TrainingCo
         if (*own != seq)
             return makeError(model->name + ": asked for sequence length " + std::to_string(seq) +
                              ", the model has " + std::to_string(*own));
-        auto est = Estimator::create(*model, config, gpu);
+        auto est = Estimator::create(*model, rowConfig, gpu);
         if (!est) return makeError("sequence length " + std::to_string(seq) + ": " + est.error().message);
         map.usableBytes = est->usableBytes(gpu.memoryBytes);
         FitMapRow row;

@@ -349,6 +349,8 @@ if(NOT mixed GREATER plain OR NOT last EQUAL 1024 OR NOT first EQUAL 896 OR NOT 
 endif()
 run(2 estimate --preset gpt2-small --replay-seqs 512,,256)
 expect("--replay-seqs: expected comma-separated sequence lengths, got '512,,256'" ERR)
+run(2 fit-map --preset gpt2-small --gpu 24GiB --replay-seqs 256)
+expect("--replay-seqs does not apply to fit-map" ERR)
 run(3 estimate --preset resnet50 --replay-seqs 128)
 expect("replay sequence lengths need a token-sequence model" ERR)
 file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/bad.trace.json"

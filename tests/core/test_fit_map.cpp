@@ -87,6 +87,21 @@ TEST_CASE("fit map: heat-map cells agree with the largest batch of their row", "
     }
 }
 
+TEST_CASE("fit map: each row is one fixed length, whatever earlier-batch history the set-up has",
+          "[fit-map][sequences]") {
+    FitMapOptions options;
+    options.range = {256, 1024, 0}; // 256, 512, 1024: shorter than the history's 768 at first
+    TrainingConfig history;
+    history.replaySequences = {768, 128};
+    auto with = computeFitMap(preset("gpt2-small"), history, gpu("a100-80gb"), options);
+    auto without = computeFitMap(preset("gpt2-small"), TrainingConfig{}, gpu("a100-80gb"), options);
+    REQUIRE(with);
+    REQUIRE(without);
+    REQUIRE(with->rows.size() == without->rows.size());
+    for (std::size_t i = 0; i < with->rows.size(); ++i)
+        CHECK(with->rows[i].largest.largest == without->rows[i].largest.largest);
+}
+
 TEST_CASE("fit map: a Hugging Face import rebuilt at each length matches the reshaped model", "[fit-map]") {
     const GpuSpec g = gpu("rtx-4090");
     FitMapOptions options;

@@ -371,6 +371,12 @@ TEST_CASE("render the allocator settings and expandable segments for review", "[
     QTest::keyClick(field->lineEdit(), Qt::Key_Return);
     REQUIRE(w.waitForIdle());
     CHECK(w.trainingPanel()->grab().save(QDir(dir).filePath(QStringLiteral("alloc-conf-refused.png"))));
+    field->sequencesEdit()->setText(QStringLiteral("896,512,x"));
+    QTest::keyClick(field->sequencesEdit(), Qt::Key_Return);
+    CHECK(w.trainingPanel()->grab().save(QDir(dir).filePath(QStringLiteral("replay-seqs-refused.png"))));
+    field->sequencesEdit()->setText(QStringLiteral("896,768,512,256"));
+    QTest::keyClick(field->sequencesEdit(), Qt::Key_Return);
+    REQUIRE(w.waitForIdle());
     field->lineEdit()->setText(QStringLiteral("expandable_segments:True"));
     QTest::keyClick(field->lineEdit(), Qt::Key_Return);
     REQUIRE(w.waitForIdle());

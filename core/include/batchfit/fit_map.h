@@ -83,7 +83,8 @@ struct FitMapOptions {
     std::function<bool()> cancelled = {};
 };
 
-/// The map for the models `source` builds, each lowered with `config` on `gpu` (Estimator::create).
+/// The map for the models `source` builds, each lowered with `config` on `gpu` (Estimator::create), less its
+/// replaySequences: each row is a run of batches of exactly its length.
 Result<FitMap> computeFitMap(const SequenceModelSource& source, const TrainingConfig& config,
                              const GpuSpec& gpu, const FitMapOptions& options);
 /// The same for `model` reshaped with withSequenceLength (refused unless it is a token-sequence model).
