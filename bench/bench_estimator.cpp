@@ -166,6 +166,15 @@ void BM_ReplayGpt2StepExpandable(benchmark::State& s) {
 }
 BENCHMARK(BM_ReplayGpt2StepExpandable)->Unit(benchmark::kMicrosecond);
 
+// Variable-length batches: seven earlier steps (896 .. 128) before the step at 1024, eight steps replayed.
+void BM_ReplayGpt2StepHistory(benchmark::State& s) {
+    TrainingConfig c;
+    c.replaySequences = {896, 768, 640, 512, 384, 256, 128};
+    const Estimator e = make("gpt2-small", c);
+    for (auto _ : s) benchmark::DoNotOptimize(e.replayStep(8));
+}
+BENCHMARK(BM_ReplayGpt2StepHistory)->Unit(benchmark::kMicrosecond);
+
 void BM_SweepLog4096Gpt2(benchmark::State& s) {
     const Estimator e = make("gpt2-small");
     for (auto _ : s) benchmark::DoNotOptimize(e.sweep(1, 4096, 2, true));
