@@ -106,6 +106,11 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     if (gpu && v) {
         os << "\nVerdict on " << gpu->name << ": " << verdictSentence(*v, e.requiredBytes) << "\n";
         if (const std::string note = pagedNote(*v, e); !note.empty()) os << "  " << note << "\n";
+        if (v->fits && v->cacheReleased)
+            os << "  only by freeing the allocator's cache when a cudaMalloc fails (num_alloc_retries): on a "
+                  "GPU "
+                  "large enough it would need "
+               << formatBytes(e.requiredBytes) << "\n";
         if (v->oom) {
             os << "  PyTorch would stop";
             if (!v->oom->stepLabel.empty()) {

@@ -94,6 +94,7 @@ Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityByt
         if (whole && whole->oom) v.oom = whole->oom;
     }
     v.requiredBytes = need;
+    v.cacheReleased = need < *r;
     // Saturating: usable can be up to 2^64 - 1, which does not fit an int64.
     constexpr std::uint64_t kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     v.headroomBytes = v.fits ? static_cast<std::int64_t>(std::min(v.usableBytes - need, kMax))

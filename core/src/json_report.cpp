@@ -173,6 +173,7 @@ std::string estimateJson(const ReportInput& in) {
         v["fits"] = in.verdict->fits;
         v["headroom_bytes"] = in.verdict->headroomBytes;
         v["required_bytes"] = in.verdict->requiredBytes;
+        v["cache_released"] = in.verdict->cacheReleased;
         if (in.verdict->oom) {
             const auto& f = *in.verdict->oom;
             ojson oom;

@@ -580,5 +580,9 @@
         <source>%1 (variable-length batches; the last is the step shown)</source>
         <translation>%1（变长批次；最后一个是所示的训练步）</translation>
     </message>
+    <message>
+        <source>Only by freeing the allocator&apos;s cache when a cudaMalloc fails: on a GPU large enough it would need %1.</source>
+        <translation>这要靠 cudaMalloc 失败时分配器释放缓存才放得下：在显存足够大的 GPU 上需要 %1。</translation>
+    </message>
 </context>
 </TS>

@@ -359,6 +359,14 @@
         <source>the steps&apos; sequence lengths, in order: %1</source>
         <translation>各步的序列长度（按顺序）：%1</translation>
     </message>
+    <message>
+        <source>Peak on a GPU large enough</source>
+        <translation>显存足够大时的峰值</translation>
+    </message>
+    <message>
+        <source>What nvidia-smi would show at the peak of the step on a GPU large enough. On this GPU the allocator frees its cached segments when a cudaMalloc fails and tries again, so less is enough: the verdict above says how much.</source>
+        <translation>在显存足够大的 GPU 上，这一步峰值时 nvidia-smi 会显示的用量。在这块 GPU 上，cudaMalloc 失败时分配器会释放缓存的内存段并重试，所以更少就够了：上方的结论给出具体数值。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BudgetBar</name>
@@ -389,6 +397,10 @@
     <message>
         <source>PyTorch would stop with:</source>
         <translation>PyTorch 会报错停止：</translation>
+    </message>
+    <message>
+        <source>On a GPU large enough the step would need %1; on this one a cudaMalloc that fails makes it free its cached segments and try again, so %2 is enough here (slower: each retry synchronizes the GPU).</source>
+        <translation>在显存足够大的 GPU 上这一步需要 %1；在这块 GPU 上，cudaMalloc 失败会让分配器释放缓存的内存段后重试，因此 %2 就够了（更慢：每次重试都会同步 GPU）。</translation>
     </message>
 </context>
 <context>

@@ -329,3 +329,26 @@ TEST_CASE("replay sequence lengths are refused where they cannot apply, with the
     c.firstStep = true;
     CHECK(refused(preset("gpt2-small"), c).find("cannot go with first_step") != std::string::npos);
 }
+
+TEST_CASE("a step that fits only by freeing the allocator's cache says so",
+          "[allocator][estimator][sequences]") {
+    TrainingConfig c;
+    c.replaySequences = {896, 768, 640, 512, 384, 256, 128};
+    Estimator est = estimator(preset("gpt2-small"), c);
+    auto e = est.estimate(8);
+    REQUIRE(e);
+    // On an RTX 4090's 24 GiB (22.8 usable) the unlimited high-water mark does not fit, the held replay does.
+    const std::uint64_t cap = 25'757'220'864;
+    auto v = est.verdict(8, cap);
+    REQUIRE(v);
+    CHECK(e->requiredBytes > v->usableBytes);
+    CHECK(v->fits);
+    CHECK(v->cacheReleased);
+    CHECK(v->requiredBytes < e->requiredBytes);
+    CHECK(v->requiredBytes <= v->usableBytes);
+    // One length: the cache it keeps fits, nothing is freed.
+    auto plain = estimator(preset("gpt2-small")).verdict(4, cap);
+    REQUIRE(plain);
+    CHECK(plain->fits);
+    CHECK_FALSE(plain->cacheReleased);
+}

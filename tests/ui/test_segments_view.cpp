@@ -277,12 +277,22 @@ TEST_CASE("earlier batch lengths: one undoable edit that the replay follows; ref
     REQUIRE(w.shownEstimate());
     CHECK(w.shownEstimate()->allocator.sequences.back() == 1024);
     CHECK(w.shownEstimate()->reservedBytes > reservedBefore); // the shorter batches' blocks fragment it
+    // On the 4090 it fits only by freeing the cache: the total row says it is a larger GPU's need.
+    const auto v = w.result()->estimator->verdict(8, w.result()->gpu.memoryBytes);
+    REQUIRE(v);
+    REQUIRE(v->cacheReleased);
+    CHECK(w.verdictText().startsWith(QStringLiteral("fits")));
+    const int totalRow = kComponentCount + 2; // after the reserve and the context
+    CHECK(w.breakdown()->data(w.breakdown()->index(totalRow, BreakdownModel::NameColumn)).toString() ==
+          QStringLiteral("Peak on a GPU large enough"));
 
     w.document()->undoStack()->undo();
     REQUIRE(w.waitForIdle());
     CHECK(w.document()->config() == before);
     CHECK(edit->text().isEmpty());
     CHECK(w.shownEstimate()->reservedBytes == reservedBefore);
+    CHECK(w.breakdown()->data(w.breakdown()->index(totalRow, BreakdownModel::NameColumn)).toString() ==
+          QStringLiteral("Peak GPU memory (must fit)"));
 
     // A length past the model's: the core says why, in the window, and the edit can be undone.
     edit->setText(QStringLiteral("2048"));

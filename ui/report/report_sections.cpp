@@ -171,13 +171,20 @@ QString ReportSections::verdictHeadline() const {
 
 QString ReportSections::verdictDetail() const {
     const Verdict& v = m_data.verdict;
-    const QString required = ReportText::bytes(m_data.estimate.requiredBytes);
+    // What this GPU needs: below the estimate's figure when the allocator fits by freeing its cache.
+    const QString required = ReportText::bytes(v.requiredBytes);
     if (v.fits)
         // One denominator everywhere: the usable memory, as in the GUI's and the CLI's verdict.
         return ReportText::tr("Needs %1 of %2 usable (%3); %4 to spare.")
-            .arg(required, ReportText::bytes(v.usableBytes),
-                 ReportText::percentOf(m_data.estimate.requiredBytes, v.usableBytes),
-                 ReportText::bytes(static_cast<std::uint64_t>(v.headroomBytes)));
+                   .arg(required, ReportText::bytes(v.usableBytes),
+                        ReportText::percentOf(v.requiredBytes, v.usableBytes),
+                        ReportText::bytes(static_cast<std::uint64_t>(v.headroomBytes))) +
+               (v.cacheReleased
+                    ? QLatin1Char(' ') +
+                          ReportText::tr("Only by freeing the allocator's cache when a cudaMalloc "
+                                         "fails: on a GPU large enough it would need %1.")
+                              .arg(ReportText::bytes(m_data.estimate.requiredBytes))
+                    : QString());
     QString text = ReportText::tr("Needs %1 but only %2 is usable: short by %3.")
                        .arg(required, ReportText::bytes(v.usableBytes),
                             ReportText::bytes(static_cast<std::uint64_t>(-v.headroomBytes)));

@@ -134,6 +134,9 @@ struct Verdict {
     /// before it fails, so this can be below Estimate::requiredBytes); when it does not fit, the step's needs
     /// on a GPU large enough.
     std::uint64_t requiredBytes = 0;
+    /// It fits only because the allocator, held to the usable bytes, frees cached segments when a cudaMalloc
+    /// fails and retries (num_alloc_retries): requiredBytes is then below Estimate::requiredBytes.
+    bool cacheReleased = false;
     /// The first allocation that fails on the whole GPU (no margin), with PyTorch's message; unset when
     /// the step fits the capacity (it may still miss the margin).
     std::optional<OomReport> oom;

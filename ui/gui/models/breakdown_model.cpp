@@ -9,7 +9,8 @@ namespace batchfit {
 
 BreakdownModel::BreakdownModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void BreakdownModel::setEstimate(const Estimate& estimate) {
+void BreakdownModel::setEstimate(const Estimate& estimate, bool cacheReleased) {
+    m_cacheReleased = cacheReleased;
     const bool hadHost = m_estimate && (m_estimate->hostBytes > 0 || m_estimate->pagedStateBytes > 0);
     const bool hasHost = estimate.hostBytes > 0 || estimate.pagedStateBytes > 0;
     Estimate copy;
@@ -73,7 +74,7 @@ QString BreakdownModel::rowName(int row) const {
     case ContextRow:
         return tr("CUDA context");
     case RequiredRow:
-        return tr("Peak GPU memory (must fit)");
+        return m_cacheReleased ? tr("Peak on a GPU large enough") : tr("Peak GPU memory (must fit)");
     default:
         return m_estimate->hostBytes > 0 ? tr("Host memory (offloaded)") : tr("Paged optimizer states");
     }
@@ -87,6 +88,11 @@ QString BreakdownModel::rowExplanation(int row) const {
     case ContextRow:
         return tr("The CUDA context and libraries (cuBLAS, cuDNN), outside PyTorch's allocator.");
     case RequiredRow:
+        if (m_cacheReleased)
+            return tr(
+                "What nvidia-smi would show at the peak of the step on a GPU large enough. On this GPU "
+                "the allocator frees its cached segments when a cudaMalloc fails and tries again, so less "
+                "is enough: the verdict above says how much.");
         return tr("What nvidia-smi would show at the peak of the step: this must fit the usable memory.");
     default:
         if (m_estimate->hostBytes == 0)

@@ -18,7 +18,9 @@ public:
 
     explicit BreakdownModel(QObject* parent = nullptr);
 
-    void setEstimate(const Estimate& estimate);
+    /// `cacheReleased`: the verdict fits only by freeing the allocator's cache (Verdict::cacheReleased), so
+    /// the total row is the need on a GPU large enough, not what this one must hold.
+    void setEstimate(const Estimate& estimate, bool cacheReleased = false);
     void clear();
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -37,6 +39,7 @@ private:
     QString reserveExplanation() const;
 
     std::optional<Estimate> m_estimate;
+    bool m_cacheReleased = false;
 };
 
 } // namespace batchfit

@@ -33,14 +33,28 @@ void BudgetBar::setBudget(const Estimate& e, const Verdict& v) {
     m_bytes[5] = e.allocatorReserveBytes;
     m_bytes[6] = e.cudaContextBytes;
     m_required = e.requiredBytes;
+    // Fits only by releasing the cache: the bar shows what this GPU needs, the verdict's figure, and the
+    // reserve is what is left of it after the live bytes and the context.
+    if (v.fits && v.cacheReleased) {
+        m_required = v.requiredBytes;
+        const std::uint64_t live = e.peakAllocatedBytes + e.cudaContextBytes;
+        m_bytes[5] = v.requiredBytes > live ? v.requiredBytes - live : 0;
+    }
     m_capacity = v.capacityBytes;
     m_usable = v.usableBytes;
     m_valid = true;
     // Out of memory on the whole GPU: PyTorch's message for the first allocation that fails in the replay.
-    setToolTip(v.oom ? baseTip() + QStringLiteral("<br><br>") + tr("PyTorch would stop with:") +
-                           QStringLiteral("<br><tt>%1</tt>")
-                               .arg(QString::fromStdString(v.oom->message).toHtmlEscaped())
-                     : baseTip());
+    QString tip = baseTip();
+    if (v.oom)
+        tip += QStringLiteral("<br><br>") + tr("PyTorch would stop with:") +
+               QStringLiteral("<br><tt>%1</tt>").arg(QString::fromStdString(v.oom->message).toHtmlEscaped());
+    else if (v.fits && v.cacheReleased)
+        tip += QStringLiteral("<br><br>") +
+               tr("On a GPU large enough the step would need %1; on this one a cudaMalloc that fails "
+                  "makes it free its cached segments and try again, so %2 is enough here (slower: each retry "
+                  "synchronizes the GPU).")
+                   .arg(ByteFormat::bytes(e.requiredBytes), ByteFormat::bytes(v.requiredBytes));
+    setToolTip(tip);
     update();
 }
 

@@ -288,7 +288,7 @@ void MainWindow::showBatch(std::int64_t batch) {
     m_batchPanel->showVerdict(*e, *v, m_result->sequence);
     if (m_gpuFits->rowCount() > 0) // the "batch shown" column follows the slider
         m_gpuFits->setFits(m_service->gpuFits(), batch, m_doc->gpu().id);
-    m_breakdown->setEstimate(*e);
+    m_breakdown->setEstimate(*e, v->fits && v->cacheReleased);
     e->layers.clear();
     m_shown = std::move(*e);
     m_shownOom = v->oom;
