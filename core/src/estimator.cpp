@@ -95,6 +95,8 @@ Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityByt
     }
     v.requiredBytes = need;
     v.cacheReleased = need < *r;
+    const std::uint64_t live = m_program->peak(batch).value_or(0) + m_program->contextBytes();
+    v.reserveBytes = need > live ? need - live : 0;
     // Saturating: usable can be up to 2^64 - 1, which does not fit an int64.
     constexpr std::uint64_t kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     v.headroomBytes = v.fits ? static_cast<std::int64_t>(std::min(v.usableBytes - need, kMax))

@@ -346,6 +346,7 @@ TEST_CASE("a step that fits only by freeing the allocator's cache says so",
     CHECK(v->cacheReleased);
     CHECK(v->requiredBytes < e->requiredBytes);
     CHECK(v->requiredBytes <= v->usableBytes);
+    CHECK(v->reserveBytes == v->requiredBytes - e->peakAllocatedBytes - e->cudaContextBytes);
     // One length: the cache it keeps fits, nothing is freed.
     auto plain = estimator(preset("gpt2-small")).verdict(4, cap);
     REQUIRE(plain);

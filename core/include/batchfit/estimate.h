@@ -137,6 +137,8 @@ struct Verdict {
     /// It fits only because the allocator, held to the usable bytes, frees cached segments when a cudaMalloc
     /// fails and retries (num_alloc_retries): requiredBytes is then below Estimate::requiredBytes.
     bool cacheReleased = false;
+    /// requiredBytes less the peak allocated bytes and the CUDA context: the allocator's share on this GPU.
+    std::uint64_t reserveBytes = 0;
     /// The first allocation that fails on the whole GPU (no margin), with PyTorch's message; unset when
     /// the step fits the capacity (it may still miss the margin).
     std::optional<OomReport> oom;

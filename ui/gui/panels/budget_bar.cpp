@@ -33,12 +33,10 @@ void BudgetBar::setBudget(const Estimate& e, const Verdict& v) {
     m_bytes[5] = e.allocatorReserveBytes;
     m_bytes[6] = e.cudaContextBytes;
     m_required = e.requiredBytes;
-    // Fits only by releasing the cache: the bar shows what this GPU needs, the verdict's figure, and the
-    // reserve is what is left of it after the live bytes and the context.
+    // Fits only by releasing the cache: the bar shows what this GPU needs, the verdict's figures.
     if (v.fits && v.cacheReleased) {
         m_required = v.requiredBytes;
-        const std::uint64_t live = e.peakAllocatedBytes + e.cudaContextBytes;
-        m_bytes[5] = v.requiredBytes > live ? v.requiredBytes - live : 0;
+        m_bytes[5] = v.reserveBytes;
     }
     m_capacity = v.capacityBytes;
     m_usable = v.usableBytes;
