@@ -93,6 +93,7 @@ Result<ReplayResult> replayAllocations(const std::vector<AllocatorEvent>& events
         allowed = static_cast<std::uint64_t>(*o.memoryFraction * static_cast<double>(total));
     }
     CachingAllocator a(o.config, o.limitBytes, allowed);
+    a.reserve(events.size() / 2 + 16);
     ReplayResult r;
     IdTable ids(events);
     std::size_t nextSample = 0;

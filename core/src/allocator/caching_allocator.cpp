@@ -54,6 +54,7 @@ CachingAllocator::CachingAllocator(const AllocatorConfig& config, std::optional<
     : m_config(config), m_limit(limitBytes), m_allowed(allowedMaximum) {}
 
 int CachingAllocator::pool(int stream, bool small) {
+    if (stream == 0 && m_stream0[small] >= 0) return m_stream0[small];
     auto [it, inserted] = m_poolIndex.try_emplace({stream, small}, static_cast<int>(m_pools.size()));
     if (inserted) {
         Pool p(&m_nodes);
@@ -61,6 +62,7 @@ int CachingAllocator::pool(int stream, bool small) {
         p.small = small;
         m_pools.push_back(std::move(p));
     }
+    if (stream == 0) m_stream0[small] = it->second;
     return it->second;
 }
 
@@ -159,10 +161,8 @@ std::optional<int> CachingAllocator::getFreeBlock(int poolIndex, std::uint64_t s
     if (m_allowed && m_config.garbageCollectionThreshold > 0) ++p.freeCalls;
     auto it = p.blocks.lower_bound(Key{size, 0, -1});
     if (it == p.blocks.end()) return std::nullopt;
-    auto isExpandable = [&](int b) {
-        return m_segments[static_cast<std::size_t>(m_blocks[static_cast<std::size_t>(b)].segment)].expandable;
-    };
-    if (isExpandable(it->block) && m_config.expandableSegments) {
+    auto isExpandable = [&](int b) { return m_blocks[static_cast<std::size_t>(b)].expandable; };
+    if (m_config.expandableSegments && isExpandable(it->block)) {
         auto expandableSize = [&](int b) {
             const auto& blk = m_blocks[static_cast<std::size_t>(b)];
             const bool tail = blk.next >= 0 && !m_blocks[static_cast<std::size_t>(blk.next)].mapped;
@@ -195,8 +195,7 @@ bool CachingAllocator::shouldSplit(int b, std::uint64_t size) const {
 // alloc_found_block: the front of the block is handed out; the remainder goes back to the pool.
 int CachingAllocator::allocFoundBlock(int b, std::uint64_t size, std::uint64_t requested, bool split) {
     const bool alreadySplit = isSplit(b);
-    const bool expandable =
-        m_segments[static_cast<std::size_t>(m_blocks[static_cast<std::size_t>(b)].segment)].expandable;
+    const bool expandable = m_blocks[static_cast<std::size_t>(b)].expandable;
     int out = b;
     if (split) {
         Block front = m_blocks[static_cast<std::size_t>(b)];
@@ -250,6 +249,7 @@ int CachingAllocator::newSegment(int poolIndex, std::uint64_t size, bool expanda
     blk.pool = poolIndex;
     blk.segment = static_cast<int>(m_segments.size() - 1);
     blk.mapped = !expandable;
+    blk.expandable = expandable;
     return newBlock(blk);
 }
 
@@ -268,9 +268,7 @@ bool CachingAllocator::releaseAvailableCachedBlocks(int poolIndex, std::uint64_t
     if (m_config.maxSplitSize == std::numeric_limits<std::uint64_t>::max()) return false;
     auto& p = m_pools[static_cast<std::size_t>(poolIndex)];
     const std::uint64_t key = std::max(size, m_config.maxSplitSize);
-    auto isExpandable = [&](int b) {
-        return m_segments[static_cast<std::size_t>(m_blocks[static_cast<std::size_t>(b)].segment)].expandable;
-    };
+    auto isExpandable = [&](int b) { return m_blocks[static_cast<std::size_t>(b)].expandable; };
     auto it = p.blocks.lower_bound(Key{key, 0, -1});
     if (it != p.blocks.end() && !isExpandable(it->block)) {
         releaseBlock(it->block);
@@ -304,9 +302,7 @@ void CachingAllocator::garbageCollect() {
         for (std::size_t pi = 0; pi < m_pools.size(); ++pi) {
             if (m_pools[pi].small) continue;
             for (const auto& k : m_pools[pi].blocks)
-                if (!isSplit(k.block) &&
-                    !m_segments[static_cast<std::size_t>(m_blocks[static_cast<std::size_t>(k.block)].segment)]
-                         .expandable)
+                if (!isSplit(k.block) && !m_blocks[static_cast<std::size_t>(k.block)].expandable)
                     out.push_back(k.block);
         }
         return out;
@@ -365,7 +361,7 @@ void CachingAllocator::free(int b) {
     blk.allocated = false;
     m_allocated -= blk.size;
     m_requested -= blk.requested;
-    const bool expandable = m_segments[static_cast<std::size_t>(blk.segment)].expandable;
+    const bool expandable = blk.expandable;
     const int candidates[2] = {blk.prev, blk.next};
     for (int c : candidates) {
         const std::uint64_t subsumed = tryMerge(b, c);
@@ -420,7 +416,7 @@ void CachingAllocator::releaseBlocks(int poolIndex) {
     std::vector<int> wholeSegments, toUnmap;
     for (const auto& k : p.blocks) {
         const auto& blk = m_blocks[static_cast<std::size_t>(k.block)];
-        if (m_segments[static_cast<std::size_t>(blk.segment)].expandable)
+        if (blk.expandable)
             toUnmap.push_back(k.block);
         else if (blk.prev < 0 && blk.next < 0)
             wholeSegments.push_back(k.block);

@@ -3,6 +3,7 @@
 // segments with synthetic addresses, the small and large pools per stream, best fit by (size, address), the
 // split and merge rules, segment growth, the retry chain before an OOM, and expandable segments. Each member
 // function names the torch function it follows.
+#include "allocator/free_set.h"
 #include "batchfit/allocator_replay.h"
 
 #include <algorithm>
@@ -25,6 +26,7 @@ public:
     std::optional<int> malloc(std::uint64_t size, int stream, int tag, std::uint64_t id);
     void free(int block); ///< free + free_block (no cross-stream uses)
     void emptyCache();    ///< release_cached_blocks
+    void reserve(std::size_t blocks) { m_blocks.reserve(blocks); } ///< room for this many blocks
 
     const AllocatorStats& stats() const { return m_stats; }
     std::uint64_t allocatedBytes() const { return m_allocated; }
@@ -47,38 +49,12 @@ private:
         int tag = -1;
         std::uint64_t gcBase = 0;
         bool allocated = false, mapped = true, live = true;
+        bool expandable =
+            false; ///< its segment's kind, copied into every piece (read on every malloc and free)
     };
-    struct Key {
-        std::uint64_t size, addr;
-        int block;
-        bool operator<(const Key& o) const {
-            if (size != o.size) return size < o.size;
-            if (addr != o.addr) return addr < o.addr;
-            return block < o.block;
-        }
-    };
-    /// The free blocks of a pool in (size, address) order: a tree whose nodes come from the allocator's
-    /// pool resource (a step has tens of thousands of allocations; a pool can hold tens of thousands of free
-    /// pieces, where a sorted vector's inserts would be quadratic).
-    class FreeSet {
-    public:
-        explicit FreeSet(std::pmr::memory_resource* r) : m_s(r) {}
-        using iterator = std::pmr::set<Key>::iterator;
-        using const_iterator = std::pmr::set<Key>::const_iterator;
-        iterator begin() { return m_s.begin(); }
-        iterator end() { return m_s.end(); }
-        const_iterator begin() const { return m_s.begin(); }
-        const_iterator end() const { return m_s.end(); }
-        iterator lower_bound(const Key& k) { return m_s.lower_bound(k); }
-        void insert(const Key& k) { m_s.insert(k); }
-        void erase(iterator it) { m_s.erase(it); }
-        void erase(const Key& k) { m_s.erase(k); }
-
-    private:
-        std::pmr::set<Key> m_s;
-    };
+    using Key = FreeKey;
     struct Pool {
-        explicit Pool(std::pmr::memory_resource* r) : blocks(r), unmapped(r) {}
+        explicit Pool(std::pmr::memory_resource* r) : unmapped(r) {}
         int stream = 0;
         bool small = false;
         FreeSet blocks;                                        ///< free mapped blocks
@@ -92,13 +68,15 @@ private:
     };
 
     AllocatorConfig m_config;
-    std::pmr::unsynchronized_pool_resource m_nodes; ///< the free sets' nodes (before m_pools: outlives them)
-    std::optional<std::uint64_t> m_limit;           ///< cudaMalloc succeeds while reserved + size <= limit
-    std::optional<std::uint64_t> m_allowed;         ///< set_per_process_memory_fraction
+    std::pmr::unsynchronized_pool_resource
+        m_nodes;                            ///< the unmapped sets' nodes (before m_pools: outlives them)
+    std::optional<std::uint64_t> m_limit;   ///< cudaMalloc succeeds while reserved + size <= limit
+    std::optional<std::uint64_t> m_allowed; ///< set_per_process_memory_fraction
     std::vector<Block> m_blocks;
     std::vector<int> m_freeSlots;
     std::vector<Pool> m_pools;
     std::map<std::pair<int, bool>, int> m_poolIndex;
+    int m_stream0[2] = {-1, -1}; ///< the default stream's large and small pools (most traces use no other)
     std::vector<Segment> m_segments;
     std::uint64_t m_nextAddress = std::uint64_t{1} << 40;
     std::uint64_t m_allocated = 0, m_reserved = 0, m_requested = 0, m_inactiveSplit = 0;
