@@ -59,7 +59,8 @@ public:
 
     /// [256, 1024, 512]: sequence lengths (TrainingConfig::replaySequences).
     Status sequences(const json& j, const std::string& key, std::vector<std::int64_t>& out) const {
-        if (!j.is_array()) return fail(key, "expected an array of sequence lengths, got " + jsontext::kind(j));
+        if (!j.is_array())
+            return fail(key, "expected an array of sequence lengths, got " + jsontext::kind(j));
         if (j.size() > kMaxReplaySequences)
             return fail(key, "expected at most " + std::to_string(kMaxReplaySequences) + " lengths, got " +
                                  std::to_string(j.size()));

@@ -67,7 +67,8 @@ void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) 
             first.step(s);
             out.warmEnd.push_back(first.last());
         }
-        // Earlier steady steps at other sequence lengths: each frees what it allocates, so each takes fresh ids.
+        // Earlier steady steps at other sequence lengths: each frees what it allocates, so each takes fresh
+        // ids.
         std::uint64_t offset = w->instances.size();
         for (const auto& earlier : p.earlierSteps()) {
             Emitter e{*earlier, earlierSize, offset, out};

@@ -117,7 +117,8 @@ private:
                                                                    const TrainingConfig& config,
                                                                    std::uint64_t cudaContextBytes,
                                                                    bool withEarlierSteps);
-    Status lowerEarlierSteps(const Model& model, const TrainingConfig& config, std::uint64_t cudaContextBytes);
+    Status lowerEarlierSteps(const Model& model, const TrainingConfig& config,
+                             std::uint64_t cudaContextBytes);
     void locateOom(const StepEvents& ev, OomReport& oom) const; ///< OomReport::step, stepLabel
     TrainingConfig m_config;
     AllocatorConfig m_allocConfig;
