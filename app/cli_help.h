@@ -106,6 +106,9 @@ Training set-up:
   --replay-seqs L,L,...  variable-length batches: the sequence lengths of the steps replayed before the one
                          estimated (the first is the first step, then steady steps; the model's own length,
                          the longest, comes last), e.g. 256,1024,512: the cache they leave fragments
+  --epoch-samples N      training samples per epoch (len(dataset)): the epoch's last, smaller batch
+                         (DataLoader drop_last=False; per GPU ceil(N / data-parallel GPUs)) is replayed
+                         before the step estimated, as the next epoch's first batch meets its cache
   --fragmentation F      override the replay: reserved = peak x (1 + F), rounded to 2 MiB
   --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
   --context-mib N        CUDA context size in MiB (default: the GPU's)

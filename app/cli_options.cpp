@@ -329,6 +329,11 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             if (!seqs) return makeError(a + ": " + seqs.error().message);
             if (seqs->empty()) return makeError(a + ": expected comma-separated sequence lengths, got ''");
             o.config.replaySequences = std::move(*seqs);
+        } else if (a == "--epoch-samples") {
+            BF_NEXT(v);
+            auto r = parseInt(v, a, 1, kMaxEpochSamples);
+            if (!r) return r.error();
+            o.config.epochSamples = *r;
         } else if (a == "--fragmentation") {
             BF_NEXT(v);
             auto r = parseDouble(v, a);

@@ -93,6 +93,9 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
             os << (i ? ", " : " ") << e.allocator.sequences[i];
         os << ")\n";
     }
+    if (e.allocator.lastBatch > 0)
+        os << "  (the replay ran the epoch's last batch of " << e.allocator.lastBatch
+           << " samples before the step estimated)\n";
     os << "Required (nvidia-smi at the peak): " << formatBytes(e.requiredBytes) << "\n";
     os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
        << e.savedActivationBytes << " B)\n";
@@ -115,7 +118,10 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
             os << "  PyTorch would stop";
             if (!v->oom->stepLabel.empty()) {
                 os << " at " << v->oom->stepLabel
-                   << (v->oom->firstIteration ? " (first training step" : " (steady-state step");
+                   << (v->oom->firstIteration ? " (first training step"
+                       : v->oom->lastBatch > 0
+                           ? " (the epoch's last batch, " + std::to_string(v->oom->lastBatch) + " samples"
+                           : std::string(" (steady-state step"));
                 if (v->oom->sequence > 0) os << ", sequence " << v->oom->sequence;
                 os << ")";
             }

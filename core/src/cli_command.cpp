@@ -109,6 +109,7 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     }
     if (!config.allocConf.empty()) option("--alloc-conf", config.allocConf);
     if (!config.replaySequences.empty()) option("--replay-seqs", replaySequencesText(config.replaySequences));
+    if (config.epochSamples) option("--epoch-samples", std::to_string(*config.epochSamples));
     if (config.fragmentationFraction) option("--fragmentation", number(*config.fragmentationFraction));
     c.line = "batchfit-cli";
     for (const std::string& s : a) c.line += " " + shellQuote(s);

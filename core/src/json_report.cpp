@@ -32,6 +32,7 @@ ojson configObject(const TrainingConfig& c) {
         o["fragmentation_fraction"] = nullptr;
     o["alloc_conf"] = c.allocConf;
     o["replay_sequences"] = c.replaySequences;
+    o["epoch_samples"] = c.epochSamples ? ojson(*c.epochSamples) : ojson(nullptr);
     if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
     if (c.lora.rank > 0) {
         ojson l;
@@ -159,6 +160,7 @@ std::string estimateJson(const ReportInput& in) {
     al["alloc_conf"] = e.allocator.allocConf;
     al["iterations_replayed"] = e.allocator.iterations;
     al["sequences"] = e.allocator.sequences;
+    al["last_batch"] = e.allocator.lastBatch;
     al["peak_allocated_bytes"] = e.allocator.peakAllocatedBytes;
     al["peak_reserved_bytes"] = e.allocator.peakReservedBytes;
     al["peak_inactive_split_bytes"] = e.allocator.peakInactiveSplitBytes;
@@ -186,6 +188,7 @@ std::string estimateJson(const ReportInput& in) {
             oom["at"] = f.stepLabel.empty() ? ojson(nullptr) : ojson(f.stepLabel);
             oom["first_iteration"] = f.firstIteration;
             oom["sequence"] = f.sequence > 0 ? ojson(f.sequence) : ojson(nullptr);
+            oom["last_batch"] = f.lastBatch > 0 ? ojson(f.lastBatch) : ojson(nullptr);
             v["oom"] = oom;
         } else {
             v["oom"] = nullptr;

@@ -147,6 +147,18 @@ void applyQuantDefaults(TrainingConfig& c, bool checkpointingGiven) {
     c.checkpointMode = CheckpointMode::Reentrant;
 }
 
+Result<std::optional<std::int64_t>> parseEpochSamples(std::string_view text) {
+    std::string digits;
+    for (char ch : text)
+        if (ch != ' ' && ch != '\t' && ch != ',' && ch != '_' && ch != '\'') digits += ch;
+    if (digits.empty()) return std::optional<std::int64_t>{};
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || end != digits.data() + digits.size() || v < 1 || v > kMaxEpochSamples)
+        return makeError("expected a number of samples from 1 to 10^15, got '" + std::string(text) + "'");
+    return std::optional<std::int64_t>{v};
+}
+
 Result<std::vector<std::int64_t>> parseReplaySequences(std::string_view text) {
     std::vector<std::int64_t> out;
     const auto bad = [&] {

@@ -343,6 +343,13 @@ Result<TrainingSetup> read(const json& j, const std::string& source, const std::
          }},
         {"replay_sequences",
          [&](const json& v, const std::string& k) { return r.sequences(v, k, c.replaySequences); }},
+        {"epoch_samples",
+         [&](const json& v, const std::string& k) {
+             std::int64_t n = 0;
+             auto st = r.integer(v, k, 1, kMaxEpochSamples, n);
+             if (st) c.epochSamples = n;
+             return st;
+         }},
         {"margin_fraction",
          [&](const json& v, const std::string& k) { return r.fraction(v, k, c.marginFraction); }},
     };
@@ -432,6 +439,7 @@ ojson write(const TrainingSetup& s) {
     if (c.fragmentationFraction) o["fragmentation_fraction"] = *c.fragmentationFraction;
     if (!c.allocConf.empty()) o["alloc_conf"] = c.allocConf;
     if (!c.replaySequences.empty()) o["replay_sequences"] = c.replaySequences;
+    if (c.epochSamples) o["epoch_samples"] = *c.epochSamples;
     o["margin_fraction"] = c.marginFraction;
     return o;
 }

@@ -584,5 +584,17 @@
         <source>Only by freeing the allocator&apos;s cache when a cudaMalloc fails: on a GPU large enough it would need %1.</source>
         <translation>这要靠 cudaMalloc 失败时分配器释放缓存才放得下：在显存足够大的 GPU 上需要 %1。</translation>
     </message>
+    <message>
+        <source>Samples per epoch</source>
+        <translation>每个 epoch 的样本数</translation>
+    </message>
+    <message>
+        <source>%1 (the last batch, %2 samples, is replayed before the step shown)</source>
+        <translation>%1（最后一个批次 %2 个样本，在所示训练步之前回放）</translation>
+    </message>
+    <message>
+        <source>%1 (every batch full at this size)</source>
+        <translation>%1（在这个批大小下每个批次都是满的）</translation>
+    </message>
 </context>
 </TS>

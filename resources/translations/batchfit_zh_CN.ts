@@ -46,6 +46,18 @@
         <source>Earlier batch lengths:</source>
         <translation>之前批次的长度：</translation>
     </message>
+    <message>
+        <source>e.g. 50000</source>
+        <translation>例如 50000</translation>
+    </message>
+    <message>
+        <source>The training samples in one epoch (len(dataset)). With DataLoader(drop_last=False) the epoch&apos;s last batch holds what is left, and the next epoch&apos;s first batch meets the cache it left: that smaller step is replayed before the one shown. With several GPUs each gets its share, as DistributedSampler pads it. Empty: every batch is full. Press Enter to apply.</source>
+        <translation>一个 epoch 的训练样本数（len(dataset)）。使用 DataLoader(drop_last=False) 时，epoch 的最后一个批次装的是剩下的样本，下一个 epoch 的第一个批次会遇到它留下的缓存：这个较小的训练步会在所示训练步之前回放。多张 GPU 时每张各得一份（DistributedSampler 会补齐）。留空：每个批次都是满的。按回车键应用。</translation>
+    </message>
+    <message>
+        <source>Samples per epoch:</source>
+        <translation>每个 epoch 的样本数：</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::AllocatorStrip</name>
@@ -366,6 +378,10 @@
     <message>
         <source>What nvidia-smi would show at the peak of the step on a GPU large enough. On this GPU the allocator frees its cached segments when a cudaMalloc fails and tries again, so less is enough: the verdict above says how much.</source>
         <translation>在显存足够大的 GPU 上，这一步峰值时 nvidia-smi 会显示的用量。在这块 GPU 上，cudaMalloc 失败时分配器会释放缓存的内存段并重试，所以更少就够了：上方的结论给出具体数值。</translation>
+    </message>
+    <message>
+        <source>the epoch&apos;s last batch (%1 samples) runs before the step shown</source>
+        <translation>epoch 的最后一个批次（%1 个样本）在所示训练步之前运行</translation>
     </message>
 </context>
 <context>
@@ -3257,6 +3273,14 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Earlier batch lengths: %1</source>
         <translation>之前批次的长度：%1</translation>
+    </message>
+    <message>
+        <source>Samples per epoch: %1</source>
+        <translation>每个 epoch 的样本数：%1</translation>
+    </message>
+    <message>
+        <source>Samples per epoch: not set</source>
+        <translation>每个 epoch 的样本数：未设置</translation>
     </message>
 </context>
 <context>

@@ -413,6 +413,10 @@ TEST_CASE("the CLI command line of a set-up names only what differs from the def
     CHECK(cliCommand("--preset", "gpt2-small", alloc, *rtx, 8).line ==
           "batchfit-cli estimate --preset gpt2-small --batch 8 --gpu rtx-4090 "
           "--alloc-conf expandable_segments:True --replay-seqs 256,1024,512");
+    TrainingConfig epoch;
+    epoch.epochSamples = 50003;
+    CHECK(cliCommand("--preset", "vit_b_16", epoch, *rtx, 8).line ==
+          "batchfit-cli estimate --preset vit_b_16 --batch 8 --gpu rtx-4090 --epoch-samples 50003");
 }
 
 TEST_CASE("every catalogue GPU's capacity is the figure its source quotes", "[gpu]") {

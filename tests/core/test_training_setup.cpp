@@ -139,6 +139,27 @@ TEST_CASE("the allocator settings: alloc_conf round-trips, version 2's default f
     CHECK(v3->setup->config.fragmentationFraction == 0.05);
 }
 
+TEST_CASE("epoch_samples round-trips; a bad value names its path", "[model_io][setup][epoch]") {
+    auto doc = parseModelDocument(withTraining(R"({"epoch_samples":50003})", 3), "run.json");
+    REQUIRE(doc);
+    REQUIRE(doc->setup);
+    REQUIRE(doc->setup->config.epochSamples);
+    CHECK(*doc->setup->config.epochSamples == 50003);
+    const std::string text = serializeModelDocument(doc->model, doc->setup);
+    CHECK(text.find("\"epoch_samples\": 50003") != std::string::npos);
+    auto again = parseModelDocument(text, "again.json");
+    REQUIRE(again);
+    CHECK(again->setup->config.epochSamples == doc->setup->config.epochSamples);
+    CHECK(error(withTraining(R"({"epoch_samples":-2})", 3))
+              .find("run.json: $.training.epoch_samples: expected an integer from 1 to") == 0);
+    CHECK(error(withTraining(R"({"epoch_samples":"50k"})", 3))
+              .find("run.json: $.training.epoch_samples: expected an integer, got") == 0);
+    // Not set: not written.
+    auto none = parseModelDocument(withTraining("{}", 3), "run.json");
+    REQUIRE(none);
+    CHECK(serializeModelDocument(none->model, none->setup).find("epoch_samples") == std::string::npos);
+}
+
 TEST_CASE("replay_sequences round-trips; a bad list names its element", "[model_io][setup][sequences]") {
     auto doc = parseModelDocument(withTraining(R"({"replay_sequences":[256,1024,512]})", 3), "run.json");
     REQUIRE(doc);

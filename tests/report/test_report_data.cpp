@@ -127,6 +127,28 @@ TEST_CASE("Report data: variable-length batches are said in the set-up table", "
     CHECK(lengths.startsWith(QString::fromUtf8("512 → 256 → 1,024 (variable-length batches")));
 }
 
+TEST_CASE("Report data: samples per epoch are said with the last batch replayed", "[report][data][epoch]") {
+    ReportRequest r = presetRequest("resnet50", 8);
+    auto row = [](const ReportData& d) {
+        QString out;
+        for (const auto& [k, v] : ReportSections(d).setup())
+            if (k == QStringLiteral("Samples per epoch")) out = v;
+        return out;
+    };
+    auto plain = buildReportData(r);
+    REQUIRE(plain);
+    CHECK(row(*plain).isEmpty());
+    r.config.epochSamples = 50003;
+    auto last = buildReportData(r);
+    REQUIRE(last);
+    CHECK(row(*last) ==
+          QStringLiteral("50,003 (the last batch, 3 samples, is replayed before the step shown)"));
+    r.config.epochSamples = 50000;
+    auto even = buildReportData(r);
+    REQUIRE(even);
+    CHECK(row(*even) == QStringLiteral("50,000 (every batch full at this size)"));
+}
+
 TEST_CASE("Report data: QLoRA and data parallelism are said in the set-up table and assumptions",
           "[report][data][qlora][parallel]") {
     ReportRequest r = presetRequest("llama-2-7b", 1);

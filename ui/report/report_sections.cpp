@@ -132,6 +132,15 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                          ReportText::tr("%1 (variable-length batches; the last is the step shown)")
                              .arg(lengths.join(QStringLiteral(" → "))));
     }
+    if (c.epochSamples)
+        out.emplace_back(
+            ReportText::tr("Samples per epoch"),
+            m_data.estimate.allocator.lastBatch > 0
+                ? ReportText::tr("%1 (the last batch, %2 samples, is replayed before the step shown)")
+                      .arg(ReportText::number(*c.epochSamples),
+                           ReportText::number(m_data.estimate.allocator.lastBatch))
+                : ReportText::tr("%1 (every batch full at this size)")
+                      .arg(ReportText::number(*c.epochSamples)));
     out.emplace_back(ReportText::tr("Safety margin"),
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
     out.emplace_back(ReportText::tr("Step simulated"),

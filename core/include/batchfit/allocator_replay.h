@@ -58,6 +58,9 @@ struct OomReport {
     bool firstIteration = false;
     /// When the replay mixes sequence lengths (TrainingConfig::replaySequences): the failing step's; else 0.
     std::int64_t sequence = 0;
+    /// When the failing step is an epoch's last, smaller batch (TrainingConfig::epochSamples): its batch
+    /// size; else 0.
+    std::int64_t lastBatch = 0;
 };
 
 /// One block of a segment, as torch.cuda.memory_snapshot() lists it.

@@ -64,6 +64,9 @@ struct AllocatorEstimate {
     /// With TrainingConfig::replaySequences: each replayed step's sequence length, in order (the last is the
     /// model's own, the step estimated); empty otherwise.
     std::vector<std::int64_t> sequences;
+    /// With TrainingConfig::epochSamples: the batch size of the epoch's last step, replayed before the step
+    /// estimated (0: the epoch divides into full batches, none is replayed).
+    std::int64_t lastBatch = 0;
 };
 
 /// One GPU of a data-parallel group (Estimate::parallel; group 1 without one).

@@ -116,6 +116,12 @@ struct TrainingConfig {
     /// (dynamic padding) fragment the cache. Empty: every replayed step has the model's length. Needs a
     /// token-sequence model; each length 1 .. the model's (at most kMaxReplaySequences of them).
     std::vector<std::int64_t> replaySequences;
+    /// Training samples in one epoch (len(dataset)). The last batch of an epoch then holds what is left
+    /// (torch.utils.data.DataLoader with drop_last=False; with data parallelism each GPU gets
+    /// ceil(samples / data-parallel GPUs), as DistributedSampler pads), and the replay runs that smaller
+    /// step before the one estimated: the next epoch's first batch meets the cache it left. Unset: every
+    /// batch is full (drop_last=True, or a sampler that fills the last batch). 1 .. kMaxEpochSamples.
+    std::optional<std::int64_t> epochSamples;
     /// An explicit override: reserved = peak x (1 + f), rounded to 2 MiB, instead of the replay.
     std::optional<double> fragmentationFraction;
     double marginFraction = 0.05; ///< user's safety margin, of the capacity
@@ -123,7 +129,8 @@ struct TrainingConfig {
     bool operator==(const TrainingConfig&) const = default;
 };
 
-inline constexpr std::size_t kMaxReplaySequences = 64; ///< TrainingConfig::replaySequences
+inline constexpr std::size_t kMaxReplaySequences = 64;                  ///< TrainingConfig::replaySequences
+inline constexpr std::int64_t kMaxEpochSamples = 1'000'000'000'000'000; ///< TrainingConfig::epochSamples
 
 std::string_view optimizerName(OptimizerKind k);     ///< "adam", "sgd-momentum", "adam8bit", ...
 std::string_view optimizerImplName(OptimizerImpl i); ///< "for-loop", "foreach", "fused", "default"
@@ -146,6 +153,9 @@ Result<TorchRules> parseTorchRules(std::string_view s); ///< "2" (also "2.x"), "
 /// most kMaxReplaySequences. Whether they suit the model is checked when it is lowered.
 Result<std::vector<std::int64_t>> parseReplaySequences(std::string_view text);
 std::string replaySequencesText(const std::vector<std::int64_t>& seqs); ///< "256,1024,512"
+/// "50,000" or "50000" -> 50000 (TrainingConfig::epochSamples; blank -> unset): 1 .. kMaxEpochSamples;
+/// spaces, commas, underscores and apostrophes between digits are ignored.
+Result<std::optional<std::int64_t>> parseEpochSamples(std::string_view text);
 Result<CheckpointMode> parseCheckpointMode(std::string_view s);
 std::string_view quantKindName(QuantKind k); ///< "none", "nf4", "fp4", "int8"
 Result<QuantKind> parseQuantKind(std::string_view s);

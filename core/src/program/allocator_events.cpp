@@ -53,9 +53,11 @@ void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) 
     out.stepEnd.assign(p.steps.size(), 0);
     out.warmEnd.clear();
     out.earlierEnd.clear();
-    out.iterations = p.replayIterations();
+    out.lastEnd.clear();
+    out.lastBatch = p.lastBatch(batch);
+    out.iterations = p.replayIterations(batch);
     if (p.steps.empty()) return;
-    thread_local std::vector<std::uint64_t> size, warmSize, earlierSize;
+    thread_local std::vector<std::uint64_t> size, warmSize, earlierSize, lastSize;
     Emitter steady{p, size, 0, out};
     steady.sizes(batch);
     if (const StepProgram* w = p.warmup(); w && out.iterations >= 2) {
@@ -81,6 +83,18 @@ void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) 
                 ends.push_back(e.last());
             }
             offset += earlier->instances.size();
+        }
+        // The epoch's last, smaller batch: the steady step at its own batch size, with fresh ids.
+        if (out.lastBatch > 0) {
+            Emitter e{p, lastSize, offset, out};
+            e.sizes(out.lastBatch);
+            e.skipSetup = true;
+            out.lastEnd.push_back(e.last());
+            for (std::size_t s = 1; s < p.steps.size(); ++s) {
+                e.step(s);
+                out.lastEnd.push_back(e.last());
+            }
+            offset += p.instances.size();
         }
         out.stepEnd[0] = steady.last();
         steady.idOffset = offset;

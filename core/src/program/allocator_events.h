@@ -20,6 +20,10 @@ struct StepEvents {
     /// With earlier steady steps (StepProgram::earlierSteps): per step, the last event index of each of its
     /// program steps.
     std::vector<std::vector<std::size_t>> earlierEnd;
+    /// With an epoch's last batch (StepProgram::lastBatch): its size and the last event index of each of its
+    /// program steps (else 0 and empty). It runs after the earlier steps, before the step estimated.
+    std::int64_t lastBatch = 0;
+    std::vector<std::size_t> lastEnd;
     int iterations = 1;
 };
 

@@ -47,6 +47,8 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model
     if (!st) return st.error();
     program->finalize();
     program->m_repeatable = stepIsRepeatable(*program);
+    if (withEarlierSteps && config.epochSamples)
+        if (auto st = program->checkEpochSamples(); !st) return st.error();
     if (withEarlierSteps && !config.replaySequences.empty()) {
         if (auto st = program->lowerEarlierSteps(model, config, cudaContextBytes); !st) return st.error();
     } else if (withEarlierSteps && !config.firstStep && !config.fragmentationFraction &&
@@ -102,6 +104,38 @@ Status StepProgram::lowerEarlierSteps(const Model& model, const TrainingConfig& 
             m_earlier.push_back(std::move(*p));
     }
     return Ok{};
+}
+
+// TrainingConfig::epochSamples: the epoch's last batch is one more steady step in the replay, at its own
+// batch.
+Status StepProgram::checkEpochSamples() const {
+    const auto& c = m_config;
+    const std::string what = "samples per epoch (" + std::to_string(*c.epochSamples) + ")";
+    if (*c.epochSamples < 1 || *c.epochSamples > kMaxEpochSamples)
+        return makeError(what + ": expected 1 .. 10^15 samples");
+    if (c.fragmentationFraction)
+        return makeError(what + " need the allocator replay: they cannot go with a fragmentation_fraction "
+                                "override");
+    if (c.firstStep)
+        return makeError(what + ": the last batch comes after steady-state steps, not with first_step");
+    if (c.accumulationSteps > 1)
+        return makeError(what + " with gradient accumulation: the epoch's last optimizer step mixes full and "
+                                "smaller micro-batches, which the replay does not model yet");
+    if (c.parallel.pp > 1)
+        return makeError(what +
+                         " with pipeline parallelism: the last batch's micro-batches are not modelled");
+    if (!m_repeatable)
+        return makeError(what + ": this step keeps tensors past its end, so it is replayed once");
+    return Ok{};
+}
+
+std::int64_t StepProgram::lastBatch(std::int64_t batch) const {
+    if (!m_config.epochSamples || batch < 1) return 0;
+    const std::int64_t replicas =
+        m_config.parallel.enabled() ? std::max<std::int64_t>(1, m_config.parallel.dataParallel()) : 1;
+    const std::int64_t perGpu = (*m_config.epochSamples + replicas - 1) / replicas; // DistributedSampler pads
+    if (perGpu <= batch) return 0; // one batch per epoch: estimated at the full batch
+    return perGpu % batch;
 }
 
 void StepProgram::finalize() {
@@ -188,8 +222,9 @@ std::uint64_t StepProgram::required(std::uint64_t peakBytes) const {
     return reserved + m_contextBytes;
 }
 
-int StepProgram::replayIterations() const {
-    return (!m_config.firstStep && m_repeatable && m_warmup) ? 2 + static_cast<int>(m_earlier.size()) : 1;
+int StepProgram::replayIterations(std::int64_t batch) const {
+    if (m_config.firstStep || !m_repeatable || !m_warmup) return 1;
+    return 2 + static_cast<int>(m_earlier.size()) + (lastBatch(batch) > 0 ? 1 : 0);
 }
 
 Result<ReplayResult> StepProgram::replay(std::int64_t batch, std::optional<std::uint64_t> limit, bool samples,
@@ -226,6 +261,13 @@ void StepProgram::locateOom(const StepEvents& ev, OomReport& oom) const {
         oom.step = stepOf(ev.warmEnd);
         if (oom.step) oom.stepLabel = w->steps[*oom.step].label;
         if (mixed) oom.sequence = m_config.replaySequences.front();
+        return;
+    }
+    if (!ev.lastEnd.empty() && i <= ev.lastEnd.back()) {
+        oom.step = stepOf(ev.lastEnd);
+        if (oom.step) oom.stepLabel = steps[*oom.step].label;
+        oom.lastBatch = ev.lastBatch;
+        if (mixed) oom.sequence = m_sequence;
         return;
     }
     for (std::size_t k = 0; k < ev.earlierEnd.size() && k < m_earlier.size(); ++k) {
@@ -322,7 +364,8 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
         e.allocator.peakInactiveSplitBytes = st.peakInactiveSplitBytes;
         e.allocator.peakSegments = st.peakSegments;
         e.allocator.deviceAllocs = st.deviceAllocs;
-        e.allocator.iterations = replayIterations();
+        e.allocator.iterations = replayIterations(batch);
+        e.allocator.lastBatch = r->stats.allocations > 0 ? lastBatch(batch) : 0;
         e.reservedBytes = std::max(st.peakReservedBytes, e.peakAllocatedBytes);
         e.requiredBytes = e.reservedBytes + m_contextBytes;
         for (std::size_t i = 0; i < e.timeline.size() && i < r->samples.size(); ++i)

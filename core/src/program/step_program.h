@@ -86,8 +86,13 @@ public:
     Result<ReplayResult> replay(std::int64_t batch, std::optional<std::uint64_t> limit, bool samples = false,
                                 std::optional<std::size_t> snapshotStep = {},
                                 std::uint64_t capacity = 0) const;
-    /// Iterations the replay runs (2: the steady state on the cache of a first iteration).
-    int replayIterations() const;
+    /// Iterations the replay runs at a batch (2: the steady state on the cache of a first iteration; one
+    /// more per earlier length and for an epoch's last batch).
+    int replayIterations(std::int64_t batch) const;
+    /// The size of an epoch's last batch at `batch` (TrainingConfig::epochSamples): what is left of one
+    /// GPU's samples after the full batches; 0 when they divide evenly, when the epoch is not given, or when
+    /// one batch holds the whole epoch.
+    std::int64_t lastBatch(std::int64_t batch) const;
     bool repeatable() const { return m_repeatable; }
     /// The same step as a first step (optimizer states created inside step()): the replay runs it before the
     /// steady-state step, as a training loop does. Null for first-step programs and the override.
@@ -125,6 +130,7 @@ private:
     bool m_repeatable = true;
     std::shared_ptr<const StepProgram> m_warmup;
     std::vector<std::shared_ptr<const StepProgram>> m_earlier;
+    Status checkEpochSamples() const;
     std::int64_t m_sequence = 0; ///< the model's sequence length, with replaySequences
     std::uint64_t m_contextBytes = 0;
     StepTotals m_totals;

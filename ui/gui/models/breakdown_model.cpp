@@ -138,6 +138,9 @@ QString BreakdownModel::reserveExplanation() const {
         lines.insert(
             2, tr("the steps' sequence lengths, in order: %1").arg(lengths.join(QStringLiteral(" → "))));
     }
+    if (a.lastBatch > 0)
+        lines.insert(2, tr("the epoch's last batch (%1 samples) runs before the step shown")
+                            .arg(ByteFormat::count(static_cast<std::uint64_t>(a.lastBatch))));
     return lines.join(QLatin1Char('\n'));
 }
 

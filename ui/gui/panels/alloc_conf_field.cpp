@@ -84,11 +84,34 @@ AllocConfField::AllocConfField(QFormLayout* form, QBoxLayout* toggleRow, QWidget
     seqLabel->setBuddy(m_seqEdit);
     seqLabel->setToolTip(m_seqTip);
     form->addRow(seqLabel, m_seqEdit);
+
+    // The epoch's last, smaller batch (TrainingConfig::epochSamples).
+    m_epochEdit = new QLineEdit(parent);
+    m_epochEdit->setObjectName(QStringLiteral("epochSamplesEdit"));
+    m_epochEdit->setPlaceholderText(tr("e.g. 50000"));
+    m_epochEdit->setClearButtonEnabled(true);
+    m_epochTip = tr("The training samples in one epoch (len(dataset)). With DataLoader(drop_last=False) the "
+                    "epoch's last batch holds what is left, and the next epoch's first batch meets the cache "
+                    "it left: that smaller step is replayed before the one shown. With several GPUs each "
+                    "gets its share, as DistributedSampler pads it. Empty: every batch is full. Press Enter "
+                    "to apply.");
+    m_epochEdit->setToolTip(m_epochTip);
+    auto* epochLabel = new QLabel(tr("Samples per epoch:"), parent);
+    epochLabel->setBuddy(m_epochEdit);
+    epochLabel->setToolTip(m_epochTip);
+    form->addRow(epochLabel, m_epochEdit);
     updateVisible();
 
     connect(m_advanced, &QToolButton::toggled, this, &AllocConfField::updateVisible);
     connect(m_edit, &QLineEdit::editingFinished, this, &AllocConfField::commit);
     connect(m_seqEdit, &QLineEdit::editingFinished, this, &AllocConfField::commitSequences);
+    connect(m_epochEdit, &QLineEdit::editingFinished, this, &AllocConfField::commitEpoch);
+    connect(m_epochEdit, &QLineEdit::textEdited, this, [this] {
+        if (!m_epochProblem.isEmpty() && parseEpochSamples(m_epochEdit->text().toStdString())) {
+            m_epochProblem.clear();
+            markField(m_epochEdit, m_epochTip, {});
+        }
+    });
     connect(m_seqEdit, &QLineEdit::textEdited, this, [this] {
         if (!m_seqProblem.isEmpty() && parseReplaySequences(m_seqEdit->text().toStdString()))
             showSequencesProblem({});
@@ -114,6 +137,48 @@ void AllocConfField::setReplaySequences(const std::vector<std::int64_t>& seqs) {
     if (!seqs.empty()) m_advanced->setChecked(true);
 }
 
+namespace {
+QString epochText(std::optional<std::int64_t> samples) {
+    return samples ? QString::number(*samples) : QString();
+}
+} // namespace
+
+void AllocConfField::setEpochSamples(std::optional<std::int64_t> samples) {
+    m_epochCurrent = epochText(samples);
+    if (m_epochEdit->text() != m_epochCurrent) m_epochEdit->setText(m_epochCurrent);
+    m_epochProblem.clear();
+    markField(m_epochEdit, m_epochTip, {});
+    if (samples) m_advanced->setChecked(true);
+}
+
+void AllocConfField::commitEpoch() {
+    const auto parsed = parseEpochSamples(m_epochEdit->text().toStdString());
+    if (!parsed) { // kept, marked, the set-up unchanged
+        m_epochProblem = QString::fromStdString(parsed.error().message);
+        markField(m_epochEdit, m_epochTip, m_epochProblem);
+        if (m_epochEdit->isVisible())
+            QToolTip::showText(m_epochEdit->mapToGlobal(QPoint(0, m_epochEdit->height())),
+                               m_epochEdit->toolTip(), m_epochEdit);
+        return;
+    }
+    m_epochProblem.clear();
+    markField(m_epochEdit, m_epochTip, {});
+    const QString canonical = epochText(*parsed);
+    m_epochEdit->setText(canonical);
+    if (canonical == m_epochCurrent) return;
+    m_epochCurrent = canonical;
+    emit epochSamplesEdited(*parsed);
+}
+
+void AllocConfField::markField(QLineEdit* edit, const QString& tip, const QString& message) {
+    edit->setToolTip(message.isEmpty()
+                         ? tip
+                         : QStringLiteral("<p><b>%1</b></p><p>%2</p>")
+                               .arg(tr("Not applied: %1").arg(message).toHtmlEscaped(), tip.toHtmlEscaped()));
+    if (!message.isEmpty()) m_advanced->setChecked(true);
+    markRefused(edit, !message.isEmpty());
+}
+
 void AllocConfField::commitSequences() {
     const auto parsed = parseReplaySequences(m_seqEdit->text().toStdString());
     if (!parsed) { // kept, marked, the set-up unchanged
@@ -133,12 +198,7 @@ void AllocConfField::commitSequences() {
 
 void AllocConfField::showSequencesProblem(const QString& message) {
     m_seqProblem = message;
-    m_seqEdit->setToolTip(message.isEmpty() ? m_seqTip
-                                            : QStringLiteral("<p><b>%1</b></p><p>%2</p>")
-                                                  .arg(tr("Not applied: %1").arg(message).toHtmlEscaped(),
-                                                       m_seqTip.toHtmlEscaped()));
-    if (!message.isEmpty()) m_advanced->setChecked(true);
-    markRefused(m_seqEdit, !message.isEmpty());
+    markField(m_seqEdit, m_seqTip, message);
 }
 
 void AllocConfField::updateVisible() {
@@ -146,6 +206,7 @@ void AllocConfField::updateVisible() {
     m_advanced->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
     m_form->setRowVisible(m_edit, on);
     m_form->setRowVisible(m_seqEdit, on);
+    m_form->setRowVisible(m_epochEdit, on);
     m_form->setRowVisible(m_message, on && !m_problem.isEmpty());
 }
 

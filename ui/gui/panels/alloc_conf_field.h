@@ -1,10 +1,11 @@
 #pragma once
 // The caching-allocator replay's rows of the training set-up, behind an "Advanced" fold beside the PyTorch
-// choice: PYTORCH_CUDA_ALLOC_CONF and the sequence lengths of earlier batches, each checked by the core's
-// parser before it changes the set-up.
+// choice: PYTORCH_CUDA_ALLOC_CONF, the sequence lengths of earlier batches and the samples per epoch (whose
+// last, smaller batch is replayed), each checked by the core's parser before it changes the set-up.
 #include <QLineEdit>
 #include <QWidget>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 class QBoxLayout;
@@ -31,7 +32,12 @@ public:
     void setAllocConf(const QString& canonical);
     /// Shows TrainingConfig::replaySequences without emitting; clears a refusal.
     void setReplaySequences(const std::vector<std::int64_t>& seqs);
+    /// Shows TrainingConfig::epochSamples without emitting; clears a refusal.
+    void setEpochSamples(std::optional<std::int64_t> samples);
     QLineEdit* lineEdit() const { return m_edit; }
+    QLineEdit* epochEdit() const { return m_epochEdit; }
+    /// The parser's message while the samples per epoch are refused; empty otherwise.
+    QString epochProblem() const { return m_epochProblem; }
     QLineEdit* sequencesEdit() const { return m_seqEdit; }
     /// The parser's message while the sequence lengths are refused; empty otherwise.
     QString sequencesProblem() const { return m_seqProblem; }
@@ -42,6 +48,7 @@ public:
 signals:
     void allocConfEdited(const QString& canonical);
     void replaySequencesEdited(const std::vector<std::int64_t>& seqs);
+    void epochSamplesEdited(std::optional<std::int64_t> samples);
 
 private:
     /// Checks the text; true (and the canonical text in `canonical`) when the core accepts it.
@@ -51,6 +58,9 @@ private:
     void updateVisible();
     void commitSequences();
     void showSequencesProblem(const QString& message);
+    void commitEpoch();
+    /// Marks a refused field (tint, tooltip with the message) or clears the mark.
+    void markField(QLineEdit* edit, const QString& tip, const QString& message);
 
     QFormLayout* m_form = nullptr;
     QLineEdit* m_edit = nullptr;
@@ -61,6 +71,8 @@ private:
     QString m_problem;
     QLineEdit* m_seqEdit = nullptr;
     QString m_seqTip, m_seqCurrent, m_seqProblem;
+    QLineEdit* m_epochEdit = nullptr;
+    QString m_epochTip, m_epochCurrent, m_epochProblem;
 };
 
 } // namespace batchfit

@@ -240,6 +240,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
                     ? tr("Earlier batch lengths: none")
                     : tr("Earlier batch lengths: %1").arg(QString::fromStdString(replaySequencesText(seqs))));
         });
+    connect(m_allocConf, &AllocConfField::epochSamplesEdited, this, [this](std::optional<std::int64_t> n) {
+        m_config.epochSamples = n;
+        emitEdit(n ? tr("Samples per epoch: %1").arg(*n) : tr("Samples per epoch: not set"));
+    });
 
     m_setToNone = new QCheckBox(tr("zero_grad(set_to_none=True)"), this);
     m_setToNone->setToolTip(
@@ -293,7 +297,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_torch, m_allocConf->advancedButton());
     setTabOrder(m_allocConf->advancedButton(), m_allocConf->lineEdit());
     setTabOrder(m_allocConf->lineEdit(), m_allocConf->sequencesEdit());
-    setTabOrder(m_allocConf->sequencesEdit(), m_setToNone);
+    setTabOrder(m_allocConf->sequencesEdit(), m_allocConf->epochEdit());
+    setTabOrder(m_allocConf->epochEdit(), m_setToNone);
     setTabOrder(m_firstStep, m_lora->firstField());
     setTabOrder(m_lora->lastField(), m_parallel->firstField());
 
@@ -414,6 +419,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     selectData(m_torch, config.torch);
     m_allocConf->setAllocConf(QString::fromStdString(config.allocConf));
     m_allocConf->setReplaySequences(config.replaySequences);
+    m_allocConf->setEpochSamples(config.epochSamples);
     m_updating = false;
     updateEnabled();
 }
