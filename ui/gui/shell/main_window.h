@@ -10,6 +10,7 @@
 #include <optional>
 
 class QCheckBox;
+class QResizeEvent;
 class QLabel;
 class QMenu;
 class QTabWidget;
@@ -97,12 +98,15 @@ public:
 protected:
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void buildCentral();
     /// First start: WindowGeometry::firstStart on this screen; later: the saved geometry, kept on the screen.
     void placeOnScreen();
     void buildDocks();
+    /// Gives the Training Set-up dock the height of its rows where the column has room (main_window_layout).
+    void fitTrainingDock();
     void buildMenus();
     void rebuildRecentMenu();
     void requestEstimate();

@@ -24,6 +24,7 @@
 #include "gui/panels/training_panel.h"
 #include "gui/panels/what_if_panel.h"
 #include "gui/shell/app_settings.h"
+#include "gui/shell/dock_scroll_area.h"
 #include "gui/shell/language.h"
 #include "gui/shell/main_window.h"
 #include "gui/shell/shortcut_keeper.h"
@@ -234,9 +235,34 @@ void MainWindow::buildDocks() {
     m_layers = new LayerStackPanel(m_doc, this);
     dock(tr("Layer Stack"), QStringLiteral("layerStackDock"), m_layers, Qt::LeftDockWidgetArea);
     m_training = new TrainingPanel(this);
-    dock(tr("Training Set-up"), QStringLiteral("trainingDock"), m_training, Qt::RightDockWidgetArea);
+    m_training->setObjectName(QStringLiteral("training"));
+    // Scrolls rather than pushing the window past a 768-pixel screen (the Advanced fold, taller CJK rows).
+    auto* trainingScroll = new DockScrollArea(m_training, this);
+    dock(tr("Training Set-up"), QStringLiteral("trainingDock"), trainingScroll, Qt::RightDockWidgetArea);
+    // The set-up keeps the height its rows need where the column has room; only on a screen too short for it
+    // and the What-If dock below does it scroll.
+    connect(trainingScroll, &DockScrollArea::contentResized, this, &MainWindow::fitTrainingDock);
     m_whatIf = new WhatIfPanel(this);
     dock(tr("What Would Help?"), QStringLiteral("whatIfDock"), m_whatIf, Qt::RightDockWidgetArea);
+}
+
+// The Training Set-up dock's least height: all its rows, or what the column leaves beside the What-If dock's
+// own least height when that is less (then its rows scroll).
+void MainWindow::fitTrainingDock() {
+    auto* set = findChild<QDockWidget*>(QStringLiteral("trainingDock"));
+    auto* help = findChild<QDockWidget*>(QStringLiteral("whatIfDock"));
+    auto* scroll = set ? qobject_cast<DockScrollArea*>(set->widget()) : nullptr;
+    if (!scroll || !scroll->widget()) return;
+    const int rows = scroll->widget()->minimumSizeHint().height();
+    int room = rows;
+    if (!set->isFloating() && help && help->isVisible() && !help->isFloating() &&
+        dockWidgetArea(help) == dockWidgetArea(set)) {
+        const int column = set->height() + help->height();            // both docks and what they leave
+        const int title = set->height() - scroll->height();           // the dock's title bar and frame
+        room = column - help->minimumSizeHint().height() - title - 8; // 8: the separator between them
+    }
+    const int least = std::max(0, std::min(rows, room));
+    if (scroll->minimumHeight() != least) scroll->setMinimumHeight(least);
 }
 
 } // namespace batchfit

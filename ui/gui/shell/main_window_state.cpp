@@ -16,6 +16,7 @@
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QHeaderView>
+#include <QLayout>
 #include <QScreen>
 #include <QSplitter>
 #include <QTabBar>
@@ -95,10 +96,19 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->accept();
 }
 
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    // After the dock layout has taken the new size.
+    QMetaObject::invokeMethod(this, &MainWindow::fitTrainingDock, Qt::QueuedConnection);
+}
+
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
     if (m_stateRestored) return;
     m_stateRestored = true; // first start: the chart gets about half the width, the tables their rows
+    // The set-up's height first: whether it scrolls decides the room its scroll bar takes beside it.
+    fitTrainingDock();
+    if (layout()) layout()->activate();
     const QList<QDockWidget*> docks = findChildren<QDockWidget*>();
     QList<int> widths;
     for (auto* d : docks) {
