@@ -2,6 +2,8 @@
 // cut at the sizes people's screens have. The in-process cases place the window as a first start would on
 // each screen; the process cases start the real app on offscreen screens of each size, in English and
 // Chinese, and save what it shows in $BATCHFIT_SHOTS (default: the test's build folder) for looking at.
+#include "batchfit/model_io.h"
+#include "batchfit/presets.h"
 #include "catch_compat.h"
 #include "gui/charts/memory_chart.h"
 #include "gui/document/document.h"
@@ -209,6 +211,18 @@ TEST_CASE("the app's first start on offscreen screens of three sizes, English an
     REQUIRE(dir.isValid());
     const QString shots = qEnvironmentVariable("BATCHFIT_SHOTS", QStringLiteral(BATCHFIT_SHOTS_DIR));
     QDir().mkpath(shots);
+    // A model file whose set-up opens the allocator's Advanced fold (three more rows in the set-up dock).
+    const QString folded = dir.filePath(QStringLiteral("folded.json"));
+    {
+        TrainingSetup setup;
+        setup.gpuId = "rtx-4090";
+        setup.batch = 8;
+        setup.config.allocConf = "expandable_segments:True";
+        setup.config.epochSamples = 50003;
+        QFile m(folded);
+        REQUIRE(m.open(QIODevice::WriteOnly));
+        m.write(QByteArray::fromStdString(serializeModelDocument(*loadPreset("resnet50"), setup)));
+    }
     for (const QSize& screen : kScreens) {
         const QString config = dir.filePath(sizeName(screen) + QStringLiteral(".json"));
         QFile f(config);
@@ -220,19 +234,25 @@ TEST_CASE("the app's first start on offscreen screens of three sizes, English an
                 .arg(screen.height())
                 .toUtf8());
         f.close();
-        for (const QString& lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+        for (const QString& run :
+             {QStringLiteral("en"), QStringLiteral("zh_CN"), QStringLiteral("zh_CN-folded")}) {
+            const QString lang = run.section(QLatin1Char('-'), 0, 0);
             const QString png =
-                QDir(shots).filePath(QStringLiteral("first-start-%1-%2.png").arg(sizeName(screen), lang));
+                QDir(shots).filePath(QStringLiteral("first-start-%1-%2.png").arg(sizeName(screen), run));
             QFile::remove(png);
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + config);
             QProcess app;
             app.setProcessEnvironment(env);
             app.setProcessChannelMode(QProcess::MergedChannels);
+            const QStringList model =
+                run.endsWith(QStringLiteral("folded"))
+                    ? QStringList{QStringLiteral("--model"), folded}
+                    : QStringList{QStringLiteral("--preset"), QStringLiteral("resnet50"),
+                                  QStringLiteral("--gpu"), QStringLiteral("24GiB")};
             app.start(QStringLiteral(BATCHFIT_GUI_EXE),
-                      {QStringLiteral("--preset"), QStringLiteral("resnet50"), QStringLiteral("--gpu"),
-                       QStringLiteral("24GiB"), QStringLiteral("--lang"), lang,
-                       QStringLiteral("--screenshot"), png});
+                      model +
+                          QStringList{QStringLiteral("--lang"), lang, QStringLiteral("--screenshot"), png});
             REQUIRE(app.waitForFinished(60000));
             const QString out = QString::fromUtf8(app.readAll());
             INFO(out.toStdString());
