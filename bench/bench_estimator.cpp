@@ -5,12 +5,13 @@
 // ms. A sweep point with the replay costs one replay (~3100 allocator events for gpt2-small), so the sweeps
 // of 1..4096 are measured three ways: the points the GUI chart and the CLI's default draw
 // (BM_SweepChart4096Gpt2, BM_SweepLog4096Gpt2: they meet 100 ms), every batch with the replay
-// (BM_Sweep4096Gpt2: 4096 replays, misses it), and every batch with an explicit --fragmentation override, the
-// step walk alone (BM_Sweep4096Gpt2Flat: issue 2's 5 ms). Issues 2 and 14 set their targets before the
-// replay: the walk (BM_Peak*) still meets issue 2's; with the replay an estimate costs what the step
-// allocates, and a QLoRA step of llama-2-7b makes twice the allocations of full training (20,417 events
-// against 10,296: the dequantized weights), so issue 14's "within 2x" holds for LoRA, not for QLoRA.
-// Run: build/bench/batchfit_bench
+// (BM_Sweep4096Gpt2: 4096 replays, ~500 ms on 2 cores, misses it: each of the 4096 batches takes its own
+// path through the allocator, so no replay can be shared, and a replay costs ~70 ns per event), and every
+// batch with an explicit --fragmentation override, the step walk alone (BM_Sweep4096Gpt2Flat: issue 2's 5
+// ms). Issues 2 and 14 set their targets before the replay: the walk (BM_Peak*) still meets issue 2's; with
+// the replay an estimate costs what the step allocates, and a QLoRA step of llama-2-7b makes twice the
+// allocations of full training (20,417 events against 10,296: the dequantized weights), so issue 14's "within
+// 2x" holds for LoRA, not for QLoRA. Run: build/bench/batchfit_bench
 #include "batchfit/estimator.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/presets.h"
