@@ -13,7 +13,6 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
-#include <QStandardItemModel>
 #include <QToolButton>
 
 namespace batchfit {
@@ -25,7 +24,6 @@ constexpr int kMergeAccumulation = 103;
 constexpr int kMergeMargin = 104;
 constexpr int kMergeContext = 105;
 constexpr std::uint64_t kMiB = 1024u * 1024u;
-const QString kCustomId = QStringLiteral("custom");
 
 QLabel* buddyLabel(const QString& text, QWidget* buddy) {
     auto* label = new QLabel(text, buddy->parentWidget());
@@ -42,70 +40,6 @@ template <class Enum> Enum dataOf(const QComboBox* box) {
 }
 
 } // namespace
-
-QString TrainingPanel::optimizerTitle(OptimizerKind k) {
-    switch (k) {
-    case OptimizerKind::Sgd:
-        return tr("SGD");
-    case OptimizerKind::SgdMomentum:
-        return tr("SGD with momentum");
-    case OptimizerKind::SgdNesterov:
-        return tr("SGD with Nesterov momentum");
-    case OptimizerKind::Adam:
-        return tr("Adam");
-    case OptimizerKind::AdamW:
-        return tr("AdamW");
-    case OptimizerKind::RmsProp:
-        return tr("RMSprop");
-    case OptimizerKind::Adagrad:
-        return tr("Adagrad");
-    case OptimizerKind::Adafactor:
-        return tr("Adafactor");
-    case OptimizerKind::Lion:
-        return tr("Lion");
-    case OptimizerKind::Adam8bit:
-        return tr("8-bit Adam (bitsandbytes)");
-    case OptimizerKind::PagedAdamW:
-        return tr("Paged AdamW (bitsandbytes)");
-    case OptimizerKind::PagedAdamW8bit:
-        return tr("Paged 8-bit AdamW (bitsandbytes)");
-    }
-    return {};
-}
-
-QString TrainingPanel::precisionTitle(Precision p) {
-    switch (p) {
-    case Precision::Fp32:
-        return tr("fp32");
-    case Precision::AmpFp16:
-        return tr("fp16 mixed precision (autocast)");
-    case Precision::AmpBf16:
-        return tr("bf16 mixed precision (autocast)");
-    case Precision::PureFp16:
-        return tr("pure fp16");
-    case Precision::PureBf16:
-        return tr("pure bf16");
-    case Precision::MixedFp16Master:
-        return tr("fp16 weights + fp32 master copy");
-    case Precision::MixedBf16Master:
-        return tr("bf16 weights + fp32 master copy");
-    }
-    return {};
-}
-
-QString TrainingPanel::checkpointingTitle(Checkpointing c) {
-    switch (c) {
-    case Checkpointing::None:
-        return tr("none");
-    case Checkpointing::EveryBlock:
-        return tr("every block");
-    case Checkpointing::EveryKthBlock:
-        return tr("every k-th block");
-    case Checkpointing::Selective:
-        return tr("selective (attention only)");
-    }
-    return {};
-}
 
 TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);
@@ -368,31 +302,6 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setConfig(m_config);
 }
 
-void TrainingPanel::buildGpuList() {
-    auto* model = qobject_cast<QStandardItemModel*>(m_gpu->model());
-    QStringList vendors;
-    for (const auto& g : gpuCatalogue())
-        if (!vendors.contains(QString::fromStdString(g.vendor))) vendors << QString::fromStdString(g.vendor);
-    for (const QString& vendor : vendors) {
-        m_gpu->addItem(vendor);
-        auto* header = model->item(m_gpu->count() - 1);
-        header->setFlags(Qt::NoItemFlags);
-        QFont f = header->font();
-        f.setBold(true);
-        header->setFont(f);
-        for (const auto& g : gpuCatalogue()) {
-            if (QString::fromStdString(g.vendor) != vendor) continue;
-            // Under its vendor's heading the vendor prefix is redundant: "GeForce RTX 4090 — 23.99 GiB".
-            QString name = QString::fromStdString(g.name);
-            if (name.startsWith(vendor + QLatin1Char(' '))) name = name.mid(vendor.size() + 1);
-            m_gpu->addItem(QStringLiteral("   %1 — %2").arg(name, ByteFormat::bytes(g.memoryBytes)),
-                           QString::fromStdString(g.id));
-            model->item(m_gpu->count() - 1)->setToolTip(QString::fromStdString(g.source));
-        }
-    }
-    m_gpu->addItem(tr("Custom capacity"), kCustomId);
-}
-
 void TrainingPanel::setLoraTargetInfo(const LoraTargetInfo& info) {
     m_lora->setTargetInfo(info);
 }
@@ -427,10 +336,10 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
 void TrainingPanel::setGpu(const GpuSpec& gpu) {
     m_updating = true;
     const int idx = m_gpu->findData(QString::fromStdString(gpu.id));
-    if (idx >= 0 && gpu.id != kCustomId.toStdString()) {
+    if (idx >= 0 && gpu.id != customGpuId().toStdString()) {
         m_gpu->setCurrentIndex(idx);
     } else {
-        m_gpu->setCurrentIndex(m_gpu->findData(kCustomId));
+        m_gpu->setCurrentIndex(m_gpu->findData(customGpuId()));
         m_customGib->setValue(ByteFormat::toGib(gpu.memoryBytes));
     }
     m_updating = false;
@@ -439,7 +348,7 @@ void TrainingPanel::setGpu(const GpuSpec& gpu) {
 
 GpuSpec TrainingPanel::currentGpu() const {
     const QString id = m_gpu->currentData().toString();
-    if (id != kCustomId && !id.isEmpty())
+    if (id != customGpuId() && !id.isEmpty())
         if (auto g = findGpu(id.toStdString())) return *g;
     return customGpu(m_customGib->value());
 }
@@ -469,7 +378,7 @@ void TrainingPanel::updateEnabled() {
     m_impl->setItemText(
         0, tr("default: %1")
                .arg(QString::fromStdString(std::string(optimizerImplName(resolvedImpl(asDefault))))));
-    m_customGib->setEnabled(m_gpu->currentData().toString() == kCustomId);
+    m_customGib->setEnabled(m_gpu->currentData().toString() == customGpuId());
 }
 
 } // namespace batchfit

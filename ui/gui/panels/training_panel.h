@@ -48,7 +48,9 @@ signals:
     void gpuEdited(const batchfit::GpuSpec& gpu);
 
 private:
-    void buildGpuList();
+    void buildGpuList(); ///< training_panel_lists.cpp
+    /// The GPU list's item for a capacity typed in (TrainingSetup's "custom").
+    static QString customGpuId() { return QStringLiteral("custom"); }
     void emitEdit(const QString& what, int mergeId = -1);
     void updateEnabled();
     void onGpuChanged();
