@@ -596,5 +596,9 @@
         <source>%1 (every batch full at this size)</source>
         <translation>%1（在这个批大小下每个批次都是满的）</translation>
     </message>
+    <message>
+        <source>On this GPU the epoch&apos;s last batch (%1 samples) runs out of memory at %2, trying to allocate %3.</source>
+        <translation>在这块 GPU 上，epoch 的最后一个批次（%1 个样本）在 %2 处显存不足（尝试分配 %3）。</translation>
+    </message>
 </context>
 </TS>

@@ -2880,6 +2880,10 @@ The measured points shown before, if any, are unchanged.</source>
         <source>Does not fit this GPU: the steady-state step stops at %1 with: %2</source>
         <translation>这块 GPU 放不下：稳定状态的训练步停在 %1，报错：%2</translation>
     </message>
+    <message>
+        <source>Does not fit this GPU: the epoch&apos;s last batch (%1 samples) stops at %2 with: %3</source>
+        <translation>这块 GPU 放不下：epoch 的最后一个批次（%1 个样本）在 %2 处停止，报错：%3</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::TimelineChart</name>

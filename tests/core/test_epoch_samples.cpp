@@ -113,3 +113,23 @@ TEST_CASE("samples per epoch: set-ups the replay cannot run are refused with the
     REQUIRE_FALSE(zero);
     CHECK(zero.error().message.find("expected 1 .. 10^15") != std::string::npos);
 }
+
+TEST_CASE("an OOM in the epoch's last batch names it", "[allocator][epoch]") {
+    // vit_b_16 b8 with 50,007 samples: the last batch (7) is the first step with optimizer states, so on a
+    // 2 GiB card (no margin, no context) it is the step that runs out.
+    TrainingConfig c = withEpoch(50007);
+    c.marginFraction = 0;
+    c.cudaContextBytes = 0;
+    auto v = estimator(preset("vit_b_16"), c).verdict(8, std::uint64_t{2} << 30);
+    REQUIRE(v);
+    CHECK_FALSE(v->fits);
+    REQUIRE(v->oom);
+    CHECK(v->oom->lastBatch == 7);
+    CHECK_FALSE(v->oom->firstIteration);
+    CHECK_FALSE(v->oom->stepLabel.empty());
+    // Without the epoch the same card fails in another step, never a last batch.
+    c.epochSamples.reset();
+    auto plain = estimator(preset("vit_b_16"), c).verdict(8, std::uint64_t{2} << 30);
+    REQUIRE(plain);
+    if (plain->oom) CHECK(plain->oom->lastBatch == 0);
+}

@@ -147,6 +147,15 @@ TEST_CASE("Report data: samples per epoch are said with the last batch replayed"
     auto even = buildReportData(r);
     REQUIRE(even);
     CHECK(row(*even) == QStringLiteral("50,000 (every batch full at this size)"));
+    // vit_b_16 b8 on a 2 GiB card (no margin, no context): the last batch of 7 is the step that runs out.
+    ReportRequest tight = presetRequest("vit_b_16", 8, "2GiB");
+    tight.config.epochSamples = 50007;
+    tight.config.marginFraction = 0;
+    tight.config.cudaContextBytes = 0;
+    auto out = buildReportData(tight);
+    REQUIRE(out);
+    CHECK(ReportSections(*out).verdictDetail().contains(
+        QStringLiteral("On this GPU the epoch's last batch (7 samples) runs out of memory at ")));
 }
 
 TEST_CASE("Report data: QLoRA and data parallelism are said in the set-up table and assumptions",

@@ -2,6 +2,7 @@
 // edit that the replay follows, refused text that changes nothing, a model file's value shown.
 #include "batchfit/training_config.h"
 #include "catch_compat.h"
+#include "gui/charts/segments_view.h"
 #include "gui/document/document.h"
 #include "gui/files/file_controller.h"
 #include "gui/panels/alloc_conf_field.h"
@@ -9,6 +10,7 @@
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
+#include <QCoreApplication>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTest>
@@ -98,4 +100,21 @@ TEST_CASE("samples per epoch with gradient accumulation: the set-up's problem is
                (l->isVisibleTo(&w) && l->text().contains(QStringLiteral("training set-up has a problem")) &&
                 l->text().contains(QStringLiteral("with gradient accumulation")));
     CHECK(said);
+}
+
+TEST_CASE("samples per epoch: the Segments tab names the epoch's last batch when it runs out",
+          "[window][epoch]") {
+    Fixture f;
+    MainWindow& w = f.w;
+    TrainingConfig c = w.document()->config();
+    c.epochSamples = 50007; // last batch 7 at batch 8
+    c.marginFraction = 0;
+    c.cudaContextBytes = 0;
+    w.document()->editConfig(c, QStringLiteral("tight"));
+    w.document()->setGpu(customGpu(2.0));
+    REQUIRE(w.waitForIdle());
+    REQUIRE(w.showTab(QStringLiteral("segments")));
+    QCoreApplication::processEvents();
+    CHECK(w.segmentsView()->oomText().startsWith(
+        QStringLiteral("Does not fit this GPU: the epoch's last batch (7 samples) stops at ")));
 }

@@ -197,14 +197,24 @@ QString ReportSections::verdictDetail() const {
     QString text = ReportText::tr("Needs %1 but only %2 is usable: short by %3.")
                        .arg(required, ReportText::bytes(v.usableBytes),
                             ReportText::bytes(static_cast<std::uint64_t>(-v.headroomBytes)));
-    if (v.oom && !v.oom->stepLabel.empty()) // where the caching allocator's replay on this GPU gives up
-        text += QLatin1Char(' ') +
-                (v.oom->firstIteration
-                     ? ReportText::tr("On this GPU the first training step runs out of memory at %1, "
-                                      "trying to allocate %2.")
-                     : ReportText::tr("On this GPU the steady-state step runs out of memory at %1, "
-                                      "trying to allocate %2."))
-                    .arg(qs(v.oom->stepLabel), ReportText::bytes(v.oom->triedBytes));
+    if (v.oom && !v.oom->stepLabel.empty()) { // where the caching allocator's replay on this GPU gives up
+        const QString at = qs(v.oom->stepLabel), tried = ReportText::bytes(v.oom->triedBytes);
+        if (v.oom->firstIteration)
+            text +=
+                QLatin1Char(' ') + ReportText::tr("On this GPU the first training step runs out of memory "
+                                                  "at %1, trying to allocate %2.")
+                                       .arg(at, tried);
+        else if (v.oom->lastBatch > 0)
+            text +=
+                QLatin1Char(' ') + ReportText::tr("On this GPU the epoch's last batch (%1 samples) runs out "
+                                                  "of memory at %2, trying to allocate %3.")
+                                       .arg(ReportText::number(v.oom->lastBatch), at, tried);
+        else
+            text +=
+                QLatin1Char(' ') + ReportText::tr("On this GPU the steady-state step runs out of memory at "
+                                                  "%1, trying to allocate %2.")
+                                       .arg(at, tried);
+    }
     return text;
 }
 

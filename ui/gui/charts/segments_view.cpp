@@ -120,6 +120,10 @@ void SegmentsView::setStep(std::shared_ptr<const Estimator> estimator, std::int6
         else if (oom->firstIteration)
             line =
                 tr("Does not fit this GPU: the first training step stops at %1 with: %2").arg(where, message);
+        else if (oom->lastBatch > 0)
+            line = tr("Does not fit this GPU: the epoch's last batch (%1 samples) stops at %2 with: %3")
+                       .arg(oom->lastBatch)
+                       .arg(where, message);
         else
             line =
                 tr("Does not fit this GPU: the steady-state step stops at %1 with: %2").arg(where, message);
