@@ -263,18 +263,19 @@ void StepProgram::locateOom(const StepEvents& ev, OomReport& oom) const {
         if (mixed) oom.sequence = m_config.replaySequences.front();
         return;
     }
-    if (!ev.lastEnd.empty() && i <= ev.lastEnd.back()) {
-        oom.step = stepOf(ev.lastEnd);
-        if (oom.step) oom.stepLabel = steps[*oom.step].label;
-        oom.lastBatch = ev.lastBatch;
-        if (mixed) oom.sequence = m_sequence;
-        return;
-    }
     for (std::size_t k = 0; k < ev.earlierEnd.size() && k < m_earlier.size(); ++k) {
         if (ev.earlierEnd[k].empty() || i > ev.earlierEnd[k].back()) continue;
         oom.step = stepOf(ev.earlierEnd[k]);
         if (oom.step) oom.stepLabel = m_earlier[k]->steps[*oom.step].label;
         oom.sequence = m_config.replaySequences[k + 1];
+        return;
+    }
+    // The epoch's last batch runs after the earlier steps, before the step estimated.
+    if (!ev.lastEnd.empty() && i <= ev.lastEnd.back()) {
+        oom.step = stepOf(ev.lastEnd);
+        if (oom.step) oom.stepLabel = steps[*oom.step].label;
+        oom.lastBatch = ev.lastBatch;
+        if (mixed) oom.sequence = m_sequence;
         return;
     }
     oom.step = stepOf(ev.stepEnd);
