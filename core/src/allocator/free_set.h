@@ -65,7 +65,6 @@ public:
         const std::vector<std::vector<FreeKey>>* m_chunks = nullptr;
         std::size_t m_c = 0, m_i = 0;
     };
-    using const_iterator = iterator;
 
     iterator begin() const { return {&m_chunks, 0, 0}; }
     iterator end() const { return {&m_chunks, m_chunks.size(), 0}; }

@@ -46,6 +46,22 @@ struct Emitter {
     std::size_t last() const { return out.events.empty() ? 0 : out.events.size() - 1; }
 };
 
+// One more steady step of `program` at `batch` (its set-up exists already), with ids from `offset`: each
+// such step frees what it allocates. `ends` gets the last event index of each of its program steps.
+// Returns the next free id.
+std::uint64_t emitSteadyStep(const StepProgram& program, std::int64_t batch, std::vector<std::uint64_t>& size,
+                             std::uint64_t offset, StepEvents& out, std::vector<std::size_t>& ends) {
+    Emitter e{program, size, offset, out};
+    e.sizes(batch);
+    e.skipSetup = true;
+    ends.push_back(e.last());
+    for (std::size_t s = 1; s < program.steps.size(); ++s) {
+        e.step(s);
+        ends.push_back(e.last());
+    }
+    return offset + program.instances.size();
+}
+
 } // namespace
 
 void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) {
@@ -69,33 +85,11 @@ void buildStepEvents(const StepProgram& p, std::int64_t batch, StepEvents& out) 
             first.step(s);
             out.warmEnd.push_back(first.last());
         }
-        // Earlier steady steps at other sequence lengths: each frees what it allocates, so each takes fresh
-        // ids.
+        // Earlier steady steps at other sequence lengths, then the epoch's last, smaller batch.
         std::uint64_t offset = w->instances.size();
-        for (const auto& earlier : p.earlierSteps()) {
-            Emitter e{*earlier, earlierSize, offset, out};
-            e.sizes(batch);
-            e.skipSetup = true;
-            auto& ends = out.earlierEnd.emplace_back();
-            ends.push_back(e.last());
-            for (std::size_t s = 1; s < earlier->steps.size(); ++s) {
-                e.step(s);
-                ends.push_back(e.last());
-            }
-            offset += earlier->instances.size();
-        }
-        // The epoch's last, smaller batch: the steady step at its own batch size, with fresh ids.
-        if (out.lastBatch > 0) {
-            Emitter e{p, lastSize, offset, out};
-            e.sizes(out.lastBatch);
-            e.skipSetup = true;
-            out.lastEnd.push_back(e.last());
-            for (std::size_t s = 1; s < p.steps.size(); ++s) {
-                e.step(s);
-                out.lastEnd.push_back(e.last());
-            }
-            offset += p.instances.size();
-        }
+        for (const auto& earlier : p.earlierSteps())
+            offset = emitSteadyStep(*earlier, batch, earlierSize, offset, out, out.earlierEnd.emplace_back());
+        if (out.lastBatch > 0) offset = emitSteadyStep(p, out.lastBatch, lastSize, offset, out, out.lastEnd);
         out.stepEnd[0] = steady.last();
         steady.idOffset = offset;
         steady.skipSetup = true;

@@ -130,9 +130,8 @@ Status StepProgram::checkEpochSamples() const {
 }
 
 std::int64_t StepProgram::lastBatch(std::int64_t batch) const {
-    if (!m_config.epochSamples || batch < 1) return 0;
-    const std::int64_t replicas =
-        m_config.parallel.enabled() ? std::max<std::int64_t>(1, m_config.parallel.dataParallel()) : 1;
+    if (!m_config.epochSamples || batch < 1 || !warmsUp()) return 0;
+    const std::int64_t replicas = m_config.parallel.enabled() ? m_config.parallel.dataParallel() : 1;
     const std::int64_t perGpu = (*m_config.epochSamples + replicas - 1) / replicas; // DistributedSampler pads
     if (perGpu <= batch) return 0; // one batch per epoch: estimated at the full batch
     return perGpu % batch;
@@ -222,8 +221,12 @@ std::uint64_t StepProgram::required(std::uint64_t peakBytes) const {
     return reserved + m_contextBytes;
 }
 
+bool StepProgram::warmsUp() const {
+    return !m_config.firstStep && m_repeatable && m_warmup;
+}
+
 int StepProgram::replayIterations(std::int64_t batch) const {
-    if (m_config.firstStep || !m_repeatable || !m_warmup) return 1;
+    if (!warmsUp()) return 1;
     return 2 + static_cast<int>(m_earlier.size()) + (lastBatch(batch) > 0 ? 1 : 0);
 }
 
@@ -366,7 +369,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
         e.allocator.peakSegments = st.peakSegments;
         e.allocator.deviceAllocs = st.deviceAllocs;
         e.allocator.iterations = replayIterations(batch);
-        e.allocator.lastBatch = r->stats.allocations > 0 ? lastBatch(batch) : 0;
+        e.allocator.lastBatch = lastBatch(batch);
         e.reservedBytes = std::max(st.peakReservedBytes, e.peakAllocatedBytes);
         e.requiredBytes = e.reservedBytes + m_contextBytes;
         for (std::size_t i = 0; i < e.timeline.size() && i < r->samples.size(); ++i)

@@ -131,6 +131,8 @@ private:
     std::shared_ptr<const StepProgram> m_warmup;
     std::vector<std::shared_ptr<const StepProgram>> m_earlier;
     Status checkEpochSamples() const;
+    /// Whether the replay runs a first step before the steady one (earlier steps and a last batch need it).
+    bool warmsUp() const;
     std::int64_t m_sequence = 0; ///< the model's sequence length, with replaySequences
     std::uint64_t m_contextBytes = 0;
     StepTotals m_totals;

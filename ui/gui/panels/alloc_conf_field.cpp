@@ -108,8 +108,7 @@ AllocConfField::AllocConfField(QFormLayout* form, QBoxLayout* toggleRow, QWidget
     connect(m_epochEdit, &QLineEdit::editingFinished, this, &AllocConfField::commitEpoch);
     connect(m_epochEdit, &QLineEdit::textEdited, this, [this] {
         if (!m_epochProblem.isEmpty() && parseEpochSamples(m_epochEdit->text().toStdString())) {
-            m_epochProblem.clear();
-            markField(m_epochEdit, m_epochTip, {});
+            showEpochProblem({});
         }
     });
     connect(m_seqEdit, &QLineEdit::textEdited, this, [this] {
@@ -146,28 +145,30 @@ QString epochText(std::optional<std::int64_t> samples) {
 void AllocConfField::setEpochSamples(std::optional<std::int64_t> samples) {
     m_epochCurrent = epochText(samples);
     if (m_epochEdit->text() != m_epochCurrent) m_epochEdit->setText(m_epochCurrent);
-    m_epochProblem.clear();
-    markField(m_epochEdit, m_epochTip, {});
+    showEpochProblem({});
     if (samples) m_advanced->setChecked(true);
 }
 
 void AllocConfField::commitEpoch() {
     const auto parsed = parseEpochSamples(m_epochEdit->text().toStdString());
     if (!parsed) { // kept, marked, the set-up unchanged
-        m_epochProblem = QString::fromStdString(parsed.error().message);
-        markField(m_epochEdit, m_epochTip, m_epochProblem);
+        showEpochProblem(QString::fromStdString(parsed.error().message));
         if (m_epochEdit->isVisible())
             QToolTip::showText(m_epochEdit->mapToGlobal(QPoint(0, m_epochEdit->height())),
                                m_epochEdit->toolTip(), m_epochEdit);
         return;
     }
-    m_epochProblem.clear();
-    markField(m_epochEdit, m_epochTip, {});
+    showEpochProblem({});
     const QString canonical = epochText(*parsed);
     m_epochEdit->setText(canonical);
     if (canonical == m_epochCurrent) return;
     m_epochCurrent = canonical;
     emit epochSamplesEdited(*parsed);
+}
+
+void AllocConfField::showEpochProblem(const QString& message) {
+    m_epochProblem = message;
+    markField(m_epochEdit, m_epochTip, message);
 }
 
 void AllocConfField::markField(QLineEdit* edit, const QString& tip, const QString& message) {
@@ -240,13 +241,8 @@ void AllocConfField::commit() {
 void AllocConfField::showProblem(const QString& message) {
     m_problem = message;
     m_message->setFullText(message.isEmpty() ? QString() : tr("Not applied: %1").arg(message));
-    m_edit->setToolTip(message.isEmpty() ? m_tip
-                                         : QStringLiteral("<p><b>%1</b></p><p>%2</p>")
-                                               .arg(tr("Not applied: %1").arg(message).toHtmlEscaped(),
-                                                    m_tip.toHtmlEscaped()));
-    if (!message.isEmpty()) m_advanced->setChecked(true);
+    markField(m_edit, m_tip, message);
     m_form->setRowVisible(m_message, m_advanced->isChecked() && !message.isEmpty());
-    markRefused(m_edit, !message.isEmpty());
 }
 
 } // namespace batchfit

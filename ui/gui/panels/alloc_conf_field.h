@@ -59,6 +59,7 @@ private:
     void commitSequences();
     void showSequencesProblem(const QString& message);
     void commitEpoch();
+    void showEpochProblem(const QString& message);
     /// Marks a refused field (tint, tooltip with the message) or clears the mark.
     void markField(QLineEdit* edit, const QString& tip, const QString& message);
 
