@@ -1,9 +1,13 @@
 #pragma once
-// The CLI's --help text; packaging generates the man page from the same text.
+// The CLI's --help text: this head, the training set-up from the settings table (settingsHelp()), then the
+// output options. packaging/GenManPage.cmake makes the man page from what `batchfit-cli --help` prints.
+#include "batchfit/settings.h"
+
+#include <string>
 
 namespace batchfit {
 
-inline constexpr const char* kCliHelp = R"(Usage: batchfit-cli COMMAND [OPTIONS]
+inline constexpr const char* kCliHelpHead = R"(Usage: batchfit-cli COMMAND [OPTIONS]
 
 Estimates the GPU memory of one training step and the largest batch size that fits.
 
@@ -39,88 +43,9 @@ Model:
   --onnx FILE            an ONNX model (needs a build with libonnx-dev); the batch is dim 0 of its input;
                          with --onnx-loss cross-entropy|mse|none (default cross-entropy) and
                          --onnx-allow-opaque (unmapped operators become opaque layers)
+)";
 
-Training set-up:
-  --batch N              micro-batch size (default 1)
-  --gpu ID|NGiB          a catalogue GPU (see `gpus`) or a custom capacity, e.g. 24GiB
-  --optimizer NAME       sgd, sgd-momentum, sgd-nesterov, adam (default), adamw, rmsprop, adagrad,
-                         adafactor, lion, adam8bit, paged-adamw, paged-adamw-8bit (bitsandbytes' paged
-                         optimizers: states of tensors >= 1e5 elements in CUDA managed memory, reported
-                         apart from the peak)
-  --impl NAME            default (what torch picks on a GPU: foreach in 2.x for SGD/Adam/AdamW/RMSprop/
-                         Adagrad, for-loop in 1.13), for-loop, foreach, fused
-  --amsgrad              Adam/AdamW keep max_exp_avg_sq
-  --precision NAME       fp32 (default), amp-fp16, amp-bf16, pure-fp16, pure-bf16, mixed-fp16, mixed-bf16
-  --checkpointing MODE   none (default), every-block, every-k, selective
-  --checkpoint-every K   k for every-k (default 2)
-  --checkpoint-mode M    reentrant (torch.utils.checkpoint's default, and Hugging Face's) or non-reentrant
-                         (use_reentrant=False): what the recomputation keeps
-  --freeze GLOB[,GLOB]   freeze these layers (requires_grad=False): no gradient, no optimizer state, and
-                         ops save only what the remaining gradients need; GLOB matches a layer path
-                         (`check` lists them: 'layer1*', 'h[0]*') or a PyTorch module name ('h.0.*'), and
-                         a block's path covers what it contains
-  --train-only GLOB[,GLOB]  only these layers train (e.g. 'fc' for a frozen backbone); with --freeze too,
-                         a layer trains when it is listed here and not frozen there; with LoRA: the layers
-                         that train besides the adapters (PEFT's modules_to_save)
-  --lora-rank R          LoRA fine-tuning (PEFT): adapters of rank R on the target linears, the rest frozen
-  --lora-alpha A         lora_alpha (default 8; the adapter output is scaled by A/R)
-  --lora-dropout P       lora_dropout (default 0); each adapted linear has its own dropout
-  --lora-targets NAMES|all-linear  target_modules: names a linear's path ends with (q_proj,v_proj), or every
-                         linear but the output head; default: PEFT's for the model's family (q_proj,v_proj for
-                         Llama/Mistral/Qwen, c_attn for GPT-2, query,value for BERT)
-  --quant nf4|fp4|int8   QLoRA-style base weights (bitsandbytes via transformers' BitsAndBytesConfig): every
-                         linear but the output head and tied weights stores 4-bit codes + an fp32 absmax per
-                         64 (0.5625 B/param), or int8 + a scale per row; the matmul dequantizes its weight
-                         on the fly; implies PEFT's prepare_model_for_kbit_training (the other weights in
-                         fp32, checkpointing every block unless --checkpointing says otherwise)
-  --double-quant         bnb_4bit_use_double_quant: 8-bit absmax (0.5159 B/param)
-  --compute-dtype D      bnb_4bit_compute_dtype fp32 (default), bf16, fp16: used for fp16 inputs (bitsandbytes
-                         computes fp32 and bf16 inputs in their own dtype)
-  --no-kbit-prepare      quantize without prepare_model_for_kbit_training
-  --accumulation N       micro-batches per optimizer step (default 1)
-  --gpus N               data parallelism over N GPUs (default 1); the batch is the micro-batch per GPU and
-                         every figure is one GPU's (the most loaded rank)
-  --strategy S           ddp, zero1, zero2, zero3 (DeepSpeed ZeRO stages), fsdp (FULL_SHARD), fsdp-grad-op
-                         (SHARD_GRAD_OP), hsdp (HYBRID_SHARD: shards within a node), fsdp2 (fully_shard)
-  --gpus-per-node G      GPUs per node (default 8): HSDP's shard group
-  --tp T                 Megatron tensor parallelism over T of the GPUs (heads, MLP columns and the vocab
-                         split; norms, dropout and the residual stream whole): data-parallel size GPUs / T
-  --sequence-parallel    with --tp T > 1: Megatron sequence parallelism, the norms, dropouts and residual
-                         stream split over the T GPUs along the sequence (s/T tokens each); a column-parallel
-                         linear all-gathers its input into one kept buffer and saves only its shard
-  --pp P                 pipeline parallelism, 1F1B: the first stage (the embedding and ceil(L/P) layers,
-                         min(M, P) micro-batches in flight) and the last (floor(L/P) layers, the head and
-                         the loss, 1 in flight) are simulated and the heavier is shown; --microbatches M
-                         (default P); data-parallel size GPUs / (T x P)
-  --zero-impl deepspeed|torch  zero1 by DeepSpeed (flat partitions) or torch's ZeroRedundancyOptimizer over
-                         DDP (whole tensors, greedy by size)
-  --bucket-cap-mb M      DDP bucket_cap_mb (default 25); --gradient-as-bucket-view: gradients are views into
-                         the buckets (without it, the buckets are one more gradient-sized buffer)
-  --reduce-bucket-size E DeepSpeed reduce_bucket_size in elements (default 5e8); --overlap-comm on|off
-                         (DeepSpeed's default: on for stage 3 only); --stage3-param-persistence-threshold E
-                         (default 1e5: smaller parameters stay whole on every GPU)
-  --no-limit-all-gathers FSDP without the rate limiter; --backward-prefetch pre|post (default pre);
-                         --no-reshard-after-forward (FSDP2: keep gathered parameters to the backward)
-  --alloc-conf TEXT      PYTORCH_CUDA_ALLOC_CONF for the caching-allocator replay that gives reserved memory
-                         and the verdict, e.g. expandable_segments:True or max_split_size_mb:128
-  --replay-seqs L,L,...  variable-length batches: the sequence lengths of the steps replayed before the one
-                         estimated (the first is the first step, then steady steps; the model's own length,
-                         the longest, comes last), e.g. 256,1024,512: the cache they leave fragments
-  --epoch-samples N      training samples per epoch (len(dataset)): the epoch's last, smaller batch
-                         (DataLoader drop_last=False; per GPU ceil(N / data-parallel GPUs)) is replayed
-                         before the step estimated, as the next epoch's first batch meets its cache
-  --fragmentation F      override the replay: reserved = peak x (1 + F), rounded to 2 MiB
-  --margin F             safety margin, a fraction of capacity (0.05) or a percentage (5%)
-  --context-mib N        CUDA context size in MiB (default: the GPU's)
-  --cublas-workspace-kib N  cuBLAS workspace per handle in KiB (default: the GPU's; 0 as with
-                         CUBLAS_WORKSPACE_CONFIG=:0:0, or to compare with a CPU measurement)
-  --no-set-to-none       zero_grad(set_to_none=False): gradients stay allocated
-  --offload              optimizer states and master weights in host memory
-  --first-step           simulate step 1 (optimizer states created in step()) instead of the steady state
-  --torch 2|1.13         whose autograd formulas decide what is saved (default 2: PyTorch 2.x; 1.13 kept more,
-                         e.g. the input of a mean over dims or a global average pool)
-
-Output:
+inline constexpr const char* kCliHelpTail = R"(Output:
   --json                 machine-readable output (docs/estimate-fields.md)
   --top N                layers shown by activation memory (default 10)
   --timeline             include the step timeline (estimate --json)
@@ -149,5 +74,10 @@ Exit codes:
   3  bad input: the model file or preset cannot be loaded, validated or estimated
   4  the report could not be written
 )";
+
+/// The whole --help text.
+inline std::string cliHelp() {
+    return std::string(kCliHelpHead) + "\n" + settingsHelp() + "\n" + kCliHelpTail;
+}
 
 } // namespace batchfit

@@ -1,6 +1,7 @@
 #include "cli_options.h"
 
 #include "batchfit/allocator_config.h"
+#include "batchfit/settings.h"
 
 #include <charconv>
 #include <cmath>
@@ -64,6 +65,35 @@ Result<std::uint64_t> parseCapacity(const std::string& s, const std::string& opt
 
 } // namespace
 
+namespace {
+
+/// A flag of the settings table (batchfit/settings.h) given its text; false when `a` is not one.
+Result<bool> settingFlag(CliOptions& o, const std::string& a, const std::vector<std::string>& args,
+                         std::size_t& i) {
+    const SettingInfo* s = findSettingByFlag(a);
+    if (!s || a == "--gpu") return false;
+    SettingValue v;
+    if (s->form == FlagForm::Value) {
+        if (i + 1 >= args.size()) return makeError(a + " needs a value");
+        auto parsed = parseSettingText(*s, args[++i]);
+        if (!parsed) return parsed.error();
+        v = std::move(*parsed);
+    } else {
+        v = s->form == FlagForm::SetsTrue;
+    }
+    TrainingSetup setup;
+    setup.batch = o.batch;
+    setup.config = o.config;
+    s->set(setup, v);
+    o.batch = setup.batch;
+    o.config = std::move(setup.config);
+    if (a == "--batch") o.batchGiven = true;
+    if (a == "--alloc-conf") o.allocConfGiven = true;
+    return true;
+}
+
+} // namespace
+
 Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const CliOptions& base) {
     CliOptions o = base;
     bool checkpointingGiven = false, quantGiven = false;
@@ -77,6 +107,13 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
     auto var##_r = next();                                                                                   \
     if (!var##_r) return var##_r.error();                                                                    \
     const std::string& var = *var##_r;
+        auto setting = settingFlag(o, a, args, i);
+        if (!setting) return setting.error();
+        if (*setting) {
+            checkpointingGiven |= a == "--checkpointing" || a == "--checkpoint-mode";
+            quantGiven |= a == "--quant";
+            continue;
+        }
         if (a == "--help" || a == "-h")
             o.help = true;
         else if (a == "--version")
@@ -87,14 +124,6 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             o.fit = true;
         else if (a == "--timeline")
             o.timeline = true;
-        else if (a == "--amsgrad")
-            o.config.amsgrad = true;
-        else if (a == "--no-set-to-none")
-            o.config.zeroGradSetToNone = false;
-        else if (a == "--offload")
-            o.config.optimizerOffload = true;
-        else if (a == "--first-step")
-            o.config.firstStep = true;
         else if (a == "--log")
             o.logScale = true;
         else if (a == "--preset") {
@@ -140,206 +169,11 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
         } else if (a == "--lang") {
             BF_NEXT(v);
             o.lang = v;
-        } else if (a == "--batch") {
-            BF_NEXT(v);
-            auto b = parseInt(v, a, 1, std::int64_t{1} << 31);
-            if (!b) return b.error();
-            o.batch = *b;
-            o.batchGiven = true;
         } else if (a == "--gpu") {
             BF_NEXT(v);
             auto g = parseGpu(v);
             if (!g) return g.error();
             o.gpu = *g;
-        } else if (a == "--optimizer") {
-            BF_NEXT(v);
-            auto r = parseOptimizer(v);
-            if (!r) return r.error();
-            o.config.optimizer = *r;
-        } else if (a == "--impl") {
-            BF_NEXT(v);
-            auto r = parseOptimizerImpl(v);
-            if (!r) return r.error();
-            o.config.impl = *r;
-        } else if (a == "--precision") {
-            BF_NEXT(v);
-            auto r = parsePrecision(v);
-            if (!r) return r.error();
-            o.config.precision = *r;
-        } else if (a == "--checkpointing") {
-            BF_NEXT(v);
-            auto r = parseCheckpointing(v);
-            if (!r) return r.error();
-            o.config.checkpointing = *r;
-            checkpointingGiven = true;
-        } else if (a == "--quant") {
-            BF_NEXT(v);
-            auto r = parseQuantKind(v);
-            if (!r) return makeError("--quant: " + r.error().message);
-            o.config.quant.kind = *r;
-            quantGiven = true;
-        } else if (a == "--double-quant") {
-            o.config.quant.doubleQuant = true;
-        } else if (a == "--no-kbit-prepare") {
-            o.config.quant.prepare = false;
-        } else if (a == "--compute-dtype") {
-            BF_NEXT(v);
-            const auto d = parseDType(v);
-            if (!d || !isFloating(*d) || *d == DType::Float64)
-                return makeError("--compute-dtype expects fp32, bf16 or fp16, got '" + v + "'");
-            o.config.quant.computeDtype = *d;
-        } else if (a == "--gpus" || a == "--gpus-per-node") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 1, 100000);
-            if (!r) return r.error();
-            (a == "--gpus" ? o.config.parallel.gpus : o.config.parallel.gpusPerNode) = *r;
-        } else if (a == "--strategy") {
-            BF_NEXT(v);
-            auto r = parseParallelStrategy(v);
-            if (!r) return makeError("--strategy: " + r.error().message);
-            o.config.parallel.strategy = *r;
-        } else if (a == "--zero-impl") {
-            BF_NEXT(v);
-            auto r = parseZeroImpl(v);
-            if (!r) return makeError("--zero-impl: " + r.error().message);
-            o.config.parallel.zeroImpl = *r;
-        } else if (a == "--bucket-cap-mb") {
-            BF_NEXT(v);
-            auto r = parseDouble(v, a);
-            if (!r) return r.error();
-            if (!(*r > 0 && *r <= 1e6)) return makeError("--bucket-cap-mb must be positive, got " + v);
-            o.config.parallel.bucketCapMb = *r;
-        } else if (a == "--gradient-as-bucket-view") {
-            o.config.parallel.gradientAsBucketView = true;
-        } else if (a == "--reduce-bucket-size" || a == "--stage3-param-persistence-threshold") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 0, std::int64_t{1} << 50);
-            if (!r) return r.error();
-            (a == "--reduce-bucket-size" ? o.config.parallel.reduceBucketSize
-                                         : o.config.parallel.stage3ParamPersistenceThreshold) = *r;
-        } else if (a == "--overlap-comm") {
-            BF_NEXT(v);
-            if (v != "on" && v != "off")
-                return makeError("--overlap-comm must be on or off, got '" + v + "'");
-            o.config.parallel.overlapComm = v == "on" ? 1 : 0;
-        } else if (a == "--no-limit-all-gathers") {
-            o.config.parallel.limitAllGathers = false;
-        } else if (a == "--backward-prefetch") {
-            BF_NEXT(v);
-            if (v != "pre" && v != "post")
-                return makeError("--backward-prefetch must be pre or post, got '" + v + "'");
-            o.config.parallel.backwardPrefetchPre = v == "pre";
-        } else if (a == "--no-reshard-after-forward") {
-            o.config.parallel.reshardAfterForward = false;
-        } else if (a == "--tp") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 1, 1024);
-            if (!r) return r.error();
-            o.config.parallel.tp = *r;
-        } else if (a == "--pp" || a == "--microbatches") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 1, 4096);
-            if (!r) return r.error();
-            (a == "--pp" ? o.config.parallel.pp : o.config.parallel.microbatches) = *r;
-        } else if (a == "--sequence-parallel") {
-            o.config.parallel.sequenceParallel = true;
-        } else if (a == "--torch") {
-            BF_NEXT(v);
-            auto r = parseTorchRules(v);
-            if (!r) return r.error();
-            o.config.torch = *r;
-        } else if (a == "--checkpoint-mode") {
-            BF_NEXT(v);
-            auto r = parseCheckpointMode(v);
-            if (!r) return r.error();
-            o.config.checkpointMode = *r;
-            checkpointingGiven = true;
-        } else if (a == "--lora-rank") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 1, 65536);
-            if (!r) return r.error();
-            o.config.lora.rank = *r;
-        } else if (a == "--lora-alpha" || a == "--lora-dropout") {
-            BF_NEXT(v);
-            auto r = parseDouble(v, a);
-            if (!r) return r.error();
-            if (a == "--lora-alpha") {
-                if (!(*r > 0 && *r <= 1e6)) return makeError("--lora-alpha must be positive, got " + v);
-                o.config.lora.alpha = *r;
-            } else {
-                if (!(*r >= 0 && *r < 1)) return makeError("--lora-dropout must be in [0, 1), got " + v);
-                o.config.lora.dropout = *r;
-            }
-        } else if (a == "--freeze" || a == "--train-only" || a == "--lora-targets") {
-            BF_NEXT(v);
-            std::vector<std::string> globs;
-            std::size_t start = 0;
-            while (start <= v.size()) {
-                const auto comma = v.find(',', start);
-                std::string g =
-                    v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-                const auto b = g.find_first_not_of(' '), e = g.find_last_not_of(' ');
-                g = b == std::string::npos ? std::string() : g.substr(b, e - b + 1);
-                if (g.empty())
-                    return makeError(a + " expects comma-separated layer path patterns, got '" + v + "'");
-                globs.push_back(std::move(g));
-                if (comma == std::string::npos) break;
-                start = comma + 1;
-            }
-            (a == "--freeze"       ? o.config.freeze
-             : a == "--train-only" ? o.config.trainOnly
-                                   : o.config.lora.targets) = std::move(globs);
-        } else if (a == "--checkpoint-every") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 1, 1000000);
-            if (!r) return r.error();
-            o.config.checkpointEvery = *r;
-        } else if (a == "--accumulation") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 1, 1000000);
-            if (!r) return r.error();
-            o.config.accumulationSteps = *r;
-        } else if (a == "--margin") {
-            BF_NEXT(v);
-            const bool pct = !v.empty() && v.back() == '%';
-            auto r = parseDouble(pct ? v.substr(0, v.size() - 1) : v, a);
-            if (!r) return r.error();
-            const double f = pct ? *r / 100.0 : *r;
-            if (!(f >= 0 && f < 1)) return makeError("--margin must be in [0, 1) or [0%, 100%), got " + v);
-            o.config.marginFraction = f;
-        } else if (a == "--context-mib") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 0, 1 << 20);
-            if (!r) return r.error();
-            o.config.cudaContextBytes = static_cast<std::uint64_t>(*r) << 20;
-        } else if (a == "--cublas-workspace-kib") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 0, 1 << 22);
-            if (!r) return r.error();
-            o.config.cublasWorkspaceBytes = static_cast<std::uint64_t>(*r) << 10;
-        } else if (a == "--alloc-conf") {
-            BF_NEXT(v);
-            auto c = parseAllocConf(v);
-            if (!c) return makeError("--alloc-conf: " + c.error().message);
-            o.config.allocConf = allocConfText(*c);
-            o.allocConfGiven = true;
-        } else if (a == "--replay-seqs") {
-            BF_NEXT(v);
-            auto seqs = parseReplaySequences(v);
-            if (!seqs) return makeError(a + ": " + seqs.error().message);
-            if (seqs->empty()) return makeError(a + ": expected comma-separated sequence lengths, got ''");
-            o.config.replaySequences = std::move(*seqs);
-        } else if (a == "--epoch-samples") {
-            BF_NEXT(v);
-            auto r = parseInt(v, a, 1, kMaxEpochSamples);
-            if (!r) return r.error();
-            o.config.epochSamples = *r;
-        } else if (a == "--fragmentation") {
-            BF_NEXT(v);
-            auto r = parseDouble(v, a);
-            if (!r) return r.error();
-            if (!(*r >= 0 && *r < 1)) return makeError("--fragmentation must be in [0, 1), got " + v);
-            o.config.fragmentationFraction = *r;
         } else if (a == "--trace-out") {
             BF_NEXT(v);
             o.traceOut = v;
@@ -393,20 +227,16 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
 #undef BF_NEXT
     }
     if (quantGiven) applyQuantDefaults(o.config, checkpointingGiven);
-    const ParallelConfig& par = o.config.parallel;
-    if (auto problem = sequenceParallelProblem(par); !problem.empty())
-        return makeError("--sequence-parallel: " + problem);
-    if (par.gpus % (par.tp * par.pp))
-        return makeError((par.pp > 1 ? "--tp x --pp " + std::to_string(par.tp * par.pp)
-                                     : "--tp " + std::to_string(par.tp)) +
-                         " must divide --gpus " + std::to_string(par.gpus));
-    if (par.dataParallel() > 1 && par.strategy == ParallelStrategy::None)
-        return makeError("--gpus " + std::to_string(par.gpus) +
-                         (par.tp > 1 ? " with --tp " + std::to_string(par.tp) : std::string()) +
-                         " needs a --strategy (ddp, zero1, zero2, zero3, fsdp, fsdp-grad-op, hsdp, fsdp2)");
-    if (par.dataParallel() == 1 && par.strategy != ParallelStrategy::None)
-        return makeError("--strategy " + std::string(parallelStrategyName(par.strategy)) +
-                         " needs --gpus N with more than one data-parallel replica (N / --tp > 1)");
+    TrainingSetup setup;
+    setup.config = o.config;
+    // The one check of the whole set-up (a model file's training section has the same): named by flag.
+    if (auto st = validateSetup(setup,
+                                [](const std::string& key) {
+                                    const SettingInfo* s = findSetting(key);
+                                    return s && !s->flag.empty() ? s->flag : key;
+                                });
+        !st)
+        return st.error();
     return o;
 }
 

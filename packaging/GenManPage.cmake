@@ -1,7 +1,8 @@
-# Generates the batchfit-cli(1) man page from the --help text, the raw string kCliHelp in app/cli_help.h, so that
-# the man page and --help cannot drift apart. Run at build time by packaging/CMakeLists.txt:
+# Generates the batchfit-cli(1) man page from the --help text, printed by the built program (its training set-up
+# section comes from the settings table, core/src/setup/settings_table.cpp), so that the man page and --help
+# cannot drift apart. Run at build time by packaging/CMakeLists.txt:
 #
-#   cmake -DHELP_H=app/cli_help.h -DOUT=batchfit-cli.1 -DVERSION=0.1.0 -DDATE=2026-11-29
+#   cmake -DCLI=build/app/batchfit-cli -DOUT=batchfit-cli.1 -DVERSION=0.1.0 -DDATE=2026-11-29
 #         [-DSEE_ALSO=batchfit] -P GenManPage.cmake
 #
 # The help text's layout, which this script relies on (a line it cannot place is an error, not silently dropped):
@@ -12,25 +13,17 @@
 #     TERM   description          -> an entry (two-space indent, two or more spaces between term and description)
 #                 continuation    -> more description for the entry above (indented three or more spaces)
 cmake_minimum_required(VERSION 3.22)
-foreach(var HELP_H OUT VERSION DATE)
+foreach(var CLI OUT VERSION DATE)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "GenManPage.cmake: -D${var}=... is required")
   endif()
 endforeach()
 
-file(READ "${HELP_H}" src)
-string(FIND "${src}" "kCliHelp = R\"(" begin)
-if(begin EQUAL -1)
-  message(FATAL_ERROR "GenManPage.cmake: no `kCliHelp = R\"(` raw string in ${HELP_H}")
+execute_process(COMMAND "${CLI}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "GenManPage.cmake: `${CLI} --help` failed (${rc})")
 endif()
-string(LENGTH "kCliHelp = R\"(" skip)
-math(EXPR begin "${begin} + ${skip}")
-string(SUBSTRING "${src}" ${begin} -1 rest)
-string(FIND "${rest}" "\n)\"" end)
-if(end EQUAL -1)
-  message(FATAL_ERROR "GenManPage.cmake: the raw string in ${HELP_H} does not end with a line `)\"`")
-endif()
-string(SUBSTRING "${rest}" 0 ${end} help)
+string(REGEX REPLACE "\n$" "" help "${help}")
 
 # Roff-escape plain help text: backslashes, hyphens (\- so that options can be copied), `code` in bold.
 function(roff_text out text)
@@ -147,7 +140,7 @@ while(NOT help STREQUAL "")
     endif()
   elseif(line MATCHES "^  ([^ ]+( [^ ]+)*)(  +([^ ].*))?$")
     if(section STREQUAL "")
-      message(FATAL_ERROR "GenManPage.cmake: ${HELP_H}, help line ${lineno}: an entry before any heading: ${line}")
+      message(FATAL_ERROR "GenManPage.cmake: ${CLI}, help line ${lineno}: an entry before any heading: ${line}")
     endif()
     flush_entry()
     set(term "${CMAKE_MATCH_1}")
@@ -159,12 +152,12 @@ while(NOT help STREQUAL "")
     endif()
   elseif(line MATCHES "^   +([^ ].*)$")
     if(entry_term STREQUAL "")
-      message(FATAL_ERROR "GenManPage.cmake: ${HELP_H}, help line ${lineno}: a continuation line without an entry: ${line}")
+      message(FATAL_ERROR "GenManPage.cmake: ${CLI}, help line ${lineno}: a continuation line without an entry: ${line}")
     endif()
     string(APPEND entry_text " ${CMAKE_MATCH_1}")
   elseif(line MATCHES "^[^ ]")
     if(NOT section STREQUAL "")
-      message(FATAL_ERROR "GenManPage.cmake: ${HELP_H}, help line ${lineno}: unindented text inside a section: ${line}")
+      message(FATAL_ERROR "GenManPage.cmake: ${CLI}, help line ${lineno}: unindented text inside a section: ${line}")
     endif()
     if(description STREQUAL "")
       set(description "${line}")
@@ -172,13 +165,13 @@ while(NOT help STREQUAL "")
       string(APPEND description " ${line}")
     endif()
   else()
-    message(FATAL_ERROR "GenManPage.cmake: ${HELP_H}, help line ${lineno}: cannot place this line: ${line}")
+    message(FATAL_ERROR "GenManPage.cmake: ${CLI}, help line ${lineno}: cannot place this line: ${line}")
   endif()
 endwhile()
 flush_entry()
 
 if(program STREQUAL "" OR description STREQUAL "")
-  message(FATAL_ERROR "GenManPage.cmake: the help text in ${HELP_H} needs a `Usage:` line and a description")
+  message(FATAL_ERROR "GenManPage.cmake: the help text in ${CLI} needs a `Usage:` line and a description")
 endif()
 
 # NAME: "program \- first sentence of the description", lower-case first letter, no final period.

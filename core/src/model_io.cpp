@@ -3,7 +3,7 @@
 #include "bounded_file.h"
 #include "graph/graph_builder.h"
 #include "json_text.h"
-#include "training_setup_json.h"
+#include "setup/training_setup_json.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -51,7 +51,7 @@ public:
                 return fail("$.training",
                             "a training section needs \"version\": " + std::to_string(kModelSetupVersion) +
                                 " (the file says " + root["version"].dump() + ")");
-            auto setup = setupjson::read(root["training"], m_source, "$.training");
+            auto setup = setupjson::read(root["training"], m_source, "$.training", &m_warnings);
             if (!setup) return setup.error();
             if (version < kModelAllocatorVersion && setup->config.fragmentationFraction == 0.05)
                 setup->config.fragmentationFraction.reset(); // the old default, not a choice
@@ -94,6 +94,7 @@ public:
 
     /// The training section of the last model() call, if it had one.
     std::optional<TrainingSetup> m_setup;
+    std::vector<std::string> m_warnings; ///< what was read but could not be used (an unknown GPU)
 
 private:
     Result<std::vector<std::int64_t>> ints(const json& j, const std::string& path, bool required) {
@@ -306,7 +307,7 @@ Result<ModelDocument> parseModelDocument(const std::string& jsonText, const std:
             Parser parser(source);
             auto model = parser.model(root);
             if (!model) return model.error();
-            return ModelDocument{std::move(*model), std::move(parser.m_setup)};
+            return ModelDocument{std::move(*model), std::move(parser.m_setup), std::move(parser.m_warnings)};
         });
 }
 

@@ -12,6 +12,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -182,7 +183,7 @@ TEST_CASE("choosing LoRA in the training set-up trains adapters only, undoably",
     Window f;
     MainWindow& w = f.window;
     auto* mode = w.findChild<QComboBox*>(QStringLiteral("fineTuningBox"));
-    auto* rank = w.findChild<QSpinBox*>(QStringLiteral("loraRank"));
+    auto* rank = w.findChild<QDoubleSpinBox*>(QStringLiteral("loraRank"));
     auto* targets = w.findChild<QLineEdit*>(QStringLiteral("loraTargets"));
     REQUIRE(mode);
     REQUIRE(rank);

@@ -9,6 +9,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QUndoStack>
@@ -34,7 +35,7 @@ struct Window : test::AppWithSettings {
 TEST_CASE("choosing GPUs and a strategy makes the estimate one GPU's, undoably", "[window][parallel][undo]") {
     Window f("gpt2-small");
     MainWindow& w = f.window;
-    auto* gpus = w.findChild<QSpinBox*>(QStringLiteral("parallelGpus"));
+    auto* gpus = w.findChild<QDoubleSpinBox*>(QStringLiteral("parallelGpus"));
     auto* strategy = w.findChild<QComboBox*>(QStringLiteral("parallelStrategy"));
     auto* advanced = w.findChild<QToolButton*>(QStringLiteral("parallelAdvanced"));
     REQUIRE(gpus);
@@ -77,9 +78,9 @@ TEST_CASE("Sequence parallel: only with tensor parallelism, cleared by TP 1, sma
           "[window][parallel][undo]") {
     Window f("gpt2-small");
     MainWindow& w = f.window;
-    auto* gpus = w.findChild<QSpinBox*>(QStringLiteral("parallelGpus"));
+    auto* gpus = w.findChild<QDoubleSpinBox*>(QStringLiteral("parallelGpus"));
     auto* advanced = w.findChild<QToolButton*>(QStringLiteral("parallelAdvanced"));
-    auto* tp = w.findChild<QSpinBox*>(QStringLiteral("parallelTp"));
+    auto* tp = w.findChild<QDoubleSpinBox*>(QStringLiteral("parallelTp"));
     auto* sp = w.findChild<QCheckBox*>(QStringLiteral("parallelSequence"));
     REQUIRE(gpus);
     REQUIRE(advanced);

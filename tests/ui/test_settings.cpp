@@ -15,15 +15,16 @@ TEST_CASE("settings round-trip through the typed wrapper", "[settings]") {
     c.impl = OptimizerImpl::Fused;
     c.precision = Precision::AmpBf16;
     c.checkpointing = Checkpointing::EveryKthBlock;
-    c.checkpointEvery = 3;
-    c.accumulationSteps = 8;
-    c.marginFraction = 0.1;
-    c.cudaContextBytes = 300u * 1024u * 1024u;
+    c.checkpointEvery = 100;                     // beyond the old GUI's 64
+    c.accumulationSteps = 5000;                  // beyond the old GUI's 4096
+    c.marginFraction = 0.6;                      // beyond the old GUI's 50%
+    c.cudaContextBytes = std::uint64_t{1} << 40; // 1 TiB, beyond the old GUI's 16 GiB
     c.optimizerOffload = true;
     s.setTrainingConfig(c);
     s.setBatch(96);
     s.setGpuId(QStringLiteral("custom"));
-    s.setCustomGpuGib(40.0);
+    const std::uint64_t capacity = (std::uint64_t{16} << 40) + 1; // 16 TiB and a byte: exact, not GiB
+    s.setCustomGpuBytes(capacity);
     for (int i = 0; i < 10; ++i) s.addRecentFile(QStringLiteral("/tmp/m%1.json").arg(i));
     s.addRecentFile(QStringLiteral("/tmp/m5.json"));
     s.sync();
@@ -32,7 +33,7 @@ TEST_CASE("settings round-trip through the typed wrapper", "[settings]") {
     CHECK(again.trainingConfig() == c);
     CHECK(again.batch() == 96);
     CHECK(again.gpuId() == QStringLiteral("custom"));
-    CHECK(again.customGpuGib() == Approx(40.0));
+    CHECK(again.customGpuBytes() == capacity);
     const QStringList recent = again.recentFiles();
     CHECK(recent.size() == AppSettings::kMaxRecentFiles);
     CHECK(recent.first() == QStringLiteral("/tmp/m5.json"));
@@ -52,7 +53,7 @@ TEST_CASE("broken stored settings fall back to defaults", "[settings]") {
     CHECK(s.trainingConfig().optimizer == TrainingConfig{}.optimizer);
     CHECK(s.trainingConfig().accumulationSteps == 1);
     CHECK(s.batch() == 64);
-    CHECK(s.customGpuGib() == Approx(24.0));
+    CHECK(s.customGpuBytes() == std::uint64_t{24} << 30);
 }
 
 TEST_CASE("file dialogs remember their last folder, per kind, while it exists", "[settings]") {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace batchfit {
 
@@ -29,6 +30,10 @@ inline constexpr std::int64_t kMaxBlockRepeat = 100000;
 struct ModelDocument {
     Model model;
     std::optional<TrainingSetup> setup;
+    /// What the file holds but this build cannot use, said rather than refused: a GPU id the catalogue does
+    /// not know opens on the default GPU ("...: $.training.gpu: unknown GPU 'x' ...; showing rtx-4090
+    /// instead").
+    std::vector<std::string> warnings;
 };
 
 /// Parses a model file with its training section. `source` names the file in messages.

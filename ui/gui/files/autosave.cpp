@@ -95,7 +95,7 @@ bool Autosave::writeNow() {
         sidecar.setLastPresetId(state.presetId);
         sidecar.setTrainingConfig(state.config);
         sidecar.setGpuId(state.gpuId);
-        sidecar.setCustomGpuGib(ByteFormat::toGib(state.gpuBytes));
+        sidecar.setCustomGpuBytes(state.gpuBytes);
         if (!sidecar.sync()) {
             m_lastError =
                 tr("Autosave failed: %1 could not be written.").arg(QDir::toNativeSeparators(sidecarPath()));

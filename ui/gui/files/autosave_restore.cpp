@@ -108,7 +108,7 @@ bool AutosaveRestore::restoreInto(Document* doc, QString* error) const {
     if (!haveBase) base.name = restored->name;
     const auto applySidecar = [&] {
         doc->resetConfig(sidecar.trainingConfig());
-        GpuSpec gpu = customGpu(sidecar.customGpuGib());
+        GpuSpec gpu = customGpuOfBytes(sidecar.customGpuBytes());
         if (sidecar.gpuId() != QLatin1String("custom"))
             if (auto g = findGpu(sidecar.gpuId().toStdString())) gpu = *g;
         doc->setGpu(gpu);

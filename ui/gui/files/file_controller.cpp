@@ -93,6 +93,22 @@ bool FileController::openPath(const QString& path, bool prompt) {
     }
     // A file saved with its set-up (version 2) brings back its GPU, optimizer, precision, ... and batch.
     m_doc->loadModel(std::move(doc->model), QFileInfo(path).absoluteFilePath(), QString(), doc->setup);
+    // What was read but could not be used (a GPU id this catalogue lacks): opened anyway, and said so,
+    // without blocking (the box is not modal to the application).
+    m_lastWarning.clear();
+    for (const std::string& w : doc->warnings)
+        m_lastWarning +=
+            (m_lastWarning.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(w);
+    if (!m_lastWarning.isEmpty()) {
+        auto* box =
+            new QMessageBox(QMessageBox::Warning, tr("Opened with a Warning"),
+                            tr("%1\n\nChoose the GPU in the set-up; Save stores it.").arg(m_lastWarning),
+                            QMessageBox::Ok, m_parent);
+        box->setObjectName(QStringLiteral("openWarning"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        box->open();
+    }
     m_settings->addRecentFile(QFileInfo(path).absoluteFilePath());
     emit recentFilesChanged();
     return true;

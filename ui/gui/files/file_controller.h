@@ -39,6 +39,8 @@ public:
     AppSettings* settings() const { return m_settings; }
     /// The last error message shown (tests).
     QString lastError() const { return m_lastError; }
+    /// The warnings of the last file opened (an unknown GPU id), empty when none.
+    QString lastWarning() const { return m_lastWarning; }
     /// File > Import (Hugging Face config, ONNX).
     ImportController* imports() const { return m_imports; }
 
@@ -53,6 +55,7 @@ private:
     QWidget* m_parent;
     ImportController* m_imports;
     QString m_lastError;
+    QString m_lastWarning;
 };
 
 } // namespace batchfit

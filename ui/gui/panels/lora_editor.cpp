@@ -1,14 +1,14 @@
 #include "gui/panels/lora_editor.h"
 
+#include "gui/panels/setting_spin_box.h"
+
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QSpinBox>
 #include <QToolButton>
 
 namespace batchfit {
@@ -55,21 +55,17 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent)
     auto* row = new QWidget(parent);
     auto* h = new QHBoxLayout(row);
     h->setContentsMargins(0, 0, 0, 0);
-    m_rank = new QSpinBox(row);
+    // Ranges from the settings table (SettingSpinBox): a value a file holds is shown as it is, never clamped.
+    m_rank = new SettingSpinBox("lora.rank", row);
     m_rank->setObjectName(QStringLiteral("loraRank"));
-    m_rank->setRange(1, 4096);
-    m_rank->setPrefix(QStringLiteral("r "));
+    m_rank->setLabelPrefix(QStringLiteral("r "));
     m_rank->setToolTip(tr("LoRA rank r: each adapted linear gets r × (in + out) trainable parameters"));
-    m_alpha = new QDoubleSpinBox(row);
-    m_alpha->setRange(0.01, 100000);
-    m_alpha->setDecimals(2);
-    m_alpha->setPrefix(QStringLiteral("α "));
+    m_alpha = new SettingSpinBox("lora.alpha", row);
+    m_alpha->setLabelPrefix(QStringLiteral("α "));
     m_alpha->setToolTip(tr("lora_alpha: the adapter output is scaled by α / r (no effect on memory)"));
-    m_dropout = new QDoubleSpinBox(row);
-    m_dropout->setRange(0, 0.99);
-    m_dropout->setDecimals(2);
+    m_dropout = new SettingSpinBox("lora.dropout", row);
     m_dropout->setSingleStep(0.05);
-    m_dropout->setPrefix(tr("drop "));
+    m_dropout->setLabelPrefix(tr("drop "));
     m_dropout->setToolTip(
         tr("lora_dropout: each adapted linear keeps its own dropout mask and dropped copy of "
            "its input; 0 keeps nothing"));
@@ -101,18 +97,21 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent)
     buildQuantRows(form, parent);
 
     connect(m_mode, &QComboBox::currentIndexChanged, this, &LoraEditor::setMode);
-    connect(m_rank, &QSpinBox::valueChanged, this, [this](int r) {
+    connect(m_rank, &SettingSpinBox::settingEdited, this, [this] {
         if (m_lora.rank == 0) return;
+        const std::int64_t r = m_rank->integer();
         m_lora.rank = r;
         emitEdit(tr("LoRA r=%1").arg(r), kMergeRank);
     });
-    connect(m_alpha, &QDoubleSpinBox::valueChanged, this, [this](double a) {
+    connect(m_alpha, &SettingSpinBox::settingEdited, this, [this] {
         if (m_lora.rank == 0) return;
+        const double a = m_alpha->real();
         m_lora.alpha = a;
         emitEdit(tr("LoRA alpha %1").arg(a), kMergeAlpha);
     });
-    connect(m_dropout, &QDoubleSpinBox::valueChanged, this, [this](double p) {
+    connect(m_dropout, &SettingSpinBox::settingEdited, this, [this] {
         if (m_lora.rank == 0) return;
+        const double p = m_dropout->real();
         m_lora.dropout = p;
         emitEdit(tr("LoRA dropout %1").arg(p), kMergeDropout);
     });
@@ -264,9 +263,9 @@ void LoraEditor::setFineTuning(const LoraConfig& lora, const QuantConfig& quant)
     m_doubleQuant->setChecked(q.doubleQuant);
     m_computeDtype->setCurrentIndex(m_computeDtype->findData(static_cast<int>(q.computeDtype)));
     m_prepare->setChecked(q.prepare);
-    m_rank->setValue(static_cast<int>(shown.rank));
-    m_alpha->setValue(shown.alpha);
-    m_dropout->setValue(shown.dropout);
+    m_rank->setSettingValue(static_cast<std::int64_t>(shown.rank));
+    m_alpha->setSettingValue(shown.alpha);
+    m_dropout->setSettingValue(shown.dropout);
     QStringList t;
     for (const auto& s : shown.targets) t << QString::fromStdString(s);
     m_targets->setText(t.join(QLatin1Char(',')));

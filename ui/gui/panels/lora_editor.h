@@ -8,14 +8,14 @@
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QFormLayout;
 class QLineEdit;
 class QMenu;
 class QToolButton;
-class QSpinBox;
 
 namespace batchfit {
+
+class SettingSpinBox;
 
 /// Adds its rows to a form; emits every change as a new LoraConfig (rank 0: full training) and QuantConfig
 /// (enabled: QLoRA).
@@ -53,9 +53,9 @@ private:
     QuantConfig m_lastQuant; ///< what QLoRA's quantization was before switching it off
     bool m_updating = false;
     QComboBox* m_mode = nullptr;
-    QSpinBox* m_rank = nullptr;
-    QDoubleSpinBox* m_alpha = nullptr;
-    QDoubleSpinBox* m_dropout = nullptr;
+    SettingSpinBox* m_rank = nullptr;
+    SettingSpinBox* m_alpha = nullptr;
+    SettingSpinBox* m_dropout = nullptr;
     QLineEdit* m_targets = nullptr;
     QFormLayout* m_form = nullptr;
     QWidget* m_row = nullptr;

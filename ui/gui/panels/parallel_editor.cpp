@@ -1,11 +1,11 @@
 #include "gui/panels/parallel_editor.h"
 
+#include "gui/panels/setting_spin_box.h"
+
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QSpinBox>
 #include <QToolButton>
 
 namespace batchfit {
@@ -53,10 +53,10 @@ QString ParallelEditor::strategyTitle(ParallelStrategy s) {
 ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* parent)
     : QWidget(parent), m_form(form) {
     hide(); // a logic holder: its widgets live in the form
-    m_gpus = new QSpinBox(parent);
+    // Ranges from the settings table (SettingSpinBox): a value a file holds is shown as it is, never clamped.
+    m_gpus = new SettingSpinBox("parallel.gpus", parent);
     m_gpus->setObjectName(QStringLiteral("parallelGpus"));
-    m_gpus->setRange(1, 100000);
-    m_gpus->setPrefix(tr("×"));
+    m_gpus->setLabelPrefix(tr("×"));
     m_gpus->setAccessibleName(tr("Number of GPUs"));
     m_gpus->setToolTip(tr("Data parallelism: the batch is the micro-batch per GPU, and the chart and verdict "
                           "are one GPU's (the most loaded)."));
@@ -87,9 +87,8 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     h->addWidget(m_advanced);
     form->addRow(tr("Parallelism:"), m_strategyRow);
 
-    m_tp = new QSpinBox;
+    m_tp = new SettingSpinBox("parallel.tp");
     m_tp->setObjectName(QStringLiteral("parallelTp"));
-    m_tp->setRange(1, 1024);
     m_tp->setToolTip(
         tr("Megatron tensor parallelism: each layer's heads, MLP columns and the vocabulary split "
            "over this many of the GPUs; the data-parallel replicas are GPUs / this"));
@@ -98,25 +97,22 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     m_sequenceParallel->setToolTip(tr(
         "Megatron sequence parallelism (needs TP > 1): the norms, dropouts and residual stream are split "
         "over the tensor-parallel GPUs along the sequence; each linear keeps only its share of its input"));
-    m_pp = new QSpinBox;
+    m_pp = new SettingSpinBox("parallel.pp");
     m_pp->setObjectName(QStringLiteral("parallelPp"));
-    m_pp->setRange(1, 4096);
-    m_pp->setPrefix(tr("PP ×"));
+    m_pp->setLabelPrefix(tr("PP ×"));
     m_pp->setToolTip(tr("Pipeline stages (1F1B): the first stage (the embedding and its share of the layers) "
                         "and the last (the head and the loss) are simulated, and the heavier is shown"));
-    m_micro = new QSpinBox;
-    m_micro->setRange(0, 100000);
+    m_micro = new SettingSpinBox("parallel.microbatches");
+    m_micro->setMinimum(0); // 0: unset, as many as stages
     m_micro->setSpecialValueText(tr("M = stages"));
-    m_micro->setPrefix(tr("M "));
+    m_micro->setLabelPrefix(tr("M "));
     m_micro->setToolTip(tr("Micro-batches per step in the pipeline: the first stage keeps the activations of "
                            "min(M, stages) of them, the last one"));
-    m_tp->setPrefix(tr("TP ×"));
+    m_tp->setLabelPrefix(tr("TP ×"));
     m_tpRow = rowOf(parent, {m_tp, m_sequenceParallel, m_pp, m_micro});
     form->addRow(tr("Model parallel:"), m_tpRow);
 
-    m_bucketCap = new QDoubleSpinBox;
-    m_bucketCap->setRange(0.01, 100000);
-    m_bucketCap->setDecimals(2);
+    m_bucketCap = new SettingSpinBox("parallel.bucket_cap_mb");
     m_bucketCap->setSuffix(tr(" MiB buckets"));
     m_bucketCap->setToolTip(tr("DDP bucket_cap_mb (default 25): how gradients are grouped for all-reduce"));
     m_bucketView = new QCheckBox(tr("gradient_as_bucket_view"));
@@ -124,9 +120,8 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     m_ddpRow = rowOf(parent, {m_bucketCap, m_bucketView});
     form->addRow(tr("DDP:"), m_ddpRow);
 
-    m_reduceBucket = new QSpinBox;
-    m_reduceBucket->setRange(1, 100000);
-    m_reduceBucket->setSuffix(tr(" M elements"));
+    m_reduceBucket = new SettingSpinBox("parallel.reduce_bucket_size");
+    m_reduceBucket->setDisplayUnit(1e6, 2, tr(" M elements"));
     m_reduceBucket->setToolTip(tr("DeepSpeed reduce_bucket_size (default 500 M elements): the reduce buffers "
                                   "are this size whatever the model"));
     m_overlap = new QComboBox;
@@ -143,8 +138,7 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     m_zeroRow = rowOf(parent, {m_reduceBucket, m_overlap, m_zeroImpl});
     form->addRow(tr("ZeRO:"), m_zeroRow);
 
-    m_perNode = new QSpinBox;
-    m_perNode->setRange(1, 1024);
+    m_perNode = new SettingSpinBox("parallel.gpus_per_node");
     m_perNode->setSuffix(tr(" per node"));
     m_perNode->setToolTip(tr("GPUs per node: HSDP shards within a node and replicates across nodes"));
     m_limitGathers = new QCheckBox(tr("limit all-gathers"));
@@ -159,7 +153,8 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     m_fsdpRow = rowOf(parent, {m_perNode, m_limitGathers, m_prefetchPre, m_reshard});
     form->addRow(tr("FSDP:"), m_fsdpRow);
 
-    connect(m_gpus, &QSpinBox::valueChanged, this, [this](int n) {
+    connect(m_gpus, &SettingSpinBox::settingEdited, this, [this] {
+        const std::int64_t n = m_gpus->integer();
         m_parallel.gpus = n;
         if (n > 1 && m_parallel.strategy == ParallelStrategy::None) {
             m_parallel.strategy = ParallelStrategy::Ddp;
@@ -174,15 +169,11 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
         m_parallel.strategy = static_cast<ParallelStrategy>(m_strategy->currentData().toInt());
         if (m_parallel.strategy != ParallelStrategy::None && m_parallel.gpus == 1) {
             m_parallel.gpus = 8;
-            m_updating = true;
-            m_gpus->setValue(8);
-            m_updating = false;
+            m_gpus->setSettingValue(std::int64_t{8});
         }
         if (m_parallel.strategy == ParallelStrategy::None) {
             m_parallel.gpus = 1;
-            m_updating = true;
-            m_gpus->setValue(1);
-            m_updating = false;
+            m_gpus->setSettingValue(std::int64_t{1});
         }
         emitEdit(tr("Parallelism: %1").arg(m_strategy->currentText()));
     });
@@ -190,7 +181,8 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
         m_advanced->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
         updateVisible();
     });
-    connect(m_tp, &QSpinBox::valueChanged, this, [this](int t) {
+    connect(m_tp, &SettingSpinBox::settingEdited, this, [this] {
+        const std::int64_t t = m_tp->integer();
         m_parallel.tp = t;
         if (t == 1 && m_parallel.sequenceParallel) { // sequence parallelism splits over the TP group
             m_parallel.sequenceParallel = false;
@@ -205,15 +197,18 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
         m_parallel.sequenceParallel = on;
         emitEdit(on ? tr("Sequence parallel") : tr("No sequence parallelism"));
     });
-    connect(m_pp, &QSpinBox::valueChanged, this, [this](int p) {
+    connect(m_pp, &SettingSpinBox::settingEdited, this, [this] {
+        const std::int64_t p = m_pp->integer();
         m_parallel.pp = p;
         emitEdit(tr("Pipeline ×%1").arg(p), kMergeTp + 10);
     });
-    connect(m_micro, &QSpinBox::valueChanged, this, [this](int mb) {
+    connect(m_micro, &SettingSpinBox::settingEdited, this, [this] {
+        const std::int64_t mb = m_micro->integer();
         m_parallel.microbatches = mb;
         emitEdit(tr("%1 micro-batches").arg(mb), kMergeTp + 11);
     });
-    connect(m_bucketCap, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+    connect(m_bucketCap, &SettingSpinBox::settingEdited, this, [this] {
+        const double v = m_bucketCap->real();
         m_parallel.bucketCapMb = v;
         emitEdit(tr("DDP buckets %1 MiB").arg(v), kMergeBucket);
     });
@@ -221,9 +216,9 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
         m_parallel.gradientAsBucketView = on;
         emitEdit(on ? tr("Gradients as bucket views") : tr("Gradients apart from the buckets"));
     });
-    connect(m_reduceBucket, &QSpinBox::valueChanged, this, [this](int m) {
-        m_parallel.reduceBucketSize = static_cast<std::int64_t>(m) * 1000000;
-        emitEdit(tr("ZeRO reduce buckets %1 M").arg(m), kMergeReduce);
+    connect(m_reduceBucket, &SettingSpinBox::settingEdited, this, [this] {
+        m_parallel.reduceBucketSize = m_reduceBucket->integer();
+        emitEdit(tr("ZeRO reduce buckets %1 M").arg(m_reduceBucket->value()), kMergeReduce);
     });
     connect(m_overlap, &QComboBox::currentIndexChanged, this, [this] {
         m_parallel.overlapComm = m_overlap->currentData().toInt();
@@ -233,7 +228,8 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
         m_parallel.zeroImpl = static_cast<ZeroImpl>(m_zeroImpl->currentData().toInt());
         emitEdit(tr("ZeRO-1 by %1").arg(m_zeroImpl->currentText()));
     });
-    connect(m_perNode, &QSpinBox::valueChanged, this, [this](int n) {
+    connect(m_perNode, &SettingSpinBox::settingEdited, this, [this] {
+        const std::int64_t n = m_perNode->integer();
         m_parallel.gpusPerNode = n;
         emitEdit(tr("%1 GPUs per node").arg(n), kMergePerNode);
     });
@@ -255,18 +251,18 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
 void ParallelEditor::setParallel(const ParallelConfig& p) {
     m_updating = true;
     m_parallel = p;
-    m_gpus->setValue(static_cast<int>(p.gpus));
+    m_gpus->setSettingValue(static_cast<std::int64_t>(p.gpus));
     m_strategy->setCurrentIndex(m_strategy->findData(static_cast<int>(p.strategy)));
-    m_tp->setValue(static_cast<int>(p.tp));
+    m_tp->setSettingValue(static_cast<std::int64_t>(p.tp));
     m_sequenceParallel->setChecked(p.sequenceParallel);
-    m_pp->setValue(static_cast<int>(p.pp));
-    m_micro->setValue(static_cast<int>(p.microbatches));
-    m_bucketCap->setValue(p.bucketCapMb);
+    m_pp->setSettingValue(static_cast<std::int64_t>(p.pp));
+    m_micro->setSettingValue(static_cast<std::int64_t>(p.microbatches));
+    m_bucketCap->setSettingValue(p.bucketCapMb);
     m_bucketView->setChecked(p.gradientAsBucketView);
-    m_reduceBucket->setValue(static_cast<int>(std::max<std::int64_t>(1, p.reduceBucketSize / 1000000)));
+    m_reduceBucket->setSettingValue(static_cast<std::int64_t>(p.reduceBucketSize));
     m_overlap->setCurrentIndex(m_overlap->findData(p.overlapComm));
     m_zeroImpl->setCurrentIndex(m_zeroImpl->findData(static_cast<int>(p.zeroImpl)));
-    m_perNode->setValue(static_cast<int>(p.gpusPerNode));
+    m_perNode->setSettingValue(static_cast<std::int64_t>(p.gpusPerNode));
     m_limitGathers->setChecked(p.limitAllGathers);
     m_prefetchPre->setChecked(p.backwardPrefetchPre);
     m_reshard->setChecked(p.reshardAfterForward);

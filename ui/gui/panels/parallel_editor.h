@@ -7,13 +7,13 @@
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QFormLayout;
 class QHBoxLayout;
-class QSpinBox;
 class QToolButton;
 
 namespace batchfit {
+
+class SettingSpinBox;
 
 /// Adds its rows to a form; emits every change as a new ParallelConfig.
 class ParallelEditor : public QWidget {
@@ -39,24 +39,24 @@ private:
     ParallelConfig m_parallel;
     bool m_updating = false;
     QFormLayout* m_form = nullptr;
-    QSpinBox* m_gpus = nullptr;
+    SettingSpinBox* m_gpus = nullptr;
     QWidget* m_strategyRow = nullptr;
     QComboBox* m_strategy = nullptr;
     QToolButton* m_advanced = nullptr;
     QWidget* m_tpRow = nullptr;
-    QSpinBox* m_tp = nullptr;
+    SettingSpinBox* m_tp = nullptr;
     QCheckBox* m_sequenceParallel = nullptr;
-    QSpinBox* m_pp = nullptr;
-    QSpinBox* m_micro = nullptr;
+    SettingSpinBox* m_pp = nullptr;
+    SettingSpinBox* m_micro = nullptr;
     QWidget* m_ddpRow = nullptr;
-    QDoubleSpinBox* m_bucketCap = nullptr;
+    SettingSpinBox* m_bucketCap = nullptr;
     QCheckBox* m_bucketView = nullptr;
     QWidget* m_zeroRow = nullptr;
-    QSpinBox* m_reduceBucket = nullptr;
+    SettingSpinBox* m_reduceBucket = nullptr;
     QComboBox* m_overlap = nullptr;
     QComboBox* m_zeroImpl = nullptr;
     QWidget* m_fsdpRow = nullptr;
-    QSpinBox* m_perNode = nullptr;
+    SettingSpinBox* m_perNode = nullptr;
     QCheckBox* m_limitGathers = nullptr;
     QCheckBox* m_prefetchPre = nullptr;
     QCheckBox* m_reshard = nullptr;

@@ -4,15 +4,17 @@
 #include "gui/panels/alloc_conf_field.h"
 #include "gui/panels/lora_editor.h"
 #include "gui/panels/parallel_editor.h"
+#include "gui/panels/setting_spin_box.h"
 
+#include <QAbstractProxyModel>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
+#include <QCompleter>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QToolButton>
 
 namespace batchfit {
@@ -48,11 +50,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
     m_gpu = new QComboBox(this);
     m_gpu->setToolTip(tr("The GPU to fit: its memory is the capacity line in the chart."));
-    m_customGib = new QDoubleSpinBox(this);
-    m_customGib->setRange(0.5, 4096.0);
-    m_customGib->setDecimals(1);
-    m_customGib->setSuffix(tr(" GiB"));
-    m_customGib->setValue(24.0);
+    m_customGib = new SettingSpinBox("gpu_memory_bytes", this); // range and unit from the settings table
+    m_customGib->setSettingValue(static_cast<std::int64_t>(customGpu(24.0).memoryBytes));
     m_customGib->setToolTip(tr("Capacity of a GPU that is not in the catalogue."));
     // the GPU count sits beside the GPU (data parallelism: ParallelEditor), so one GPU adds no row
     m_gpuRow = new QHBoxLayout;
@@ -60,6 +59,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(buddyLabel(tr("&GPU:"), m_gpu), m_gpuRow);
     form->addRow(buddyLabel(tr("C&ustom capacity:"), m_customGib), m_customGib);
     buildGpuList();
+    setUpGpuSearch();
 
     m_optimizer = new QComboBox(this);
     for (auto k : allOptimizers()) m_optimizer->addItem(optimizerTitle(k), static_cast<int>(k));
@@ -99,9 +99,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_checkpointing->setToolTip(
         tr("Gradient checkpointing drops activations inside blocks and recomputes them in "
            "the backward pass: less memory for about a third more compute."));
-    m_checkpointEvery = new QSpinBox(this);
-    m_checkpointEvery->setRange(1, 64);
-    m_checkpointEvery->setPrefix(tr("k = "));
+    m_checkpointEvery = new SettingSpinBox("checkpoint_every", this);
+    m_checkpointEvery->setLabelPrefix(tr("k = "));
     m_checkpointEvery->setToolTip(tr("With every k-th block: checkpoint one block in k."));
     m_checkpointMode = new QComboBox(this);
     m_checkpointMode->setObjectName(QStringLiteral("checkpointModeBox"));
@@ -118,16 +117,12 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(buddyLabel(tr("&Checkpointing:"), m_checkpointing), ckptRow);
     form->addRow(tr("Checkpoint mode:"), m_checkpointMode); // no Alt+letter left that reads well
 
-    m_accumulation = new QSpinBox(this);
-    m_accumulation->setRange(1, 4096);
+    m_accumulation = new SettingSpinBox("accumulation_steps", this);
     m_accumulation->setToolTip(tr("Micro-batches per optimizer step. The batch size is the micro-batch: "
                                   "accumulation does not change the memory of one step."));
     form->addRow(buddyLabel(tr("Gradient &accumulation:"), m_accumulation), m_accumulation);
 
-    m_margin = new QDoubleSpinBox(this);
-    m_margin->setRange(0.0, 50.0);
-    m_margin->setDecimals(1);
-    m_margin->setSuffix(QStringLiteral(" %"));
+    m_margin = new SettingSpinBox("margin_fraction", this);
     m_margin->setToolTip(tr("Capacity kept free for safety (other processes, allocator spikes): a batch fits "
                             "only below the dashed line."));
     form->addRow(buddyLabel(tr("Safety margin:"), m_margin), m_margin);
@@ -136,10 +131,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_contextOverride->setToolTip(
         tr("Memory the CUDA context and libraries take outside PyTorch's allocator; "
            "by default the GPU's typical value."));
-    m_contextMib = new QSpinBox(this);
-    m_contextMib->setRange(0, 16384);
-    m_contextMib->setSuffix(tr(" MiB"));
-    m_contextMib->setValue(512);
+    m_contextMib = new SettingSpinBox("cuda_context_bytes", this);
+    m_contextMib->setSettingValue(std::int64_t{512} * static_cast<std::int64_t>(kMiB));
     m_contextMib->setToolTip(m_contextOverride->toolTip());
     auto* ctxRow = new QHBoxLayout;
     ctxRow->addWidget(m_contextOverride);
@@ -237,7 +230,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_lora->lastField(), m_parallel->firstField());
 
     connect(m_gpu, &QComboBox::currentIndexChanged, this, &TrainingPanel::onGpuChanged);
-    connect(m_customGib, &QDoubleSpinBox::valueChanged, this, &TrainingPanel::onGpuChanged);
+    connect(m_customGib, &SettingSpinBox::settingEdited, this, &TrainingPanel::onGpuChanged);
     connect(m_optimizer, &QComboBox::currentIndexChanged, this, [this] {
         m_config.optimizer = dataOf<OptimizerKind>(m_optimizer);
         emitEdit(tr("Optimizer: %1").arg(m_optimizer->currentText()));
@@ -262,27 +255,29 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         m_config.checkpointMode = dataOf<CheckpointMode>(m_checkpointMode);
         emitEdit(tr("Checkpoint mode: %1").arg(m_checkpointMode->currentText()));
     });
-    connect(m_checkpointEvery, &QSpinBox::valueChanged, this, [this](int k) {
-        m_config.checkpointEvery = k;
-        emitEdit(tr("Checkpoint every %1 blocks").arg(k), kMergeEvery);
+    // Only the user's edits reach m_config: a value set by setConfig() is held exactly by its box.
+    connect(m_checkpointEvery, &SettingSpinBox::settingEdited, this, [this] {
+        m_config.checkpointEvery = m_checkpointEvery->integer();
+        emitEdit(tr("Checkpoint every %1 blocks").arg(m_config.checkpointEvery), kMergeEvery);
     });
-    connect(m_accumulation, &QSpinBox::valueChanged, this, [this](int n) {
-        m_config.accumulationSteps = n;
-        emitEdit(tr("Gradient accumulation: %1").arg(n), kMergeAccumulation);
+    connect(m_accumulation, &SettingSpinBox::settingEdited, this, [this] {
+        m_config.accumulationSteps = m_accumulation->integer();
+        emitEdit(tr("Gradient accumulation: %1").arg(m_config.accumulationSteps), kMergeAccumulation);
     });
-    connect(m_margin, &QDoubleSpinBox::valueChanged, this, [this](double pct) {
-        m_config.marginFraction = pct / 100.0;
-        emitEdit(tr("Safety margin: %1%").arg(pct), kMergeMargin);
+    connect(m_margin, &SettingSpinBox::settingEdited, this, [this] {
+        m_config.marginFraction = m_margin->real();
+        emitEdit(tr("Safety margin: %1%").arg(m_margin->value()), kMergeMargin);
     });
     auto contextEdited = [this] {
+        if (m_updating) return;
         if (m_contextOverride->isChecked())
-            m_config.cudaContextBytes = static_cast<std::uint64_t>(m_contextMib->value()) * kMiB;
+            m_config.cudaContextBytes = static_cast<std::uint64_t>(m_contextMib->integer());
         else
             m_config.cudaContextBytes.reset();
         emitEdit(tr("CUDA context"), kMergeContext);
     };
     connect(m_contextOverride, &QCheckBox::toggled, this, contextEdited);
-    connect(m_contextMib, &QSpinBox::valueChanged, this, contextEdited);
+    connect(m_contextMib, &SettingSpinBox::settingEdited, this, contextEdited);
     connect(m_setToNone, &QCheckBox::toggled, this, [this](bool on) {
         m_config.zeroGradSetToNone = on;
         emitEdit(tr("zero_grad(set_to_none)"));
@@ -302,6 +297,32 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setConfig(m_config);
 }
 
+void TrainingPanel::setUpGpuSearch() {
+    // Editable only to search: what is typed filters the catalogue (any part of the name, the id, the Chinese
+    // name); choosing a match selects it, and text that matches nothing reverts to the GPU chosen.
+    m_gpu->setEditable(true);
+    m_gpu->setInsertPolicy(QComboBox::NoInsert);
+    m_gpu->lineEdit()->setPlaceholderText(tr("Search GPUs…"));
+    auto* completer = new QCompleter(m_gpu->model(), m_gpu);
+    completer->setCompletionRole(kGpuSearchRole);
+    completer->setFilterMode(Qt::MatchContains);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    completer->setCompletionMode(QCompleter::PopupCompletion);
+    m_gpu->setCompleter(completer);
+    connect(completer, qOverload<const QModelIndex&>(&QCompleter::activated), this,
+            [this, completer](const QModelIndex& i) {
+                auto* proxy = qobject_cast<QAbstractProxyModel*>(completer->completionModel());
+                const QModelIndex source = proxy ? proxy->mapToSource(i) : QModelIndex();
+                if (source.isValid() && (source.flags() & Qt::ItemIsEnabled))
+                    m_gpu->setCurrentIndex(source.row());
+                m_gpu->lineEdit()->setText(m_gpu->currentText());
+            });
+    connect(m_gpu->lineEdit(), &QLineEdit::editingFinished, this, [this] {
+        if (m_gpu->lineEdit()->text() != m_gpu->currentText())
+            m_gpu->lineEdit()->setText(m_gpu->currentText());
+    });
+}
+
 void TrainingPanel::setLoraTargetInfo(const LoraTargetInfo& info) {
     m_lora->setTargetInfo(info);
 }
@@ -314,12 +335,13 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_amsgrad->setChecked(config.amsgrad);
     selectData(m_precision, config.precision);
     selectData(m_checkpointing, config.checkpointing);
-    m_checkpointEvery->setValue(static_cast<int>(config.checkpointEvery));
+    m_checkpointEvery->setSettingValue(static_cast<std::int64_t>(config.checkpointEvery));
     selectData(m_checkpointMode, config.checkpointMode);
-    m_accumulation->setValue(static_cast<int>(config.accumulationSteps));
-    m_margin->setValue(config.marginFraction * 100.0);
+    m_accumulation->setSettingValue(static_cast<std::int64_t>(config.accumulationSteps));
+    m_margin->setSettingValue(config.marginFraction);
     m_contextOverride->setChecked(config.cudaContextBytes.has_value());
-    if (config.cudaContextBytes) m_contextMib->setValue(static_cast<int>(*config.cudaContextBytes / kMiB));
+    if (config.cudaContextBytes)
+        m_contextMib->setSettingValue(static_cast<std::int64_t>(*config.cudaContextBytes));
     m_setToNone->setChecked(config.zeroGradSetToNone);
     m_lora->setFineTuning(config.lora, config.quant);
     m_parallel->setParallel(config.parallel);
@@ -340,8 +362,9 @@ void TrainingPanel::setGpu(const GpuSpec& gpu) {
         m_gpu->setCurrentIndex(idx);
     } else {
         m_gpu->setCurrentIndex(m_gpu->findData(customGpuId()));
-        m_customGib->setValue(ByteFormat::toGib(gpu.memoryBytes));
+        m_customGib->setSettingValue(static_cast<std::int64_t>(gpu.memoryBytes));
     }
+    m_shownGpu = gpu; // exact: a custom GPU keeps its bytes and its architecture until the user edits
     m_updating = false;
     updateEnabled();
 }
@@ -350,7 +373,9 @@ GpuSpec TrainingPanel::currentGpu() const {
     const QString id = m_gpu->currentData().toString();
     if (id != customGpuId() && !id.isEmpty())
         if (auto g = findGpu(id.toStdString())) return *g;
-    return customGpu(m_customGib->value());
+    const auto bytes = static_cast<std::uint64_t>(m_customGib->integer());
+    if (m_shownGpu.id == customGpuId().toStdString() && m_shownGpu.memoryBytes == bytes) return m_shownGpu;
+    return customGpuOfBytes(bytes);
 }
 
 void TrainingPanel::onGpuChanged() {

@@ -10,15 +10,14 @@
 class QCheckBox;
 class QComboBox;
 class QHBoxLayout;
-class QDoubleSpinBox;
 class QFormLayout;
-class QSpinBox;
 
 namespace batchfit {
 
 class AllocConfField;
 class LoraEditor;
 class ParallelEditor;
+class SettingSpinBox;
 
 /// Options form. Emits every change as a new TrainingConfig (the caller pushes it as an undo step).
 class TrainingPanel : public QWidget {
@@ -51,25 +50,29 @@ private:
     void buildGpuList(); ///< training_panel_lists.cpp
     /// The GPU list's item for a capacity typed in (TrainingSetup's "custom").
     static QString customGpuId() { return QStringLiteral("custom"); }
+    /// The GPU picker's search text of an item (names, id, Chinese name and note).
+    static constexpr int kGpuSearchRole = Qt::UserRole + 7;
     void emitEdit(const QString& what, int mergeId = -1);
     void updateEnabled();
     void onGpuChanged();
+    void setUpGpuSearch(); ///< the picker's search: an editable box whose completer filters the list
 
     TrainingConfig m_config;
+    GpuSpec m_shownGpu; ///< the GPU last set, exact (a custom GPU's bytes and architecture)
     bool m_updating = false;
     QComboBox* m_gpu = nullptr;
-    QDoubleSpinBox* m_customGib = nullptr;
+    SettingSpinBox* m_customGib = nullptr;
     QComboBox* m_optimizer = nullptr;
     QComboBox* m_impl = nullptr;
     QCheckBox* m_amsgrad = nullptr;
     QComboBox* m_precision = nullptr;
     QComboBox* m_checkpointing = nullptr;
-    QSpinBox* m_checkpointEvery = nullptr;
+    SettingSpinBox* m_checkpointEvery = nullptr;
     QComboBox* m_checkpointMode = nullptr;
-    QSpinBox* m_accumulation = nullptr;
-    QDoubleSpinBox* m_margin = nullptr;
+    SettingSpinBox* m_accumulation = nullptr;
+    SettingSpinBox* m_margin = nullptr;
     QCheckBox* m_contextOverride = nullptr;
-    QSpinBox* m_contextMib = nullptr;
+    SettingSpinBox* m_contextMib = nullptr;
     QCheckBox* m_setToNone = nullptr;
     QCheckBox* m_offload = nullptr;
     QCheckBox* m_firstStep = nullptr;

@@ -1,10 +1,12 @@
 #include "gui/shell/app_settings.h"
 
-#include "batchfit/allocator_config.h"
+#include "batchfit/settings.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace batchfit {
 
@@ -19,7 +21,8 @@ const QString kRecent = QStringLiteral("model/recentFiles");
 const QString kReportDir = QStringLiteral("report/lastDir");
 const QString kLanguage = QStringLiteral("ui/language");
 const QString kGpu = QStringLiteral("gpu/id");
-const QString kCustomGib = QStringLiteral("gpu/customGib");
+const QString kCustomGib = QStringLiteral("gpu/customGib"); // before the settings table
+const QString kCustomBytes = QStringLiteral("gpu/customBytes");
 const QString kBatch = QStringLiteral("view/batch");
 const QString kLog = QStringLiteral("view/logScale");
 const QString kWelcome = QStringLiteral("view/welcomeDismissed");
@@ -126,66 +129,91 @@ void AppSettings::setGpuId(const QString& id) {
     m_settings->setValue(kGpu, id);
 }
 
-double AppSettings::customGpuGib() const {
-    const double v = m_settings->value(kCustomGib, 24.0).toDouble();
-    return v > 0 && v <= 4096 ? v : 24.0;
+std::uint64_t AppSettings::customGpuBytes() const {
+    const SettingInfo& info = *findSetting("gpu_memory_bytes");
+    if (auto v = parseSettingText(info, str(m_settings->value(kCustomBytes))))
+        if (const auto* n = std::get_if<std::int64_t>(&*v)) return static_cast<std::uint64_t>(*n);
+    // Before the settings table: GiB as a double (24 when unset or broken)
+    const double gib = m_settings->value(kCustomGib, 24.0).toDouble();
+    const double bytes = std::round(gib * double(1u << 30));
+    return gib > 0 && bytes <= info.max ? static_cast<std::uint64_t>(bytes) : std::uint64_t{24} << 30;
 }
-void AppSettings::setCustomGpuGib(double gib) {
-    m_settings->setValue(kCustomGib, gib);
+void AppSettings::setCustomGpuBytes(std::uint64_t bytes) {
+    const SettingInfo& info = *findSetting("gpu_memory_bytes");
+    m_settings->setValue(kCustomBytes, qstr(settingText(info, static_cast<std::int64_t>(bytes))));
 }
 
+namespace {
+
+/// The setting's key in the settings file: "training/checkpoint_every", "training/lora.rank".
+QString storedKey(const SettingInfo& s) {
+    return QStringLiteral("training/") + QString::fromStdString(s.key);
+}
+
+/// The keys settings files had before the settings table, for the settings they had.
+QString legacyKey(const std::string& key) {
+    static const std::map<std::string, const char*> keys = {{"optimizer_impl", "impl"},
+                                                            {"checkpoint_mode", "checkpointMode"},
+                                                            {"rmsprop_momentum", "rmspropMomentum"},
+                                                            {"rmsprop_centered", "rmspropCentered"},
+                                                            {"checkpoint_every", "checkpointEvery"},
+                                                            {"accumulation_steps", "accumulation"},
+                                                            {"zero_grad_set_to_none", "setToNone"},
+                                                            {"optimizer_offload", "offload"},
+                                                            {"first_step", "firstStep"},
+                                                            {"margin_fraction", "margin"},
+                                                            {"alloc_conf", "allocConf"}};
+    const auto it = keys.find(key);
+    if (it != keys.end()) return QStringLiteral("training/") + QLatin1String(it->second);
+    return QStringLiteral("training/") + QString::fromStdString(key);
+}
+
+bool isConfigSetting(const SettingInfo& s) {
+    return s.key != "gpu" && s.key != "gpu_memory_bytes" && s.key != "batch";
+}
+
+} // namespace
+
 TrainingConfig AppSettings::trainingConfig() const {
-    TrainingConfig c;
-    const QSettings& s = *m_settings;
-    if (auto v = parseOptimizer(str(s.value("training/optimizer")))) c.optimizer = *v;
-    if (auto v = parseOptimizerImpl(str(s.value("training/impl")))) c.impl = *v;
-    if (auto v = parsePrecision(str(s.value("training/precision")))) c.precision = *v;
-    if (auto v = parseCheckpointing(str(s.value("training/checkpointing")))) c.checkpointing = *v;
-    if (auto v = parseCheckpointMode(str(s.value("training/checkpointMode")))) c.checkpointMode = *v;
-    c.amsgrad = s.value("training/amsgrad", c.amsgrad).toBool();
-    c.rmspropMomentum = s.value("training/rmspropMomentum", c.rmspropMomentum).toBool();
-    c.rmspropCentered = s.value("training/rmspropCentered", c.rmspropCentered).toBool();
-    c.checkpointEvery =
-        std::max<qint64>(1, s.value("training/checkpointEvery", qint64(c.checkpointEvery)).toLongLong());
-    c.accumulationSteps = std::clamp<qint64>(
-        s.value("training/accumulation", qint64(c.accumulationSteps)).toLongLong(), 1, 4096);
-    c.zeroGradSetToNone = s.value("training/setToNone", c.zeroGradSetToNone).toBool();
-    c.optimizerOffload = s.value("training/offload", c.optimizerOffload).toBool();
-    c.firstStep = s.value("training/firstStep", c.firstStep).toBool();
-    if (auto v = parseTorchRules(str(s.value("training/torch")))) c.torch = *v;
-    c.marginFraction = std::clamp(s.value("training/margin", c.marginFraction).toDouble(), 0.0, 0.9);
-    const qint64 ctx = s.value("training/contextBytes", qint64(-1)).toLongLong();
-    if (ctx >= 0) c.cudaContextBytes = static_cast<std::uint64_t>(ctx);
-    // PYTORCH_CUDA_ALLOC_CONF, canonical; text the core refuses (an older or newer version's) is dropped
-    if (auto v = parseAllocConf(str(s.value("training/allocConf")))) c.allocConf = allocConfText(*v);
-    return c;
+    // Every setting of the table, each read on its own: one broken or out-of-range value keeps its default
+    // and the others are kept (nothing is clamped into range).
+    TrainingSetup setup;
+    const QSettings& st = *m_settings;
+    for (const SettingInfo& s : settingsTable()) {
+        if (!isConfigSetting(s)) continue;
+        const QString key = st.contains(storedKey(s)) ? storedKey(s) : legacyKey(s.key);
+        if (!st.contains(key)) continue;
+        QString text = st.value(key).toString();
+        if (s.type == SettingType::Switch &&
+            (text == QLatin1String("true") || text == QLatin1String("false")))
+            text = text == QLatin1String("true") ? QStringLiteral("on") : QStringLiteral("off");
+        if (auto v = parseSettingText(s, str(text))) s.set(setup, *v);
+    }
+    if (!st.contains(storedKey(*findSetting("cuda_context_bytes"))) && st.contains("training/contextBytes") &&
+        st.value("training/contextBytes").toLongLong() >= 0)
+        setup.config.cudaContextBytes =
+            static_cast<std::uint64_t>(st.value("training/contextBytes").toLongLong());
+    return setup.config;
 }
 
 void AppSettings::setTrainingConfig(const TrainingConfig& c) {
-    QSettings& s = *m_settings;
-    s.setValue("training/optimizer", qstr(optimizerName(c.optimizer)));
-    s.setValue("training/impl", qstr(optimizerImplName(c.impl)));
-    s.setValue("training/precision", qstr(precisionName(c.precision)));
-    s.setValue("training/checkpointing", qstr(checkpointingName(c.checkpointing)));
-    s.setValue("training/amsgrad", c.amsgrad);
-    s.setValue("training/rmspropMomentum", c.rmspropMomentum);
-    s.setValue("training/rmspropCentered", c.rmspropCentered);
-    s.setValue("training/checkpointEvery", qint64(c.checkpointEvery));
-    s.setValue("training/checkpointMode", qstr(checkpointModeName(c.checkpointMode)));
-    s.setValue("training/accumulation", qint64(c.accumulationSteps));
-    s.setValue("training/setToNone", c.zeroGradSetToNone);
-    s.setValue("training/offload", c.optimizerOffload);
-    s.setValue("training/firstStep", c.firstStep);
-    s.setValue("training/torch", qstr(torchRulesName(c.torch)));
-    s.setValue("training/margin", c.marginFraction);
-    s.setValue("training/contextBytes", c.cudaContextBytes ? qint64(*c.cudaContextBytes) : qint64(-1));
-    s.setValue("training/allocConf", qstr(c.allocConf));
+    TrainingSetup setup;
+    setup.config = c;
+    for (const SettingInfo& s : settingsTable()) {
+        if (!isConfigSetting(s)) continue;
+        const SettingValue v = s.get(setup);
+        if (std::holds_alternative<std::monostate>(v))
+            m_settings->remove(storedKey(s));
+        else
+            m_settings->setValue(storedKey(s), qstr(settingText(s, v)));
+    }
 }
 
 std::int64_t AppSettings::batch() const {
     bool ok = false;
     const qint64 b = m_settings->value(kBatch, 64).toLongLong(&ok);
-    return ok && b >= 1 ? std::min<qint64>(b, qint64(1) << 31) : 64;
+    const SettingInfo& info = *findSetting("batch");
+    return ok && b >= info.min && b <= info.max ? b : 64; // out of range: the default, never a clamped value
 }
 void AppSettings::setBatch(std::int64_t b) {
     m_settings->setValue(kBatch, qint64(b));

@@ -61,9 +61,12 @@ public:
     /// Catalogue id, or "custom".
     QString gpuId() const;
     void setGpuId(const QString& id);
-    double customGpuGib() const;
-    void setCustomGpuGib(double gib);
+    /// A custom GPU's capacity in bytes, exact (24 GiB before one is set).
+    std::uint64_t customGpuBytes() const;
+    void setCustomGpuBytes(std::uint64_t bytes);
 
+    /// Every setting of the settings table (batchfit/settings.h) under "training/<key>", as the command line
+    /// writes it; a value the table refuses keeps its default, and is never clamped.
     TrainingConfig trainingConfig() const;
     void setTrainingConfig(const TrainingConfig& c);
 

@@ -29,7 +29,7 @@ namespace batchfit {
 void MainWindow::restoreSettings() {
     m_doc->resetConfig(m_settings->trainingConfig());
     m_training->setConfig(m_doc->config());
-    GpuSpec gpu = customGpu(m_settings->customGpuGib());
+    GpuSpec gpu = customGpuOfBytes(m_settings->customGpuBytes());
     if (m_settings->gpuId() != QLatin1String("custom"))
         if (auto g = findGpu(m_settings->gpuId().toStdString())) gpu = *g;
     m_doc->setGpu(gpu);
@@ -78,7 +78,7 @@ void MainWindow::saveSettings() {
         m_settings->setHeaderState(header->objectName(), header->saveState());
     m_settings->setTrainingConfig(m_doc->config());
     m_settings->setGpuId(QString::fromStdString(m_doc->gpu().id));
-    if (m_doc->gpu().id == "custom") m_settings->setCustomGpuGib(ByteFormat::toGib(m_doc->gpu().memoryBytes));
+    if (m_doc->gpu().id == "custom") m_settings->setCustomGpuBytes(m_doc->gpu().memoryBytes);
     m_settings->setBatch(m_doc->batch());
     m_settings->setLogScale(m_chart->logScale());
     m_settings->setLogMemoryScale(m_chart->logMemoryScale());
