@@ -14,6 +14,7 @@
 #include "cli_options.h"
 #include "cli_text.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -84,39 +85,32 @@ int listPresets(const CliOptions& o) {
 }
 
 int listGpus(const CliOptions& o) {
-    if (o.json) std::cout << "[\n";
-    const auto& cat = gpuCatalogue();
-    for (std::size_t i = 0; i < cat.size(); ++i) {
-        const auto& g = cat[i];
-        if (o.json)
-            std::cout << "  {\"id\": \"" << g.id << "\", \"name\": \"" << g.name << "\", \"vendor\": \""
-                      << g.vendor << "\", \"memory_bytes\": " << g.memoryBytes
-                      << ", \"context_bytes\": " << g.contextBytes << "}"
-                      << (i + 1 < cat.size() ? ",\n" : "\n");
-        else
-            std::printf("%-18s %-36s %-7s %10s\n", g.id.c_str(), g.name.c_str(), g.vendor.c_str(),
-                        formatBytes(g.memoryBytes).c_str());
+    if (o.json) {
+        std::cout << gpuCatalogueJson();
+        return kOk;
     }
-    if (o.json) std::cout << "]\n";
+    // By family, the picker's groups; the capacity's source is in --json.
+    for (const std::string& family : gpuFamilies()) {
+        std::cout << family << ":\n";
+        for (const GpuSpec& g : gpuCatalogue())
+            if (g.family == family)
+                std::printf("  %-22s %-40s %-7s %10s\n", g.id.c_str(), g.name.c_str(), g.arch.c_str(),
+                            formatBytes(g.memoryBytes).c_str());
+    }
     return kOk;
 }
 
 // `gpus --fit`: which catalogue GPUs fit the model at the set-up given, and the largest batch on each.
 int listGpuFits(const CliOptions& o, const Model& model) {
     const std::vector<GpuFit> fits = fitAcrossCatalogue(model, o.config);
-    if (o.json) std::cout << "[\n";
-    for (std::size_t i = 0; i < fits.size(); ++i) {
+    if (o.json) std::cout << gpuFitsJson(fits);
+    for (std::size_t i = 0; i < fits.size() && !o.json; ++i) {
         const GpuFit& f = fits[i];
-        if (o.json)
-            std::cout << "  {\"id\": \"" << f.gpu.id << "\", \"memory_bytes\": " << f.gpu.memoryBytes
-                      << ", \"max_batch\": " << f.maxBatch << "}" << (i + 1 < fits.size() ? ",\n" : "\n");
-        else
-            std::printf("%-18s %-36s %10s   %s\n", f.gpu.id.c_str(), f.gpu.name.c_str(),
-                        formatBytes(f.gpu.memoryBytes).c_str(),
-                        f.maxBatch > 0 ? ("largest batch " + std::to_string(f.maxBatch)).c_str()
-                                       : "does not fit");
+        std::printf("%-22s %-40s %10s   %s\n", f.gpu.id.c_str(), f.gpu.name.c_str(),
+                    formatBytes(f.gpu.memoryBytes).c_str(),
+                    f.maxBatch > 0 ? ("largest batch " + std::to_string(f.maxBatch)).c_str()
+                                   : "does not fit");
     }
-    if (o.json) std::cout << "]\n";
     const auto smallest = smallestGpuThatFits(fits, o.batch);
     if (!o.json) {
         if (smallest)
@@ -198,6 +192,14 @@ int main(int argc, char** argv) {
         // override.
         auto doc = loadModelDocument(o.modelFile);
         if (!doc) return fail(kBadInput, doc.error().message);
+        // An unknown GPU id: the GUI opens the file on the default GPU with a warning; a script must not get
+        // a verdict for a GPU it did not ask for, so without --gpu that is an error here.
+        const bool gpuGiven = std::find(args.begin(), args.end(), "--gpu") != args.end();
+        for (const std::string& w : doc->warnings) {
+            if (!gpuGiven)
+                return fail(kBadInput, w.substr(0, w.find("; showing")) + " (give --gpu to choose one)");
+            std::cerr << "batchfit-cli: warning: " << w << "\n";
+        }
         if (doc->setup) {
             CliOptions base;
             auto gpu = setupGpu(*doc->setup);
@@ -216,7 +218,7 @@ int main(int argc, char** argv) {
         return kOk;
     }
     if (o.help || o.command.empty()) {
-        std::cout << kCliHelp;
+        std::cout << cliHelp();
         return o.help ? kOk : kUsage;
     }
     if (o.command == "presets") return listPresets(o);
@@ -305,13 +307,18 @@ int main(int argc, char** argv) {
             std::cout << maxBatchJson(*model, o.config, *o.gpu, m, est->usableBytes(o.gpu->memoryBytes));
         else
             std::cout << model->name << " on " << o.gpu->name << ": largest batch " << m.largest
-                      << (m.capped ? "+" : "") << " (largest multiple of 8: " << m.largestMultipleOf8
-                      << "), needs " << formatBytes(m.requiredAtLargest) << " of "
+                      << (m.capped ? "+" : "")
+                      << (m.largestMultipleOf8 > 0
+                              ? " (largest multiple of 8: " + std::to_string(m.largestMultipleOf8) + ")"
+                              : std::string())
+                      << ", needs " << formatBytes(m.requiredAtLargest) << " of "
                       << formatBytes(est->usableBytes(o.gpu->memoryBytes)) << " usable\n";
         return m.largest > 0 ? kOk : kNoFit;
     }
     if (o.command == "sweep") {
-        auto pts = est->sweep(o.from, o.to, o.step, o.logScale);
+        std::optional<std::uint64_t> capacity;
+        if (o.gpu) capacity = o.gpu->memoryBytes;
+        auto pts = est->sweep(o.from, o.to, o.step, o.logScale, capacity);
         if (!pts) return fail(kUsage, pts.error().message);
         std::optional<std::uint64_t> usable;
         if (o.gpu) usable = est->usableBytes(o.gpu->memoryBytes);

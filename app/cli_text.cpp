@@ -84,9 +84,12 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     os << row("optimizer states", e.atPeak[Component::OptimizerStates], p);
     os << row("activations", e.atPeak[Component::Activations], p);
     os << row("temporaries", e.atPeak[Component::Temporaries], p);
+    // What this GPU shows: below the figure of a GPU large enough when it fits with cache flushes.
+    const bool flushes = gpu && v && v->fits && v->cacheReleased;
+    const std::uint64_t required = flushes ? v->requiredBytes : e.requiredBytes;
     os << "\nOverheads:\n";
-    os << row("allocator reserve", e.allocatorReserveBytes, e.requiredBytes);
-    os << row("CUDA context", e.cudaContextBytes, e.requiredBytes);
+    os << row("allocator reserve", flushes ? v->reserveBytes : e.allocatorReserveBytes, required);
+    os << row("CUDA context", e.cudaContextBytes, required);
     if (!e.allocator.sequences.empty()) {
         os << "  (the allocator replay ran " << e.allocator.sequences.size() << " steps at sequence lengths";
         for (std::size_t i = 0; i < e.allocator.sequences.size(); ++i)
@@ -96,7 +99,11 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     if (e.allocator.lastBatch > 0)
         os << "  (the replay ran the epoch's last batch of " << e.allocator.lastBatch
            << " samples before the step estimated)\n";
-    os << "Required (nvidia-smi at the peak): " << formatBytes(e.requiredBytes) << "\n";
+    if (flushes)
+        os << "Required on " << gpu->name << " (nvidia-smi at the peak): " << formatBytes(required) << "  ("
+           << formatBytes(e.requiredBytes) << " on a GPU large enough)\n";
+    else
+        os << "Required (nvidia-smi at the peak): " << formatBytes(e.requiredBytes) << "\n";
     os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
        << e.savedActivationBytes << " B)\n";
     if (e.hostBytes) os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes) << "\n";
@@ -109,11 +116,7 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     if (gpu && v) {
         os << "\nVerdict on " << gpu->name << ": " << verdictSentence(*v, e.requiredBytes) << "\n";
         if (const std::string note = pagedNote(*v, e); !note.empty()) os << "  " << note << "\n";
-        if (v->fits && v->cacheReleased)
-            os << "  only by freeing the allocator's cache when a cudaMalloc fails (num_alloc_retries): on a "
-                  "GPU "
-                  "large enough it would need "
-               << formatBytes(e.requiredBytes) << "\n";
+        if (flushes) os << "  " << cacheFlushNote(e.requiredBytes) << "\n";
         if (v->oom) {
             os << "  PyTorch would stop";
             if (!v->oom->stepLabel.empty()) {
@@ -129,8 +132,9 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         }
     }
     if (m) {
-        os << "Largest batch that fits: " << m->largest << (m->capped ? "+" : "")
-           << "  (largest multiple of 8: " << m->largestMultipleOf8 << ")\n";
+        os << "Largest batch that fits: " << m->largest << (m->capped ? "+" : "");
+        if (m->largestMultipleOf8 > 0) os << "  (largest multiple of 8: " << m->largestMultipleOf8 << ")";
+        os << "\n";
     }
     if (top > 0) {
         std::vector<const LayerActivation*> rows;
@@ -188,16 +192,26 @@ std::string measuredText(const std::string& source, const Measurement& measureme
 }
 
 std::string sweepText(const std::vector<SweepPoint>& points, std::optional<std::uint64_t> usable) {
+    // With a GPU, "required" is what that GPU shows (Estimator::fitAt), as in the verdict.
     std::ostringstream os;
-    os << "   batch   peak allocated   required" << (usable ? "   fits" : "") << "\n";
+    os << "   batch   peak allocated     required" << (usable ? "   on this GPU" : "") << "\n";
+    bool anyFlush = false;
     for (const auto& p : points) {
         char buf[160];
-        std::snprintf(buf, sizeof buf, "%8lld %16s %10s", static_cast<long long>(p.batch),
-                      formatBytes(p.peakAllocatedBytes).c_str(), formatBytes(p.requiredBytes).c_str());
+        const std::uint64_t required = p.fit ? p.fit->requiredBytes : p.requiredBytes;
+        std::snprintf(buf, sizeof buf, "%8lld %16s %12s", static_cast<long long>(p.batch),
+                      formatBytes(p.peakAllocatedBytes).c_str(), formatBytes(required).c_str());
         os << buf;
-        if (usable) os << (p.requiredBytes <= *usable ? "   yes" : "   no");
+        if (usable && p.fit) {
+            os << "   " << fitLabel(*p.fit);
+            anyFlush = anyFlush || (p.fit->fits && p.fit->cacheReleased);
+        }
         os << "\n";
     }
+    if (anyFlush)
+        os << "fits with cache flushes: PyTorch frees its cached blocks when a cudaMalloc fails and retries "
+              "(slower steps, no OOM); usable: "
+           << formatBytes(*usable) << "\n";
     return os.str();
 }
 

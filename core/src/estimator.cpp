@@ -73,28 +73,51 @@ bool Estimator::replayFits(std::int64_t batch, std::uint64_t usable) const {
     return r && !r->oom;
 }
 
-Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityBytes) const {
-    if (!m_stages.empty()) return m_stages[heavierStage(batch)].verdict(batch, capacityBytes);
+Result<FitDecision> Estimator::decide(std::int64_t batch, std::uint64_t usable,
+                                      std::uint64_t required) const {
+    FitDecision d;
+    d.requiredBytes = required;
+    d.fits = required <= usable;
+    if (m_program->replays() && !d.fits) {
+        // Held to the usable bytes, the allocator frees its cache before it gives up: it may still fit,
+        // unless the allocated peak in whole 2 MiB segments (reserved >= allocated) is already too much.
+        constexpr std::uint64_t kSegment = 2u << 20;
+        const auto peak = m_program->peak(batch);
+        if (!peak || (*peak + kSegment - 1) / kSegment * kSegment + m_program->contextBytes() > usable)
+            return d;
+        auto held = m_program->replay(batch, driverLimit(usable));
+        if (!held) return held.error();
+        if (!held->oom) {
+            d.fits = true;
+            d.requiredBytes = held->stats.peakReservedBytes + m_program->contextBytes();
+        }
+    }
+    d.cacheReleased = d.requiredBytes < required;
+    return d;
+}
+
+Result<FitDecision> Estimator::fitAt(std::int64_t batch, std::uint64_t capacityBytes) const {
+    if (!m_stages.empty()) return stagesFitAt(batch, capacityBytes);
     auto r = requiredBytes(batch); // on a GPU large enough
     if (!r) return r.error();
+    return decide(batch, usableBytes(capacityBytes), *r);
+}
+
+Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityBytes) const {
+    if (!m_stages.empty()) return stagesVerdict(batch, capacityBytes);
+    auto d = fitAt(batch, capacityBytes);
+    if (!d) return d.error();
     Verdict v;
     v.capacityBytes = capacityBytes;
     v.usableBytes = usableBytes(capacityBytes);
-    std::uint64_t need = *r;
-    v.fits = need <= v.usableBytes;
-    if (m_program->replays() && !v.fits) {
-        // Held to the usable bytes, the allocator frees its cache before it gives up: it may still fit.
-        auto held = m_program->replay(batch, driverLimit(v.usableBytes));
-        if (!held) return held.error();
-        if (!held->oom) {
-            v.fits = true;
-            need = held->stats.peakReservedBytes + m_program->contextBytes();
-        }
+    v.fits = d->fits;
+    v.cacheReleased = d->cacheReleased;
+    const std::uint64_t need = d->requiredBytes;
+    if (m_program->replays() && (!v.fits || v.cacheReleased)) {
         auto whole = m_program->replay(batch, driverLimit(capacityBytes), false, {}, capacityBytes);
         if (whole && whole->oom) v.oom = whole->oom;
     }
     v.requiredBytes = need;
-    v.cacheReleased = need < *r;
     const std::uint64_t live = m_program->peak(batch).value_or(0) + m_program->contextBytes();
     v.reserveBytes = need > live ? need - live : 0;
     // Saturating: usable can be up to 2^64 - 1, which does not fit an int64.
@@ -179,8 +202,8 @@ MaxBatch Estimator::maxBatch(std::uint64_t capacityBytes) const {
 }
 
 Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t to, std::int64_t step,
-                                                 bool logScale) const {
-    if (!m_stages.empty()) return stagesSweep(from, to, step, logScale);
+                                                 bool logScale, std::optional<std::uint64_t> capacity) const {
+    if (!m_stages.empty()) return stagesSweep(from, to, step, logScale, capacity);
     if (from < 1 || to < from || to > kMaxBatch)
         return makeError("sweep range must satisfy 1 <= from <= to <= 2^31");
     if (step < 1 || (logScale && step < 2))
@@ -194,7 +217,11 @@ Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t
         p.batch = b;
         p.atPeak = fast.atPeak(b);
         p.peakAllocatedBytes = p.atPeak.total();
-        if (!m_program->replays()) p.requiredBytes = m_program->required(p.peakAllocatedBytes);
+        if (!m_program->replays()) {
+            p.requiredBytes = m_program->required(p.peakAllocatedBytes);
+            if (capacity)
+                if (auto d = decide(b, usableBytes(*capacity), p.requiredBytes)) p.fit = *d;
+        }
         out.push_back(p);
         if (logScale) {
             if (b > last / step) break;
@@ -211,6 +238,10 @@ Result<std::vector<SweepPoint>> Estimator::sweep(std::int64_t from, std::int64_t
             for (std::size_t i = first; i < out.size(); i += stride) {
                 auto r = m_program->requiredAt(out[i].batch);
                 out[i].requiredBytes = r ? *r : std::numeric_limits<std::uint64_t>::max();
+                if (!capacity) continue;
+                out[i].fit = FitDecision{false, false, out[i].requiredBytes}; // too large to count: no fit
+                if (!r) continue;
+                if (auto d = decide(out[i].batch, usableBytes(*capacity), *r)) out[i].fit = *d;
             }
         };
         const std::size_t threads = std::min<std::size_t>(

@@ -46,6 +46,27 @@ Result<Estimate> Estimator::stageEstimate(std::int64_t batch, bool withTimeline)
     return e;
 }
 
+Result<FitDecision> Estimator::stagesFitAt(std::int64_t batch, std::uint64_t capacityBytes) const {
+    // Both stages must fit (as stagesMaxBatch() asks); the figure is the heavier stage's.
+    const std::size_t s = heavierStage(batch);
+    auto heavy = m_stages[s].fitAt(batch, capacityBytes);
+    if (!heavy) return heavy;
+    auto other = m_stages[1 - s].fitAt(batch, capacityBytes);
+    if (!other) return other;
+    heavy->fits = heavy->fits && other->fits;
+    heavy->cacheReleased = heavy->cacheReleased || other->cacheReleased;
+    return heavy;
+}
+
+Result<Verdict> Estimator::stagesVerdict(std::int64_t batch, std::uint64_t capacityBytes) const {
+    const std::size_t s = heavierStage(batch);
+    auto v = m_stages[s].verdict(batch, capacityBytes);
+    if (!v || !v->fits) return v;
+    auto other = m_stages[1 - s].verdict(batch, capacityBytes);
+    if (!other) return other;
+    return other->fits ? *v : *other; // the stage that runs out is the answer
+}
+
 MaxBatch Estimator::stagesMaxBatch(std::uint64_t capacityBytes) const {
     const MaxBatch first = m_stages[0].maxBatch(capacityBytes);
     const MaxBatch last = m_stages[1].maxBatch(capacityBytes);
@@ -53,18 +74,26 @@ MaxBatch Estimator::stagesMaxBatch(std::uint64_t capacityBytes) const {
 }
 
 Result<std::vector<SweepPoint>> Estimator::stagesSweep(std::int64_t from, std::int64_t to, std::int64_t step,
-                                                       bool logScale) const {
-    auto first = m_stages[0].sweep(from, to, step, logScale);
+                                                       bool logScale,
+                                                       std::optional<std::uint64_t> capacity) const {
+    // Each point is the heavier stage's, with its decision (as verdict() and fitAt() judge by that stage).
+    auto first = m_stages[0].sweep(from, to, step, logScale, capacity);
     if (!first) return first;
-    auto last = m_stages[1].sweep(from, to, step, logScale);
+    auto last = m_stages[1].sweep(from, to, step, logScale, capacity);
     if (!last) return last;
     // the same batches, as far as both can count them
     first->resize(std::min(first->size(), last->size()));
     for (std::size_t i = 0; i < first->size(); ++i) {
         const SweepPoint &a = (*first)[i], &b = (*last)[i];
+        const bool bothFit = a.fit && b.fit && a.fit->fits && b.fit->fits;
+        const bool flushes = (a.fit && a.fit->cacheReleased) || (b.fit && b.fit->cacheReleased);
         if (b.requiredBytes > a.requiredBytes ||
             (b.requiredBytes == a.requiredBytes && b.peakAllocatedBytes > a.peakAllocatedBytes))
             (*first)[i] = b;
+        if (auto& fit = (*first)[i].fit) {
+            fit->fits = bothFit;
+            fit->cacheReleased = flushes;
+        }
     }
     return first;
 }

@@ -52,14 +52,16 @@ std::vector<std::int64_t> heatColumns(std::int64_t largest) {
     return cols;
 }
 
-FitMapCell cellAt(const Estimator& est, std::int64_t batch, std::uint64_t usable) {
+FitMapCell cellAt(const Estimator& est, std::int64_t batch, std::uint64_t capacity) {
     FitMapCell cell;
     cell.batch = batch;
-    auto required = est.requiredBytes(batch);
-    if (!required) return cell; // too large to count: does not fit
-    cell.requiredBytes = *required;
-    cell.fits = *required <= usable;
-    cell.usedFraction = usable ? static_cast<double>(*required) / static_cast<double>(usable) : 0.0;
+    auto fit = est.fitAt(batch, capacity); // the verdict's decision
+    if (!fit) return cell;                 // too large to count: does not fit
+    const std::uint64_t usable = est.usableBytes(capacity);
+    cell.requiredBytes = fit->requiredBytes;
+    cell.fits = fit->fits;
+    cell.cacheReleased = fit->cacheReleased;
+    cell.usedFraction = usable ? static_cast<double>(fit->requiredBytes) / static_cast<double>(usable) : 0.0;
     return cell;
 }
 
@@ -193,7 +195,7 @@ Result<FitMap> computeFitMap(const SequenceModelSource& source, const TrainingCo
     for (std::size_t i = 0; i < map.rows.size(); ++i) {
         if (options.cancelled && options.cancelled()) return makeError("fit map cancelled");
         for (const std::int64_t b : map.batches)
-            map.rows[i].cells.push_back(cellAt(estimators[i], b, map.usableBytes));
+            map.rows[i].cells.push_back(cellAt(estimators[i], b, gpu.memoryBytes));
     }
     return map;
 }

@@ -1,7 +1,7 @@
 #include "batchfit/json_report.h"
 
 #include "batchfit/verdict_text.h"
-#include "training_setup_json.h"
+#include "setup/training_setup_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,60 +10,15 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+/// The set-up as the model file writes it (the settings table: docs/model-format.md), unset options as null,
+/// with the implementation torch runs in place of "default".
 ojson configObject(const TrainingConfig& c) {
-    ojson o;
-    o["optimizer"] = std::string(optimizerName(c.optimizer));
-    o["optimizer_impl"] = std::string(optimizerImplName(resolvedImpl(c))); // what runs
-    o["optimizer_impl_default"] = c.impl == OptimizerImpl::Default;        // chosen by torch, not the user
-    o["amsgrad"] = c.amsgrad;
-    o["precision"] = std::string(precisionName(c.precision));
-    o["checkpointing"] = std::string(checkpointingName(c.checkpointing));
-    if (c.checkpointing == Checkpointing::EveryKthBlock) o["checkpoint_every"] = c.checkpointEvery;
-    o["checkpoint_mode"] = std::string(checkpointModeName(c.checkpointMode));
-    o["accumulation_steps"] = c.accumulationSteps;
-    o["zero_grad_set_to_none"] = c.zeroGradSetToNone;
-    o["optimizer_offload"] = c.optimizerOffload;
-    o["first_step"] = c.firstStep;
-    o["torch"] = std::string(torchRulesName(c.torch));
-    o["margin_fraction"] = c.marginFraction;
-    if (c.fragmentationFraction)
-        o["fragmentation_fraction"] = *c.fragmentationFraction;
-    else
-        o["fragmentation_fraction"] = nullptr;
-    o["alloc_conf"] = c.allocConf;
-    o["replay_sequences"] = c.replaySequences;
-    o["epoch_samples"] = c.epochSamples ? ojson(*c.epochSamples) : ojson(nullptr);
-    if (c.cublasWorkspaceBytes) o["cublas_workspace_bytes"] = *c.cublasWorkspaceBytes;
-    if (c.lora.rank > 0) {
-        ojson l;
-        l["rank"] = c.lora.rank;
-        l["alpha"] = c.lora.alpha;
-        l["dropout"] = c.lora.dropout;
-        l["targets"] = c.lora.targets; // empty: the family's default
-        o["lora"] = l;
-    }
-    if (c.parallel.gpus > 1) {
-        const ParallelConfig& p = c.parallel;
-        ojson q;
-        q["strategy"] = std::string(parallelStrategyName(p.strategy));
-        q["gpus"] = p.gpus;
-        q["tp"] = p.tp;
-        q["sequence_parallel"] = p.sequenceParallel;
-        q["pp"] = p.pp;
-        if (p.pp > 1) q["microbatches"] = p.microbatches > 0 ? p.microbatches : p.pp;
-        q["gpus_per_node"] = p.gpusPerNode;
-        if (p.strategy == ParallelStrategy::Zero1) q["zero_impl"] = std::string(zeroImplName(p.zeroImpl));
-        q["bucket_cap_mb"] = p.bucketCapMb;
-        q["gradient_as_bucket_view"] = p.gradientAsBucketView;
-        q["reduce_bucket_size"] = p.reduceBucketSize;
-        q["overlap_comm"] = p.overlapComm < 0 ? ojson("default") : ojson(p.overlapComm == 1);
-        q["stage3_param_persistence_threshold"] = p.stage3ParamPersistenceThreshold;
-        q["limit_all_gathers"] = p.limitAllGathers;
-        q["backward_prefetch"] = p.backwardPrefetchPre ? "pre" : "post";
-        q["reshard_after_forward"] = p.reshardAfterForward;
-        o["parallel"] = q;
-    }
-    if (c.quant.enabled()) o["quant"] = setupjson::quantJson(c.quant);
+    TrainingSetup setup;
+    setup.config = c;
+    ojson o = setupjson::write(setup, true);
+    for (const char* key : {"gpu", "gpu_memory_bytes", "batch"}) o.erase(key); // the estimate's own fields
+    o["optimizer_impl"] = std::string(optimizerImplName(resolvedImpl(c)));     // what runs
+    o["optimizer_impl_default"] = c.impl == OptimizerImpl::Default; // chosen by torch, not the user
     return o;
 }
 
@@ -176,6 +131,7 @@ std::string estimateJson(const ReportInput& in) {
         v["headroom_bytes"] = in.verdict->headroomBytes;
         v["required_bytes"] = in.verdict->requiredBytes;
         v["cache_released"] = in.verdict->cacheReleased;
+        v["decision"] = fitLabel(in.verdict->fits, in.verdict->cacheReleased);
         if (in.verdict->oom) {
             const auto& f = *in.verdict->oom;
             ojson oom;
@@ -266,11 +222,49 @@ std::string sweepJson(const Model& model, const TrainingConfig& config, const st
         r["peak_allocated_bytes"] = p.peakAllocatedBytes;
         r["required_bytes"] = p.requiredBytes;
         r["at_peak"] = componentsObject(p.atPeak);
-        if (usableBytes) r["fits"] = p.requiredBytes <= *usableBytes;
+        if (usableBytes && p.fit) {
+            r["fits"] = p.fit->fits;
+            r["cache_released"] = p.fit->cacheReleased;
+            r["decision"] = fitLabel(*p.fit);
+            r["gpu_required_bytes"] = p.fit->requiredBytes;
+        }
         arr.push_back(r);
     }
     o["points"] = arr;
     return o.dump(2) + "\n";
+}
+
+std::string gpuCatalogueJson() {
+    ojson arr = ojson::array();
+    for (const GpuSpec& g : gpuCatalogue()) {
+        ojson o;
+        o["id"] = g.id;
+        o["name"] = g.name;
+        o["vendor"] = g.vendor;
+        o["family"] = g.family;
+        o["arch"] = g.arch;
+        o["memory_bytes"] = g.memoryBytes;
+        o["context_bytes"] = g.contextBytes;
+        o["cublas_workspace_bytes"] = g.cublasWorkspaceBytes;
+        o["bf16"] = g.bf16;
+        o["fp8"] = g.fp8;
+        o["name_zh"] = g.nameZh;
+        o["note_zh"] = g.noteZh;
+        o["source"] = g.source;
+        o["arch_source"] = g.archSource;
+        arr.push_back(std::move(o));
+    }
+    return arr.dump(2) + "\n";
+}
+
+std::string gpuFitsJson(const std::vector<GpuFit>& fits) {
+    ojson arr = ojson::array();
+    for (const GpuFit& f : fits)
+        arr.push_back(ojson{{"id", f.gpu.id},
+                            {"name", f.gpu.name},
+                            {"memory_bytes", f.gpu.memoryBytes},
+                            {"max_batch", f.maxBatch}});
+    return arr.dump(2) + "\n";
 }
 
 std::string fitMapJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
@@ -293,7 +287,10 @@ std::string fitMapJson(const Model& model, const TrainingConfig& config, const G
         if (!row.cells.empty()) {
             ojson cells = ojson::array();
             for (const FitMapCell& c : row.cells)
-                cells.push_back({{"batch", c.batch}, {"required_bytes", c.requiredBytes}, {"fits", c.fits}});
+                cells.push_back({{"batch", c.batch},
+                                 {"required_bytes", c.requiredBytes},
+                                 {"fits", c.fits},
+                                 {"cache_released", c.cacheReleased}});
             r["cells"] = cells;
         }
         rows.push_back(r);

@@ -12,6 +12,22 @@ double gib(std::uint64_t bytes) {
 }
 } // namespace
 
+std::string fitLabel(bool fits, bool cacheReleased) {
+    if (!fits) return "out of memory";
+    return cacheReleased ? "fits with cache flushes" : "fits";
+}
+
+std::string cacheFlushNote(std::uint64_t largeGpuBytes) {
+    char buf[320];
+    std::snprintf(
+        buf, sizeof buf,
+        "on a GPU large enough it would reserve %.2f GiB; on this one PyTorch frees its cached blocks "
+        "when a cudaMalloc fails and retries (num_alloc_retries > 0: slower steps, each retry "
+        "synchronizes the GPU)",
+        gib(largeGpuBytes));
+    return buf;
+}
+
 VerdictFigures verdictFigures(const Verdict& v, std::uint64_t requiredBytes) {
     VerdictFigures f;
     // The verdict's own figure when it has one: held to the usable memory, the allocator may free its cache
@@ -29,8 +45,8 @@ std::string verdictHeadline(const Verdict& v, std::uint64_t requiredBytes) {
     const VerdictFigures f = verdictFigures(v, requiredBytes);
     char buf[160];
     if (v.fits)
-        std::snprintf(buf, sizeof buf, "fits: %.2f of %.2f GiB usable (%d%%)", f.requiredGib, f.usableGib,
-                      f.percentOfUsable);
+        std::snprintf(buf, sizeof buf, "%s: %.2f of %.2f GiB usable (%d%%)",
+                      fitLabel(true, v.cacheReleased).c_str(), f.requiredGib, f.usableGib, f.percentOfUsable);
     else
         std::snprintf(buf, sizeof buf, "out of memory by %.2f GiB", f.shortGib);
     return buf;

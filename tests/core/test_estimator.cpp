@@ -399,11 +399,10 @@ TEST_CASE("the CLI command line of a set-up names only what differs from the def
     const CliCommand full = cliCommand("--model", "my model's file.json", c, customGpu(20.0), 8);
     CHECK(full.line ==
           "batchfit-cli estimate --model 'my model'\\''s file.json' --batch 8 --gpu 20GiB "
-          "--optimizer adamw --impl fused --precision amp-bf16 --checkpointing every-k "
-          "--checkpoint-every 3 --accumulation 4 --margin 0.1 --context-mib 300 --no-set-to-none "
-          "--offload");
-    REQUIRE(full.unsaid.size() == 1);
-    CHECK(full.unsaid[0] == "RMSprop centered");
+          "--optimizer adamw --impl fused --rmsprop-centered --precision amp-bf16 --checkpointing every-k "
+          "--checkpoint-every 3 --accumulation 4 --no-set-to-none --offload --context-mib 300 --margin 0.1");
+    // every setting has a flag now (the settings table): nothing is left unsaid
+    CHECK(full.unsaid.empty());
     CHECK(full.arguments[2] == "my model's file.json"); // unquoted for a process call
     CHECK(shellQuote("plain-name_1.json") == "plain-name_1.json");
     CHECK(shellQuote("") == "''");

@@ -17,30 +17,34 @@ std::int64_t niceCeil(std::int64_t n) {
     return kMaxBatch;
 }
 
-void addPoints(const Estimator& est, std::int64_t from, std::int64_t to, std::int64_t step,
-               std::vector<SweepPoint>& out) {
+void addPoints(const Estimator& est, std::uint64_t capacity, std::int64_t from, std::int64_t to,
+               std::int64_t step, std::vector<SweepPoint>& out) {
     if (from < 1 || to < from) return;
-    if (auto pts = est.sweep(from, to, step)) out.insert(out.end(), pts->begin(), pts->end());
+    if (auto pts = est.sweep(from, to, step, false, capacity))
+        out.insert(out.end(), pts->begin(), pts->end());
 }
 
 // The chart's batches: 1, about 60 even steps up to a round number past the batch and the largest that fits,
 // plus the batch itself and both sides of the largest (where the required line crosses the usable one).
-std::vector<SweepPoint> chartPoints(const Estimator& est, const Estimate& e, const MaxBatch& m,
-                                    std::int64_t& last) {
+// Each point carries its decision on the GPU (the plotted figure is what that GPU shows).
+std::vector<SweepPoint> chartPoints(const Estimator& est, const Estimate& e, const Verdict& v,
+                                    const MaxBatch& m, std::int64_t& last) {
+    const std::uint64_t cap = v.capacityBytes;
     const std::int64_t far = m.capped || m.largest == 0 ? std::max<std::int64_t>(e.batch * 2, 8)
                                                         : std::max(e.batch, m.largest + 1);
     last = niceCeil(std::max<std::int64_t>(far + far / 5, 8)); // at least 1..10: a slope, not a point
     std::vector<SweepPoint> pts;
     const std::int64_t step = std::max<std::int64_t>(1, last / 60);
-    addPoints(est, step, last, step, pts);
+    addPoints(est, cap, step, last, step, pts);
     if (pts.empty()) { // too large to simulate that far: stop at the batch
         last = e.batch;
-        addPoints(est, std::max<std::int64_t>(1, e.batch / 60), e.batch,
+        addPoints(est, cap, std::max<std::int64_t>(1, e.batch / 60), e.batch,
                   std::max<std::int64_t>(1, e.batch / 60), pts);
     }
-    addPoints(est, 1, 1, 1, pts);
-    if (m.largest > 0 && !m.capped) addPoints(est, m.largest, std::min(m.largest + 1, last), 1, pts);
-    pts.push_back(SweepPoint{e.batch, e.peakAllocatedBytes, e.requiredBytes, e.atPeak});
+    addPoints(est, cap, 1, 1, 1, pts);
+    if (m.largest > 0 && !m.capped) addPoints(est, cap, m.largest, std::min(m.largest + 1, last), 1, pts);
+    pts.push_back(SweepPoint{e.batch, e.peakAllocatedBytes, e.requiredBytes, e.atPeak,
+                             FitDecision{v.fits, v.cacheReleased, v.requiredBytes}});
     std::sort(pts.begin(), pts.end(),
               [](const SweepPoint& a, const SweepPoint& b) { return a.batch < b.batch; });
     pts.erase(std::unique(pts.begin(), pts.end(),
@@ -82,7 +86,7 @@ Result<ReportData> buildReportData(const ReportRequest& request) {
     d.estimate = std::move(*e);
     d.verdict = *v;
     d.maxBatch = est->maxBatch(request.gpu.memoryBytes);
-    d.sweep = chartPoints(*est, d.estimate, d.maxBatch, d.sweepMax);
+    d.sweep = chartPoints(*est, d.estimate, d.verdict, d.maxBatch, d.sweepMax);
     d.timelinePeak = peakIndex(d.estimate);
     for (const auto& l : d.estimate.layers) {
         if (l.op != "input") ++d.layerCount;

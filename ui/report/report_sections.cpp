@@ -174,6 +174,8 @@ QString ReportSections::setupLine() const {
 QString ReportSections::verdictHeadline() const {
     const QString batch = ReportText::number(m_data.request.batch);
     const QString gpu = qs(m_data.request.gpu.name);
+    if (fits() && m_data.verdict.cacheReleased)
+        return ReportText::tr("Batch %1 fits on %2 with cache flushes").arg(batch, gpu);
     return fits() ? ReportText::tr("Batch %1 fits on %2").arg(batch, gpu)
                   : ReportText::tr("Batch %1 does not fit on %2").arg(batch, gpu);
 }
@@ -190,8 +192,10 @@ QString ReportSections::verdictDetail() const {
                         ReportText::bytes(static_cast<std::uint64_t>(v.headroomBytes))) +
                (v.cacheReleased
                     ? QLatin1Char(' ') +
-                          ReportText::tr("Only by freeing the allocator's cache when a cudaMalloc "
-                                         "fails: on a GPU large enough it would need %1.")
+                          ReportText::tr("On a GPU large enough it would reserve %1; on this one PyTorch "
+                                         "frees its cached blocks when a cudaMalloc fails and retries (no "
+                                         "out-of-memory error, slower steps: each retry synchronizes the "
+                                         "GPU).")
                               .arg(ReportText::bytes(m_data.estimate.requiredBytes))
                     : QString());
     QString text = ReportText::tr("Needs %1 but only %2 is usable: short by %3.")
@@ -261,8 +265,10 @@ ReportTable ReportSections::componentTable() const {
     for (Component c : kComponents)
         row(ReportText::componentLabel(c), e.atPeak[c], ComponentPalette::color(c));
     row(ReportText::tr("Peak allocated"), e.peakAllocatedBytes, {}, true, true);
-    row(ReportText::tr("Allocator reserve"), e.allocatorReserveBytes, ComponentPalette::overhead(), false,
-        true);
+    // Fits with cache flushes: the reserve and the total are what this GPU holds (the verdict's figures).
+    const bool flushes = v.fits && v.cacheReleased;
+    row(ReportText::tr("Allocator reserve"), flushes ? v.reserveBytes : e.allocatorReserveBytes,
+        ComponentPalette::overhead(), false, true);
     if (e.allocator.simulated) {
         row(ReportText::tr("Peak reserved (caching allocator replay)"), e.allocator.peakReservedBytes);
         row(ReportText::tr("Free inside segments (inactive split)"), e.allocator.peakInactiveSplitBytes);
@@ -270,7 +276,13 @@ ReportTable ReportSections::componentTable() const {
         row(ReportText::tr("Peak reserved (fragmentation override)"), e.reservedBytes);
     }
     row(ReportText::tr("CUDA context"), e.cudaContextBytes, ComponentPalette::overhead());
-    row(ReportText::tr("Required (nvidia-smi)"), e.requiredBytes, {}, true, true);
+    if (flushes) {
+        row(ReportText::tr("Required on this GPU (nvidia-smi; fits with cache flushes)"), v.requiredBytes, {},
+            true, true);
+        row(ReportText::tr("Required on a GPU large enough"), e.requiredBytes);
+    } else {
+        row(ReportText::tr("Required (nvidia-smi)"), e.requiredBytes, {}, true, true);
+    }
     row(ReportText::tr("Usable (minus %1 margin)")
             .arg(ReportText::fraction(m_data.request.config.marginFraction)),
         v.usableBytes, {}, false, true);

@@ -12,6 +12,11 @@
 namespace batchfit {
 namespace {
 
+// What the GPU shows at a point: the decision's figure (below the large-GPU one with cache flushes).
+std::uint64_t onGpu(const SweepPoint& p) {
+    return p.fit ? p.fit->requiredBytes : p.requiredBytes;
+}
+
 constexpr Component kStack[] = {Component::Parameters, Component::Gradients, Component::OptimizerStates,
                                 Component::Activations, Component::Temporaries};
 const QColor kRequiredLine(0x42, 0x42, 0x42);
@@ -52,7 +57,7 @@ void SweepChartPainter::paint(ReportCanvas& canvas, const QRectF& rect) const {
     const double legendHeight = lg.height(canvas, legendFont, rect.width());
 
     double yMax = static_cast<double>(m_data.verdict.capacityBytes);
-    for (const auto& p : m_data.sweep) yMax = std::max(yMax, static_cast<double>(p.requiredBytes));
+    for (const auto& p : m_data.sweep) yMax = std::max(yMax, static_cast<double>(onGpu(p)));
     for (const auto& m : m_data.request.measured)
         if (m.batch <= m_data.sweepMax)
             yMax = std::max({yMax, static_cast<double>(m.bytes), static_cast<double>(m.estimatedBytes)});
@@ -100,7 +105,7 @@ void SweepChartPainter::paintBands(ReportCanvas& canvas, const PlotFrame& frame)
     std::vector<QPointF> required;
     for (const auto& pt : m_data.sweep)
         required.emplace_back(frame.mapX(static_cast<double>(pt.batch)),
-                              frame.mapY(static_cast<double>(pt.requiredBytes)));
+                              frame.mapY(static_cast<double>(onGpu(pt))));
     p.setBrush(ComponentPalette::overhead());
     p.drawPolygon(band(lower, required));
     p.setPen(QPen(kRequiredLine, 1.2));
@@ -132,7 +137,7 @@ void SweepChartPainter::paintMarkers(ReportCanvas& canvas, const PlotFrame& fram
     };
 
     const double bx = frame.mapX(static_cast<double>(m_data.request.batch));
-    const double by = frame.mapY(static_cast<double>(m_data.estimate.requiredBytes));
+    const double by = frame.mapY(static_cast<double>(m_data.verdict.requiredBytes));
     QPen pen(ComponentPalette::marker(), 0.9);
     pen.setDashPattern({2, 2});
     p.save();

@@ -159,11 +159,26 @@ struct MaxBatch {
     bool replayed = false;
 };
 
+/// Whether a batch fits a GPU: the one decision every surface reads (verdict, largest batch, sweep, fit map,
+/// chart, `gpus --fit`). A step that fits only after the allocator frees its cache and retries a failed
+/// cudaMalloc (PyTorch's release_cached_blocks) is a fit: PyTorch does not raise an OOM for it.
+struct FitDecision {
+    bool fits = false;
+    /// It fits only because the allocator, held to the usable bytes, frees cached segments when a cudaMalloc
+    /// fails and retries (num_alloc_retries > 0): "fits with cache flushes".
+    bool cacheReleased = false;
+    /// What this GPU shows at the peak (nvidia-smi) when it fits; when it does not, the step's needs on a GPU
+    /// large enough.
+    std::uint64_t requiredBytes = 0;
+};
+
 struct SweepPoint {
     std::int64_t batch = 0;
     std::uint64_t peakAllocatedBytes = 0;
-    std::uint64_t requiredBytes = 0;
+    std::uint64_t requiredBytes = 0; ///< nvidia-smi at the peak on a GPU large enough (no cache flushes)
     ComponentBytes atPeak;
+    /// Against the GPU the sweep was asked for (unset without one).
+    std::optional<FitDecision> fit;
 };
 
 inline constexpr std::int64_t kMaxBatch = std::int64_t{1} << 31;

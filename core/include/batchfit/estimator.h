@@ -30,11 +30,15 @@ public:
     Result<std::uint64_t> peakAllocatedBytes(std::int64_t batch) const;
     /// Verdict against a capacity with the configured margin.
     Result<Verdict> verdict(std::int64_t batch, std::uint64_t capacityBytes) const;
+    /// Whether the batch fits the capacity minus the margin (the verdict's decision, without its OOM report).
+    Result<FitDecision> fitAt(std::int64_t batch, std::uint64_t capacityBytes) const;
     /// Exact largest batch that fits the capacity minus the margin.
     MaxBatch maxBatch(std::uint64_t capacityBytes) const;
-    /// Points from..to (inclusive) with the given multiplicative (log) or additive step.
+    /// Points from..to (inclusive) with the given multiplicative (log) or additive step; with a capacity,
+    /// each point carries fitAt()'s decision.
     Result<std::vector<SweepPoint>> sweep(std::int64_t from, std::int64_t to, std::int64_t step = 1,
-                                          bool logScale = false) const;
+                                          bool logScale = false,
+                                          std::optional<std::uint64_t> capacityBytes = {}) const;
 
     std::uint64_t usableBytes(std::uint64_t capacityBytes) const;
     const TrainingConfig& config() const;
@@ -52,6 +56,8 @@ private:
     explicit Estimator(std::shared_ptr<const StepProgram> program);
     std::optional<std::uint64_t> driverLimit(std::uint64_t bytes) const; ///< bytes minus the context
     bool replayFits(std::int64_t batch, std::uint64_t usable) const;
+    /// fitAt() for a step that needs `required` on a GPU large enough.
+    Result<FitDecision> decide(std::int64_t batch, std::uint64_t usable, std::uint64_t required) const;
     std::shared_ptr<const StepProgram> m_program;
 
     // Pipeline parallelism (estimator_stages.cpp): the first and the last stage, each lowered on its own;
@@ -61,8 +67,10 @@ private:
     std::size_t heavierStage(std::int64_t batch) const;
     Result<Estimate> stageEstimate(std::int64_t batch, bool withTimeline) const;
     MaxBatch stagesMaxBatch(std::uint64_t capacityBytes) const;
+    Result<FitDecision> stagesFitAt(std::int64_t batch, std::uint64_t capacityBytes) const;
+    Result<Verdict> stagesVerdict(std::int64_t batch, std::uint64_t capacityBytes) const;
     Result<std::vector<SweepPoint>> stagesSweep(std::int64_t from, std::int64_t to, std::int64_t step,
-                                                bool logScale) const;
+                                                bool logScale, std::optional<std::uint64_t> capacity) const;
     std::vector<Estimator> m_stages;
 };
 

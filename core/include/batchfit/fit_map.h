@@ -50,8 +50,9 @@ using SequenceModelSource = std::function<Result<Model>(std::int64_t seq)>;
 /// One heat-map cell: a batch at a row's sequence length.
 struct FitMapCell {
     std::int64_t batch = 0;
-    std::uint64_t requiredBytes = 0; ///< what must fit; 0 when too large to count (never fits)
-    bool fits = false;
+    std::uint64_t requiredBytes = 0; ///< Estimator::fitAt()'s figure; 0 when too large to count (never fits)
+    bool fits = false;               ///< Estimator::fitAt()'s decision
+    bool cacheReleased = false;      ///< fits only with cache flushes
     double usedFraction = 0; ///< requiredBytes / usable bytes (> 1: does not fit; 0 when too large to count)
 };
 

@@ -3,6 +3,7 @@
 // docs/estimate-fields.md.
 #include "batchfit/estimate.h"
 #include "batchfit/fit_map.h"
+#include "batchfit/fit_plan.h"
 #include "batchfit/gpu.h"
 #include "batchfit/measurement.h"
 #include "batchfit/model.h"
@@ -37,6 +38,11 @@ std::string sweepJson(const Model& model, const TrainingConfig& config, const st
 /// batch columns).
 std::string fitMapJson(const Model& model, const TrainingConfig& config, const GpuSpec& gpu,
                        const FitMap& map);
+/// `gpus --json`: every catalogue entry with its figures, family, bf16/fp8 and the sources of its capacity
+/// and architecture.
+std::string gpuCatalogueJson();
+/// `gpus --fit --json`: each GPU's largest micro-batch at the set-up, least memory first.
+std::string gpuFitsJson(const std::vector<GpuFit>& fits);
 /// The training set-up as a JSON object text (for reports).
 std::string configJson(const TrainingConfig& config);
 

@@ -16,10 +16,23 @@ struct VerdictFigures {
     int percentOfUsable = 0; ///< required / usable, rounded half up
 };
 
+/// The decision in the words every surface uses: "fits", "fits with cache flushes" (PyTorch frees its cached
+/// blocks and retries a cudaMalloc that fails; no OOM, slower steps) or "out of memory".
+std::string fitLabel(bool fits, bool cacheReleased);
+inline std::string fitLabel(const FitDecision& d) {
+    return fitLabel(d.fits, d.cacheReleased);
+}
+
+/// Why a step fits only with cache flushes, for a step that reserves `largeGpuBytes` on a GPU large enough:
+/// "on a GPU large enough it would reserve 24.09 GiB; on this one PyTorch frees its cached blocks when a
+/// cudaMalloc fails and retries (num_alloc_retries > 0: slower steps, each retry synchronizes the GPU)".
+std::string cacheFlushNote(std::uint64_t largeGpuBytes);
+
 /// Figures of `v` for a step that needs `requiredBytes`.
 VerdictFigures verdictFigures(const Verdict& v, std::uint64_t requiredBytes);
 
-/// "fits: 6.25 of 22.79 GiB usable (27%)" or "out of memory by 243.21 GiB": GiB with two decimals, as every
+/// "fits: 6.25 of 22.79 GiB usable (27%)", "fits with cache flushes: 22.55 of 22.79 GiB usable (99%)" or
+/// "out of memory by 243.21 GiB": GiB with two decimals, as every
 /// byte figure is shown. The GUI's verdict line is this (translatable, same pattern); its budget bar shows
 /// the rest.
 std::string verdictHeadline(const Verdict& v, std::uint64_t requiredBytes);

@@ -23,11 +23,13 @@ std::int64_t ChartData::range(const MaxBatch& maxBatch, std::int64_t batch) {
     return ceilPow2(std::min(want, kMaxRange));
 }
 
-std::vector<SweepPoint> ChartData::sample(const Estimator& estimator, std::int64_t range) {
+std::vector<SweepPoint> ChartData::sample(const Estimator& estimator, std::int64_t range,
+                                          std::uint64_t capacityBytes) {
     std::vector<SweepPoint> points;
     const std::int64_t step = std::max<std::int64_t>(1, range / kLinearPoints);
-    if (auto lin = estimator.sweep(1, range, step, false)) points = std::move(*lin);
-    if (auto log = estimator.sweep(1, range, 2, true)) points.insert(points.end(), log->begin(), log->end());
+    if (auto lin = estimator.sweep(1, range, step, false, capacityBytes)) points = std::move(*lin);
+    if (auto log = estimator.sweep(1, range, 2, true, capacityBytes))
+        points.insert(points.end(), log->begin(), log->end());
     std::sort(points.begin(), points.end(),
               [](const SweepPoint& a, const SweepPoint& b) { return a.batch < b.batch; });
     points.erase(std::unique(points.begin(), points.end(),

@@ -18,8 +18,15 @@ public:
 
     /// A power of two >= 16 that shows the largest batch with room past it and contains `batch`.
     static std::int64_t range(const MaxBatch& maxBatch, std::int64_t batch);
-    /// The core's sweep at linear steps over 1..range merged with the powers of two (good on both axes).
-    static std::vector<SweepPoint> sample(const Estimator& estimator, std::int64_t range);
+    /// The core's sweep at linear steps over 1..range merged with the powers of two (good on both axes), each
+    /// point with its decision on a GPU of `capacityBytes` (SweepPoint::fit).
+    static std::vector<SweepPoint> sample(const Estimator& estimator, std::int64_t range,
+                                          std::uint64_t capacityBytes);
+    /// What a point needs on that GPU: the decision's figure (below the large-GPU figure when it fits with
+    /// cache flushes).
+    static std::uint64_t requiredBytes(const SweepPoint& p) {
+        return p.fit ? p.fit->requiredBytes : p.requiredBytes;
+    }
 };
 
 } // namespace batchfit

@@ -1,5 +1,6 @@
 #include "gui/charts/memory_chart.h"
 
+#include "gui/charts/chart_data.h"
 #include "gui/estimation/byte_format.h"
 
 #include <QAreaSeries>
@@ -225,7 +226,7 @@ void MemoryChart::rebuildSeries() {
                 p.atPeak.bytes[c]; // stacking for display: the core's components drawn on top of each other
             lines[static_cast<std::size_t>(c + 1)].append({x, yOf(ByteFormat::toGib(stacked))});
         }
-        lines[ComponentStyle::kSlotCount].append({x, yOf(ByteFormat::toGib(p.requiredBytes))});
+        lines[ComponentStyle::kSlotCount].append({x, yOf(ByteFormat::toGib(ChartData::requiredBytes(p)))});
     }
     for (std::size_t i = 0; i < lines.size(); ++i) m_bounds[i]->replace(lines[i]);
     rebuildMeasured();
@@ -242,7 +243,7 @@ void MemoryChart::updateAxes() {
     // The range follows the data (a 7B model on a 24 GiB card is a curve, not a solid block) and always shows
     // the capacity line.
     std::uint64_t dataTop = 0;
-    for (const auto& p : m_points) dataTop = std::max(dataTop, p.requiredBytes);
+    for (const auto& p : m_points) dataTop = std::max(dataTop, ChartData::requiredBytes(p));
     const double top = std::max({capGib * 1.15, measuredTopGib() * 1.15, ByteFormat::toGib(dataTop) * 1.05});
     m_y->setRange(0, std::max(1.0, std::ceil(top)));
     m_y->setTickCount(6);
@@ -385,7 +386,10 @@ void MemoryChart::onHover(const QPointF& point, bool state) {
                     .arg(ComponentStyle::color(c).name(), ComponentStyle::name(c),
                          ByteFormat::bytes(it->atPeak.bytes[c]));
     html += QStringLiteral("<tr><td><b>%1</b></td><td align=right>&nbsp;<b>%2</b></td></tr></table>")
-                .arg(tr("needs (with overhead)"), ByteFormat::bytes(it->requiredBytes));
+                .arg(it->fit && it->fit->fits && it->fit->cacheReleased
+                         ? tr("needs here (fits with cache flushes)")
+                         : tr("needs (with overhead)"),
+                     ByteFormat::bytes(ChartData::requiredBytes(*it)));
     QToolTip::showText(QCursor::pos(), html, this);
 }
 

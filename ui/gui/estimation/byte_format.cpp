@@ -32,6 +32,10 @@ QString ByteFormat::verdict(const Verdict& v, std::uint64_t requiredBytes) {
     // The same words and figures as the CLI and the report (batchfit::verdictHeadline), translatable.
     const VerdictFigures f = verdictFigures(v, requiredBytes);
     const auto gib = [](double x) { return QString::number(x, 'f', 2); };
+    if (v.fits && v.cacheReleased)
+        return tr("fits with cache flushes: %1 of %2 GiB usable (%3%)")
+            .arg(gib(f.requiredGib), gib(f.usableGib))
+            .arg(f.percentOfUsable);
     if (v.fits)
         return tr("fits: %1 of %2 GiB usable (%3%)")
             .arg(gib(f.requiredGib), gib(f.usableGib))

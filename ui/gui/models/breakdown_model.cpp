@@ -9,8 +9,10 @@ namespace batchfit {
 
 BreakdownModel::BreakdownModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void BreakdownModel::setEstimate(const Estimate& estimate, bool cacheReleased) {
-    m_cacheReleased = cacheReleased;
+void BreakdownModel::setEstimate(const Estimate& estimate, const Verdict* verdict) {
+    // Fits with cache flushes: the rows add up to what this GPU shows (the verdict's figures), and the
+    // figure of a GPU large enough goes to the tool tip.
+    m_cacheReleased = verdict && verdict->fits && verdict->cacheReleased;
     const bool hadHost = m_estimate && (m_estimate->hostBytes > 0 || m_estimate->pagedStateBytes > 0);
     const bool hasHost = estimate.hostBytes > 0 || estimate.pagedStateBytes > 0;
     Estimate copy;
@@ -18,9 +20,10 @@ void BreakdownModel::setEstimate(const Estimate& estimate, bool cacheReleased) {
     copy.batch = estimate.batch;
     copy.peakAllocatedBytes = estimate.peakAllocatedBytes;
     copy.atPeak = estimate.atPeak;
-    copy.allocatorReserveBytes = estimate.allocatorReserveBytes;
+    copy.allocatorReserveBytes = m_cacheReleased ? verdict->reserveBytes : estimate.allocatorReserveBytes;
     copy.cudaContextBytes = estimate.cudaContextBytes;
-    copy.requiredBytes = estimate.requiredBytes;
+    copy.requiredBytes = m_cacheReleased ? verdict->requiredBytes : estimate.requiredBytes;
+    m_largeGpuRequiredBytes = estimate.requiredBytes;
     copy.hostBytes = estimate.hostBytes;
     copy.pagedStateBytes = estimate.pagedStateBytes;
     copy.reservedBytes = estimate.reservedBytes;
@@ -74,7 +77,8 @@ QString BreakdownModel::rowName(int row) const {
     case ContextRow:
         return tr("CUDA context");
     case RequiredRow:
-        return m_cacheReleased ? tr("Peak on a GPU large enough") : tr("Peak GPU memory (must fit)");
+        return m_cacheReleased ? tr("Peak on this GPU (fits with cache flushes)")
+                               : tr("Peak GPU memory (must fit)");
     default:
         return m_estimate->hostBytes > 0 ? tr("Host memory (offloaded)") : tr("Paged optimizer states");
     }
@@ -89,10 +93,11 @@ QString BreakdownModel::rowExplanation(int row) const {
         return tr("The CUDA context and libraries (cuBLAS, cuDNN), outside PyTorch's allocator.");
     case RequiredRow:
         if (m_cacheReleased)
-            return tr(
-                "What nvidia-smi would show at the peak of the step on a GPU large enough. On this GPU "
-                "the allocator frees its cached segments when a cudaMalloc fails and tries again, so less "
-                "is enough: the verdict above says how much.");
+            return tr("What nvidia-smi would show at the peak of the step on this GPU. On a GPU large enough "
+                      "the step would reserve %1; on this one PyTorch frees its cached blocks when a "
+                      "cudaMalloc fails and tries again (no out-of-memory error, slower steps: each retry "
+                      "synchronizes the GPU).")
+                .arg(ByteFormat::bytes(m_largeGpuRequiredBytes));
         return tr("What nvidia-smi would show at the peak of the step: this must fit the usable memory.");
     default:
         if (m_estimate->hostBytes == 0)

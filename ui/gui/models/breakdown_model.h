@@ -18,9 +18,9 @@ public:
 
     explicit BreakdownModel(QObject* parent = nullptr);
 
-    /// `cacheReleased`: the verdict fits only by freeing the allocator's cache (Verdict::cacheReleased), so
-    /// the total row is the need on a GPU large enough, not what this one must hold.
-    void setEstimate(const Estimate& estimate, bool cacheReleased = false);
+    /// With the verdict on the GPU shown: when it fits with cache flushes (Verdict::cacheReleased), the
+    /// reserve and total rows are what this GPU holds (the verdict's figures), as the verdict line says.
+    void setEstimate(const Estimate& estimate, const Verdict* verdict = nullptr);
     void clear();
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -30,8 +30,10 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-private:
+    /// The rows after the components: the reserve, the context, the bold total (what must fit), host memory.
     enum Row { ReserveRow = kComponentCount, ContextRow, RequiredRow, HostRow, RowCount };
+
+private:
     std::uint64_t bytesAt(int row) const;
     QString rowName(int row) const;
     QString rowExplanation(int row) const;
@@ -40,6 +42,7 @@ private:
 
     std::optional<Estimate> m_estimate;
     bool m_cacheReleased = false;
+    std::uint64_t m_largeGpuRequiredBytes = 0; ///< Estimate::requiredBytes when m_cacheReleased
 };
 
 } // namespace batchfit

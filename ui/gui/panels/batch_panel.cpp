@@ -161,7 +161,10 @@ void BatchPanel::setMaxBatch(const MaxBatch& m) {
         return;
     }
     m_maxButton->setEnabled(true);
-    QString text = tr("largest: %1 · largest multiple of 8: %2").arg(m.largest).arg(m.largestMultipleOf8);
+    QString text =
+        m.largestMultipleOf8 > 0
+            ? tr("largest: %1 · largest multiple of 8: %2").arg(m.largest).arg(m.largestMultipleOf8)
+            : tr("largest: %1").arg(m.largest);
     if (m.capped) text = tr("fits at every batch up to %1").arg(m.largest);
     m_maxLabel->setText(text);
 }
