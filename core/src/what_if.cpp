@@ -4,6 +4,7 @@
 #include "batchfit/estimator.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace batchfit {
 
@@ -25,6 +26,14 @@ void lastLinear(const std::vector<Layer>& layers, const std::string& prefix, boo
 }
 
 } // namespace
+
+std::uint64_t requiredAtOne(const Model& model, const TrainingConfig& config,
+                            std::uint64_t cudaContextBytes) {
+    auto e = Estimator::create(model, config, cudaContextBytes);
+    if (!e) return UINT64_MAX;
+    auto r = e->requiredBytes(1);
+    return r ? *r : UINT64_MAX;
+}
 
 std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, std::uint64_t capacityBytes,
                               std::uint64_t cudaContextBytes) {
@@ -133,6 +142,9 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
             c.parallel.strategy = ParallelStrategy::Fsdp;
             consider("fsdp", "FSDP full shard (parameters, gradients and states sharded)",
                      "an all-gather per block, forward and backward", c);
+            c.parallel.strategy = ParallelStrategy::Zero3;
+            consider("zero3", "DeepSpeed ZeRO-3 (parameters, gradients and states sharded)",
+                     "an all-gather per layer, forward and backward", c);
         }
         if (config.parallel.tp == 1 && config.parallel.gpus % 2 == 0) {
             TrainingConfig c = config;
@@ -166,12 +178,24 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.accumulationSteps = 4;
         consider("accumulation", "Micro-batches with gradient accumulation (×4)", "4 steps per update", c);
     }
-    // Memory-only changes first, by the batch they allow; then the fine-tuning ones (LoRA, a frozen
-    // backbone), which change what is trained: shown with their batch, never the first suggestion for full
-    // training.
+    if (base == 0) { // nothing fits: what each change saves at batch 1 ranks them
+        const std::uint64_t needs = requiredAtOne(model, config, cudaContextBytes);
+        for (Lever& l : levers) {
+            const std::uint64_t with = requiredAtOne(model, l.config, cudaContextBytes);
+            l.savedBytesAtOne =
+                with >= needs ? -static_cast<std::int64_t>(std::min<std::uint64_t>(with - needs, INT64_MAX))
+                              : static_cast<std::int64_t>(std::min<std::uint64_t>(needs - with, INT64_MAX));
+        }
+    }
+    // Memory-only changes first, by the batch they allow (by what they save at batch 1 while nothing fits);
+    // then the fine-tuning ones (LoRA, a frozen backbone), which change what is trained: shown with their
+    // batch, never the first suggestion for full training.
+    // While nothing fits, a lever that makes batch 1 fit comes before every one that does not.
     std::stable_sort(levers.begin(), levers.end(), [](const Lever& a, const Lever& b) {
+        if ((a.maxBatch > 0) != (b.maxBatch > 0)) return a.maxBatch > 0;
         if (leverChangesTraining(a) != leverChangesTraining(b)) return !leverChangesTraining(a);
-        return a.maxBatch > b.maxBatch;
+        if (a.maxBatch != b.maxBatch) return a.maxBatch > b.maxBatch;
+        return a.savedBytesAtOne > b.savedBytesAtOne;
     });
     return levers;
 }

@@ -376,13 +376,23 @@ TEST_CASE("the what-if panel hides levers that gain nothing and says so", "[wind
 
     REQUIRE(w.files()->loadPreset(QStringLiteral("llama-2-7b"), false));
     REQUIRE(w.waitForIdle(120000, true));
-    // Full training of a 7B model on 24 GiB: only QLoRA (4-bit base weights, checkpointing) makes it fit
-    REQUIRE(levers->rowCount() == 1);
+    // Full training of a 7B model on 24 GiB: only QLoRA (4-bit base weights, checkpointing) makes it fit; it
+    // comes first, then every other change by what it saves at batch 1
+    REQUIRE(levers->rowCount() > 1);
     CHECK(levers->lever(0)->id == "qlora");
+    for (int r = 1; r < levers->rowCount(); ++r) CHECK(levers->lever(r)->maxBatch == 0);
     w.document()->setGpu(customGpu(4.0)); // below even the 4-bit weights
     REQUIRE(w.waitForIdle(120000, true));
-    CHECK(levers->rowCount() == 0); // each alone still does not fit
-    CHECK(w.whatIfPanel()->statusText().startsWith(QStringLiteral("No single change makes batch 1 fit")));
+    // each alone still does not fit: every change is listed, ranked by what it saves at batch 1
+    REQUIRE(levers->rowCount() > 0);
+    CHECK(w.whatIfPanel()->statusText().startsWith(QStringLiteral("Not even batch 1 fits")));
+    for (int r = 1; r < levers->rowCount(); ++r)
+        if (!leverChangesTraining(*levers->lever(r)) &&
+            levers->lever(r)->maxBatch == levers->lever(r - 1)->maxBatch)
+            CHECK(levers->lever(r - 1)->savedBytesAtOne >= levers->lever(r)->savedBytesAtOne);
+    CHECK(levers->data(levers->index(0, LeverModel::GainColumn))
+              .toString()
+              .startsWith(QStringLiteral("saves")));
 }
 
 TEST_CASE("levers combined, applied together, and the smallest GPU that fits", "[window][whatif][plan]") {
@@ -391,10 +401,11 @@ TEST_CASE("levers combined, applied together, and the smallest GPU that fits", "
     w.setBatch(2000);                      // far past the largest (259): no single lever gets there
     w.document()->setGpu(customGpu(20.0)); // a new request, aimed at the batch shown
     REQUIRE(w.waitForIdle(60000, true));
-    const FitPlan& plan = w.service()->plan();
+    const FitPlan plan = w.service()->planFor(2000); // the start of the whole plan that the batch shown needs
     REQUIRE(plan.steps.size() >= 2);
-    CHECK(w.service()->planTarget() == 2000);
+    CHECK(plan.target == 2000);
     const QString text = w.whatIfPanel()->planText();
+    CHECK(text.contains(QStringLiteral("2000")));
     INFO(text.toStdString());
     CHECK(text.contains(QStringLiteral("together"), Qt::CaseInsensitive));
     CHECK(text.contains(LeverModel::title(plan.steps.front())));
@@ -402,6 +413,12 @@ TEST_CASE("levers combined, applied together, and the smallest GPU that fits", "
     const auto smallest =
         smallestGpuThatFits(fitAcrossCatalogue(w.document()->model(), w.document()->config()), 2000);
     if (smallest) CHECK(text.contains(QString::fromStdString(smallest->gpu.name)));
+
+    // the text follows the slider without a new request: a batch that fits needs no plan, and back
+    w.setBatch(1);
+    CHECK(w.whatIfPanel()->planText().isEmpty());
+    w.setBatch(2000);
+    CHECK(w.whatIfPanel()->planText() == text);
 
     const TrainingConfig before = w.document()->config();
     const TrainingConfig planned = plan.config;
@@ -415,8 +432,8 @@ TEST_CASE("levers combined, applied together, and the smallest GPU that fits", "
     applyTogether->click();
     REQUIRE(w.waitForIdle(60000, true));
     CHECK(w.document()->config() == planned);
-    CHECK(w.result()->maxBatch.largest * planned.accumulationSteps == plan.maxBatch);
-    w.document()->undoStack()->undo(); // one step undoes the whole plan
+    CHECK(w.result()->maxBatch.largest == plan.maxMicroBatch); // the plan applied fits what it said
+    w.document()->undoStack()->undo();                         // one step undoes the whole plan
     REQUIRE(w.waitForIdle(60000, true));
     CHECK(w.document()->config() == before);
 }

@@ -3,6 +3,7 @@
 #include "batchfit/model.h"
 #include "batchfit/training_config.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +18,13 @@ struct Lever {
     TrainingConfig config;     ///< the set-up with this lever applied
     std::int64_t maxBatch = 0; ///< largest batch per optimizer update (micro-batch × accumulation) that fits
     std::int64_t baselineMaxBatch = 0;
+    /// When not even batch 1 fits the set-up: what batch 1 needs less with this lever (negative: more).
+    std::int64_t savedBytesAtOne = 0;
+
+    /// The largest micro-batch (the batch the slider shows) with this lever.
+    std::int64_t maxMicroBatch() const {
+        return maxBatch / std::max<std::int64_t>(1, config.accumulationSteps);
+    }
 };
 
 /// True for levers that change what is trained (LoRA, a frozen backbone), not only how: ranked after the
@@ -27,7 +35,11 @@ bool leverChangesTraining(const Lever& l);
 /// least 1% (a gain that reads as "×1.00" is noise to a user).
 bool leverHelps(const Lever& l);
 
-/// Levers not already pulled, best first. Each is evaluated by a full estimator.
+/// What batch 1 needs with `config` on a GPU large enough (UINT64_MAX when it cannot be counted).
+std::uint64_t requiredAtOne(const Model& model, const TrainingConfig& config, std::uint64_t cudaContextBytes);
+
+/// Levers not already pulled, best first. Each is evaluated by a full estimator. When not even batch 1 fits,
+/// each carries savedBytesAtOne, and they are ranked by it.
 std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, std::uint64_t capacityBytes,
                               std::uint64_t cudaContextBytes);
 

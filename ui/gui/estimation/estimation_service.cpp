@@ -61,7 +61,7 @@ void EstimationService::workerLoop() {
             result->maxBatch = shared->maxBatch(req.gpu.memoryBytes);
             result->usableBytes = shared->usableBytes(req.gpu.memoryBytes);
             result->chartMax = ChartData::range(result->maxBatch, req.batchHint);
-            result->sweep = ChartData::sample(*shared, result->chartMax);
+            result->sweep = ChartData::sample(*shared, result->chartMax, req.gpu.memoryBytes);
             result->estimator = std::move(shared);
             if (auto seq = modelSequenceLength(req.model)) result->sequence = *seq;
         }
@@ -76,9 +76,9 @@ void EstimationService::workerLoop() {
         answer.levers = rankLevers(req.model, evaluated, req.gpu.memoryBytes, req.gpu.contextBytes);
         for (auto& l : answer.levers) l.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
         if (superseded(req.generation)) continue;
-        answer.target = std::max<std::int64_t>(req.batchHint, 1);
-        answer.plan =
-            planToFit(req.model, evaluated, req.gpu.memoryBytes, req.gpu.contextBytes, answer.target);
+        // Every lever that helps, in order: the advisor shows the start of it that fits the batch on the
+        // slider (planFor), so its text never goes stale when the batch moves.
+        answer.plan = planToFit(req.model, evaluated, req.gpu.memoryBytes, req.gpu.contextBytes, kMaxBatch);
         answer.plan.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
         for (auto& l : answer.plan.steps) l.config.cublasWorkspaceBytes = req.config.cublasWorkspaceBytes;
         if (superseded(req.generation)) continue;
@@ -122,11 +122,14 @@ void EstimationService::deliver(std::shared_ptr<const EstimationResult> result) 
     if (!isBusy()) emit busyChanged(false);
 }
 
+FitPlan EstimationService::planFor(std::int64_t batch) const {
+    return planPrefix(m_plan, batch);
+}
+
 void EstimationService::deliverLevers(std::uint64_t generation, WhatIf answer) {
     if (!m_current || m_current->generation != generation) return;
     m_levers = std::move(answer.levers);
     m_plan = std::move(answer.plan);
-    m_planTarget = answer.target;
     m_gpuFits = std::move(answer.gpuFits);
     m_fitMap = std::move(answer.fitMap);
     m_fitMapError = std::move(answer.fitMapError);

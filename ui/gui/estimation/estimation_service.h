@@ -34,13 +34,15 @@ public:
     std::shared_ptr<const EstimationResult> current() const { return m_current; }
     /// The levers for the current result (empty until computed).
     const std::vector<Lever>& levers() const { return m_levers; }
-    /// Levers combined to make the request's batch hint fit (no steps when it fits already), computed with
-    /// the levers.
+    /// Every lever that helps, combined greedily (planToFit up to kMaxBatch), computed with the levers.
     const FitPlan& plan() const { return m_plan; }
-    /// The batch the plan and smallestGpu() aim at: the request's batch hint.
-    std::int64_t planTarget() const { return m_planTarget; }
-    /// The catalogue GPU with the least memory on which planTarget() fits at the current set-up, if any.
-    std::optional<GpuFit> smallestGpu() const { return smallestGpuThatFits(m_gpuFits, m_planTarget); }
+    /// The shortest start of plan() that makes micro-batch `batch` fit (no steps when it fits already): the
+    /// advisor's text follows the slider without planning again.
+    FitPlan planFor(std::int64_t batch) const;
+    /// The catalogue GPU with the least memory on which micro-batch `batch` fits at the current set-up.
+    std::optional<GpuFit> smallestGpu(std::int64_t batch) const {
+        return smallestGpuThatFits(m_gpuFits, batch);
+    }
     /// Every catalogue GPU with its largest batch at the current set-up, least memory first (with the
     /// levers).
     const std::vector<GpuFit>& gpuFits() const { return m_gpuFits; }
@@ -77,7 +79,6 @@ private:
     struct WhatIf {
         std::vector<Lever> levers;
         FitPlan plan;
-        std::int64_t target = 1;
         std::vector<GpuFit> gpuFits;
         std::optional<FitMap> fitMap;
         QString fitMapError;
@@ -87,7 +88,6 @@ private:
     std::shared_ptr<const EstimationResult> m_current;
     std::vector<Lever> m_levers;
     FitPlan m_plan;
-    std::int64_t m_planTarget = 1;
     std::vector<GpuFit> m_gpuFits;
     std::optional<FitMap> m_fitMap;
     QString m_fitMapError;

@@ -1,6 +1,7 @@
 #include "gui/models/lever_model.h"
 
 #include "gui/charts/component_style.h"
+#include "gui/estimation/byte_format.h"
 
 #include <QFont>
 
@@ -8,9 +9,10 @@ namespace batchfit {
 
 LeverModel::LeverModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void LeverModel::setLevers(std::vector<Lever> levers) {
+void LeverModel::setLevers(std::vector<Lever> levers, bool bySavings) {
     beginResetModel();
     m_levers = std::move(levers);
+    m_bySavings = bySavings;
     endResetModel();
 }
 
@@ -35,6 +37,7 @@ QString LeverModel::title(const Lever& l) {
         return tr("Smaller micro-batches with gradient accumulation (×%1)").arg(l.config.accumulationSteps);
     if (l.id == "zero2") return tr("ZeRO-2 on these GPUs");
     if (l.id == "fsdp") return tr("FSDP full shard");
+    if (l.id == "zero3") return tr("DeepSpeed ZeRO-3");
     if (l.id == "tp2") return tr("Tensor parallel TP = 2");
     if (l.id == "expandable-segments") return tr("Expandable segments (PYTORCH_CUDA_ALLOC_CONF)");
     if (l.id == "more-gpus")
@@ -54,6 +57,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
     if (l.id == "zero2") return tr("reduce-scatter instead of all-reduce");
     if (l.id == "fsdp") return tr("an all-gather per block, forward and backward");
+    if (l.id == "zero3") return tr("an all-gather per layer, forward and backward");
     if (l.id == "more-gpus") return tr("twice the GPUs");
     if (l.id == "tp2") return tr("an all-reduce per layer, forward and backward");
     if (l.id == "expandable-segments") return tr("none (PyTorch 2.1 or newer)");
@@ -87,6 +91,10 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "fsdp")
         return tr("Shard the parameters too: each block's parameters are gathered only while it runs "
                   "(FSDP FULL_SHARD).");
+    if (l.id == "zero3")
+        return tr(
+            "DeepSpeed ZeRO stage 3: each GPU keeps its shard of the parameters, gradients and optimizer "
+            "states; a layer's parameters are gathered while it runs.");
     if (l.id == "more-gpus") return tr("The same strategy on twice as many GPUs: every shard halves.");
     if (l.id == "tp2")
         return tr(
@@ -123,6 +131,11 @@ QVariant LeverModel::data(const QModelIndex& index, int role) const {
         case BatchColumn:
             return QString::number(l->maxBatch);
         case GainColumn:
+            if (m_bySavings && l->maxBatch <= 0) // nothing fits: what it saves at batch 1
+                return l->savedBytesAtOne > 0
+                           ? tr("saves %1")
+                                 .arg(ByteFormat::bytes(static_cast<std::uint64_t>(l->savedBytesAtOne)))
+                           : tr("saves nothing");
             if (l->baselineMaxBatch <= 0) return l->maxBatch > 0 ? tr("now fits") : tr("still does not fit");
             // A ratio of the core's two answers, for reading (display only).
             return tr("×%1").arg(static_cast<double>(l->maxBatch) / static_cast<double>(l->baselineMaxBatch),

@@ -17,7 +17,9 @@ public:
 
     explicit LeverModel(QObject* parent = nullptr);
 
-    void setLevers(std::vector<Lever> levers);
+    /// `bySavings`: nothing fits, and the levers are ranked by what each saves at batch 1 (shown instead of
+    /// the gain).
+    void setLevers(std::vector<Lever> levers, bool bySavings = false);
     const Lever* lever(int row) const;
 
     /// Translated title and cost for a lever id ("checkpointing", "amp-bf16", ...); falls back to the core's
@@ -33,6 +35,7 @@ public:
 
 private:
     std::vector<Lever> m_levers;
+    bool m_bySavings = false;
 };
 
 } // namespace batchfit

@@ -7,13 +7,25 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace batchfit {
 
 WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
-    auto* layout = new QVBoxLayout(this);
+    // In a scroll area: on a short screen (1280 x 720) the status, the changes and the plan for a batch far
+    // out of memory do not all fit the tab; the user scrolls instead of reading a cut line.
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* content = new QWidget(scroll);
+    scroll->setWidget(content);
+    outer->addWidget(scroll);
+    auto* layout = new QVBoxLayout(content);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     m_model = new LeverModel(this);
@@ -66,15 +78,26 @@ void WhatIfPanel::setUnavailable(const QString& reason) {
 
 void WhatIfPanel::setLevers(std::vector<Lever> levers, std::int64_t currentMaxBatch) {
     const std::size_t all = levers.size();
+    QString status;
+    if (currentMaxBatch <= 0 && all > 0) {
+        // Nothing fits: every change, ranked by what it saves at batch 1 (the core ranks them so), so that
+        // the user sees how far each gets and which to combine.
+        const bool any =
+            std::any_of(levers.begin(), levers.end(), [](const Lever& l) { return l.maxBatch > 0; });
+        status =
+            any ? tr("Not even batch 1 fits. Every change BatchFit knows, those that make it fit first, then "
+                     "by the memory each saves at batch 1.")
+                : tr("Not even batch 1 fits, and no single change is enough. Every change BatchFit knows, "
+                     "by the memory each saves at batch 1; the plan below combines those that come closest.");
+        m_status->setText(status);
+        m_model->setLevers(std::move(levers), true);
+        finishLevers();
+        return;
+    }
     std::erase_if(levers, [](const Lever& l) { return !leverHelps(l); }); // ×1.00 and "still does not fit"
     const auto hidden = static_cast<int>(all - levers.size());
-    QString status;
     if (all == 0)
         status = tr("Every lever BatchFit knows is already pulled.");
-    else if (levers.empty() && currentMaxBatch <= 0)
-        status = tr("No single change makes batch 1 fit (%n tried). A smaller model, fine-tuning fewer "
-                    "parameters or a larger GPU is needed.",
-                    nullptr, hidden);
     else if (levers.empty())
         status = tr("Largest batch now: %1. None of the %n changes BatchFit knows gains 1% or more.", nullptr,
                     hidden)
@@ -87,7 +110,11 @@ void WhatIfPanel::setLevers(std::vector<Lever> levers, std::int64_t currentMaxBa
                 QLatin1Char(' ') + tr("%n change(s) that gain less than 1% are not shown.", nullptr, hidden);
     }
     m_status->setText(status);
-    m_model->setLevers(std::move(levers));
+    m_model->setLevers(std::move(levers), false);
+    finishLevers();
+}
+
+void WhatIfPanel::finishLevers() {
     m_view->resizeColumnToContents(LeverModel::BatchColumn);
     m_view->resizeColumnToContents(LeverModel::GainColumn);
     m_view->resizeRowsToContents();
@@ -101,21 +128,26 @@ void WhatIfPanel::setPlan(const FitPlan& plan, std::int64_t target,
     if (plan.steps.size() >= 2 || (!plan.steps.empty() && !plan.reachesTarget)) {
         QStringList titles;
         for (const Lever& l : plan.steps) titles << LeverModel::title(l);
+        // Micro-batches, as the slider's: gradient accumulation is not part of a plan.
         if (plan.reachesTarget)
             text = tr("Together, %1 make batch %2 fit (largest %3).")
                        .arg(titles.join(QStringLiteral(" + ")))
                        .arg(target)
-                       .arg(plan.maxBatch);
-        else
+                       .arg(plan.maxMicroBatch);
+        else if (plan.maxMicroBatch > 0)
             text = tr("Even together, %1 do not make batch %2 fit (largest %3).")
                        .arg(titles.join(QStringLiteral(" + ")))
                        .arg(target)
-                       .arg(plan.maxBatch);
+                       .arg(plan.maxMicroBatch);
+        else
+            text = tr("Even together, %1 do not make batch 1 fit; they come closest: with them batch 1 needs "
+                      "%2.")
+                       .arg(titles.join(QStringLiteral(" + ")), ByteFormat::bytes(plan.requiredAtOneBytes));
         Lever combined = plan.steps.back();
         combined.id = "plan";
         combined.title = titles.join(QStringLiteral(" + ")).toStdString();
         combined.baselineMaxBatch = plan.steps.front().baselineMaxBatch;
-        if (plan.maxBatch > combined.baselineMaxBatch) m_planLever = std::move(combined);
+        if (plan.maxMicroBatch > plan.startMaxMicroBatch) m_planLever = std::move(combined);
     } else if (plan.steps.empty() && !plan.reachesTarget) {
         text = tr("No change BatchFit knows makes batch %1 fit.").arg(target);
     }

@@ -40,6 +40,7 @@ signals:
     void applyRequested(const batchfit::Lever& lever);
 
 private:
+    void finishLevers(); ///< column widths and the first row selected, after setLevers()
     void applyCurrent();
     void clearPlan();
 

@@ -136,7 +136,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     connect(m_service, &EstimationService::busyChanged, m_busy, &QWidget::setVisible);
     connect(m_service, &EstimationService::leversChanged, this, [this] {
         m_whatIf->setLevers(m_service->levers(), m_result ? m_result->maxBatch.largest : 0);
-        m_whatIf->setPlan(m_service->plan(), m_service->planTarget(), m_service->smallestGpu());
+        showPlan();
         m_gpuFits->setFits(m_service->gpuFits(), m_doc->batch(), m_doc->gpu().id);
         if (m_result && m_result->sequence > 0) {
             if (m_service->fitMap())
@@ -253,7 +253,7 @@ void MainWindow::widenChartTo(std::int64_t batch) {
     if (!m_result || m_stale || batch <= m_chartRange || m_chartRange >= ChartData::kMaxRange) return;
     EstimationResult wider = *m_result;
     wider.chartMax = ChartData::range(wider.maxBatch, batch);
-    wider.sweep = ChartData::sample(*wider.estimator, wider.chartMax);
+    wider.sweep = ChartData::sample(*wider.estimator, wider.chartMax, wider.gpu.memoryBytes);
     m_chartRange = wider.chartMax;
     m_chart->setResult(wider);
     m_batchPanel->setSliderRange(m_chartRange, m_chart->logScale());
@@ -288,7 +288,8 @@ void MainWindow::showBatch(std::int64_t batch) {
     m_batchPanel->showVerdict(*e, *v, m_result->sequence);
     if (m_gpuFits->rowCount() > 0) // the "batch shown" column follows the slider
         m_gpuFits->setFits(m_service->gpuFits(), batch, m_doc->gpu().id);
-    m_breakdown->setEstimate(*e, v->fits && v->cacheReleased);
+    if (m_service->leversReady()) showPlan(); // the plan's text follows the slider too
+    m_breakdown->setEstimate(*e, &*v);
     e->layers.clear();
     m_shown = std::move(*e);
     m_shownOom = v->oom;
@@ -296,6 +297,11 @@ void MainWindow::showBatch(std::int64_t batch) {
     m_timelineDirty = m_segmentsDirty = true;
     if (m_tabs->currentWidget() == m_timeline || m_tabs->currentWidget() == m_segments)
         m_timelineTimer.start();
+}
+
+void MainWindow::showPlan() {
+    const std::int64_t batch = m_doc->batch();
+    m_whatIf->setPlan(m_service->planFor(batch), batch, m_service->smallestGpu(batch));
 }
 
 void MainWindow::updateLayerFigures() {

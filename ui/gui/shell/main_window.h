@@ -113,6 +113,7 @@ private:
     void onResult();
     void onFailure(const QString& message);
     void showBatch(std::int64_t batch);
+    void showPlan(); ///< the advisor's plan for the batch shown (the start of the service's plan)
     void widenChartTo(std::int64_t batch);
     void updateTimeline();
     void updateLayerFigures();
