@@ -33,12 +33,30 @@ std::vector<GpuSpec> parseCatalogue() {
         s.contextBytes = g.value("context_bytes", std::uint64_t{536870912});
         s.source = g.value("source", "");
         s.cublasWorkspaceBytes = g.value("cublas_workspace_bytes", std::uint64_t{8519680});
+        s.archSource = g.value("arch_source", "");
+        s.family = g.value("family", "");
+        s.bf16 = g.value("bf16", false);
+        s.fp8 = g.value("fp8", false);
+        s.nameZh = g.value("name_zh", "");
+        s.noteZh = g.value("note_zh", "");
         if (!s.id.empty() && s.memoryBytes > 0) out.push_back(std::move(s));
     }
     return out;
 }
 
 } // namespace
+
+const std::vector<std::string>& gpuFamilies() {
+    static const std::vector<std::string> families = [] {
+        std::vector<std::string> out;
+        auto j = nlohmann::json::parse(embeddedResource("gpus.json"), nullptr, false);
+        if (!j.is_discarded() && j.contains("family_order") && j["family_order"].is_array())
+            for (const auto& f : j["family_order"])
+                if (f.is_string()) out.push_back(f.get<std::string>());
+        return out;
+    }();
+    return families;
+}
 
 const std::vector<GpuSpec>& gpuCatalogue() {
     static const std::vector<GpuSpec> catalogue = parseCatalogue();
@@ -66,6 +84,12 @@ GpuSpec customGpu(double gib) {
     s.memoryBytes = bytes > 0 && bytes < 9.0e18 ? static_cast<std::uint64_t>(std::llround(bytes)) : 0;
     s.contextBytes = 536870912;
     s.source = "user supplied";
+    return s;
+}
+
+GpuSpec customGpuOfBytes(std::uint64_t bytes) {
+    GpuSpec s = customGpu(static_cast<double>(bytes) / double(1ull << 30));
+    s.memoryBytes = bytes;
     return s;
 }
 

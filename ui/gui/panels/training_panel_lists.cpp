@@ -1,10 +1,12 @@
 // TrainingPanel's lists: the titles of the optimizer, precision and checkpointing choices, and the GPU
-// catalogue grouped by vendor.
+// catalogue grouped by family.
 #include "gui/estimation/byte_format.h"
 #include "gui/panels/training_panel.h"
 
 #include <QComboBox>
+#include <QLocale>
 #include <QStandardItemModel>
+#include <cstring>
 
 namespace batchfit {
 
@@ -72,29 +74,60 @@ QString TrainingPanel::checkpointingTitle(Checkpointing c) {
     return {};
 }
 
+namespace {
+
+/// The model's name without the vendor's brand words: "RTX 4090", "H100 PCIe", "MI300X" (the family heading
+/// above it and the tool tip say the rest).
+QString shortGpuName(const GpuSpec& g) {
+    QString name = QString::fromStdString(g.name);
+    for (const char* brand : {"NVIDIA ", "AMD ", "GeForce ", "Instinct ", "Quadro "})
+        if (name.startsWith(QLatin1String(brand))) name = name.mid(static_cast<int>(std::strlen(brand)));
+    return name;
+}
+
+} // namespace
+
 void TrainingPanel::buildGpuList() {
+    // Grouped by family (resources/gpus.json's family_order); each card's whole model name and capacity, its
+    // full name, Chinese name and note in the tool tip. The box is editable: typing filters the list (a
+    // part of the name, the id, or the Chinese name: "4090", "h20", "特供").
     auto* model = qobject_cast<QStandardItemModel*>(m_gpu->model());
-    QStringList vendors;
-    for (const auto& g : gpuCatalogue())
-        if (!vendors.contains(QString::fromStdString(g.vendor))) vendors << QString::fromStdString(g.vendor);
-    for (const QString& vendor : vendors) {
-        m_gpu->addItem(vendor);
+    const bool chinese = QLocale().language() == QLocale::Chinese;
+    for (const std::string& family : gpuFamilies()) {
+        m_gpu->addItem(QString::fromStdString(family));
         auto* header = model->item(m_gpu->count() - 1);
         header->setFlags(Qt::NoItemFlags);
         QFont f = header->font();
         f.setBold(true);
         header->setFont(f);
         for (const auto& g : gpuCatalogue()) {
-            if (QString::fromStdString(g.vendor) != vendor) continue;
-            // Under its vendor's heading the vendor prefix is redundant: "GeForce RTX 4090 — 23.99 GiB".
-            QString name = QString::fromStdString(g.name);
-            if (name.startsWith(vendor + QLatin1Char(' '))) name = name.mid(vendor.size() + 1);
-            m_gpu->addItem(QStringLiteral("   %1 — %2").arg(name, ByteFormat::bytes(g.memoryBytes)),
+            if (g.family != family) continue;
+            QString name = shortGpuName(g);
+            if (chinese && !g.nameZh.empty()) name = QString::fromStdString(g.nameZh);
+            m_gpu->addItem(QStringLiteral("%1 · %2").arg(name, ByteFormat::bytes(g.memoryBytes)),
                            QString::fromStdString(g.id));
-            model->item(m_gpu->count() - 1)->setToolTip(QString::fromStdString(g.source));
+            auto* item = model->item(m_gpu->count() - 1);
+            QString tip = QStringLiteral("<b>%1</b> (%2, %3)")
+                              .arg(QString::fromStdString(g.name).toHtmlEscaped(),
+                                   QString::fromStdString(g.id), QString::fromStdString(g.arch));
+            if (!g.nameZh.empty())
+                tip += QStringLiteral("<br>") + QString::fromStdString(g.nameZh).toHtmlEscaped();
+            if (!g.noteZh.empty())
+                tip += QStringLiteral("<br>") + QString::fromStdString(g.noteZh).toHtmlEscaped();
+            tip +=
+                QStringLiteral("<br><small>%1</small>").arg(QString::fromStdString(g.source).toHtmlEscaped());
+            item->setToolTip(tip);
+            // what the search matches: the names, the id and the notes
+            item->setData(QStringLiteral("%1 %2 %3 %4 %5")
+                              .arg(QString::fromStdString(g.name), QString::fromStdString(g.id),
+                                   QString::fromStdString(g.nameZh), QString::fromStdString(g.noteZh),
+                                   QString::fromStdString(family)),
+                          kGpuSearchRole);
         }
     }
     m_gpu->addItem(tr("Custom capacity"), customGpuId());
+    model->item(m_gpu->count() - 1)
+        ->setData(tr("Custom capacity") + QStringLiteral(" custom"), kGpuSearchRole);
 }
 
 } // namespace batchfit
