@@ -57,6 +57,14 @@ TEST_CASE("errors name the file, the JSON path and what was expected", "[model_i
         return m.error().message;
     };
     CHECK(bad("{").find("broken.json: not valid JSON") == 0);
+    // a syntax error in words, with its line and column, never the library's code
+    const std::string syntax =
+        bad("{\"format\": \"batchfit-model\",\n \"version\": 1,\n \"input\": {\"shape\": [4]]\n}");
+    CHECK(syntax.find("broken.json: not valid JSON: line 3, column 24: unexpected ']'") == 0);
+    CHECK(syntax.find("json.exception") == std::string::npos);
+    CHECK(syntax.find("(in an object)") != std::string::npos);
+    CHECK(bad("{").find("json.exception") == std::string::npos);
+    CHECK(bad("").find("line 1, column 1") != std::string::npos);
     CHECK(bad(R"({"format":"other","version":1})").find("$.format") != std::string::npos);
     CHECK(bad(R"({"format":"batchfit-model","version":7,"input":{"shape":[1]},"layers":[]})")
               .find("unsupported version 7") != std::string::npos);
