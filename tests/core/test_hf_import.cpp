@@ -241,3 +241,25 @@ TEST_CASE("Qwen3 and Gemma 3 norm q and k per head; Gemma 2 soft-caps its logits
     CHECK(estimateAt(*e1, 1).savedActivationBytes >=
           estimateAt(*e2, 1).savedActivationBytes + 26ull * 8 * 128 * 128 * 4);
 }
+
+TEST_CASE("an imported model is named from its config, its cache id or its folder, not its class",
+          "[hf][name]") {
+    const std::string text = readFile(std::string(BATCHFIT_TEST_DATA) + "/hf/llama-2-7b.json");
+    REQUIRE(text.find("_name_or_path") == std::string::npos);
+    auto name = [&](const std::string& configText, const std::string& source) {
+        auto m = importHfConfig(configText, source);
+        REQUIRE(m);
+        return m->name;
+    };
+    CHECK(name(text, "/home/u/.cache/huggingface/hub/models--meta-llama--Llama-2-7b-hf/snapshots/01c7f73d/"
+                     "config.json") == "meta-llama/Llama-2-7b-hf");
+    CHECK(name(text, "/data/Llama-2-7b-chat/config.json") == "Llama-2-7b-chat");
+    CHECK(name(text, "llama-2-7b.json") == "llama-2-7b");
+    CHECK(name(text, "config.json") == "LlamaForCausalLM"); // nothing better to go by
+    std::string withPath = text;
+    withPath.insert(withPath.find('{') + 1, R"("_name_or_path": "/scratch/ckpt/my-llama-7b/",)");
+    CHECK(name(withPath, "/data/x/config.json") == "my-llama-7b");
+    std::string withId = text;
+    withId.insert(withId.find('{') + 1, R"("_name_or_path": "NousResearch/Llama-2-7b-hf",)");
+    CHECK(name(withId, "/data/x/config.json") == "NousResearch/Llama-2-7b-hf");
+}

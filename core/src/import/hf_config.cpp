@@ -4,6 +4,7 @@
 #include "batchfit/hf_import.h"
 #include "bounded_file.h"
 #include "import/hf_config_util.h"
+#include "json_text.h"
 
 namespace batchfit {
 namespace {
@@ -177,14 +178,68 @@ std::vector<std::string> hfSupportedModelTypes() {
             "gemma2", "gemma3_text", "phi3",    "mixtral", "qwen2_moe", "qwen3_moe", "gpt_neox"};
 }
 
+namespace {
+
+/// The last non-empty component of a path ("/data/llama-3-8b/" -> "llama-3-8b").
+std::string lastComponent(std::string path) {
+    while (!path.empty() && (path.back() == '/' || path.back() == '\\')) path.pop_back();
+    const auto slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// The name an imported model gets: the config's _name_or_path (a Hub id, or a local save's folder), else the
+/// Hugging Face cache id in `source` (.../models--org--name/... -> "org/name"), else the folder of a
+/// config.json or the file's name, else the config's architecture, else its model_type: two Llamas imported
+/// from different places get different names (the GUI's Save As suggests a file from it).
+std::string hfModelName(const nlohmann::json& j, const std::string& source, const std::string& type) {
+    // 1. What save_pretrained wrote: a Hub id ("meta-llama/Meta-Llama-3-8B") or, for a local save, its
+    // folder.
+    if (j.contains("_name_or_path") && j["_name_or_path"].is_string()) {
+        std::string n = j["_name_or_path"].get<std::string>();
+        const bool local =
+            !n.empty() && (n[0] == '/' || n[0] == '.' || n[0] == '~' || n.find('\\') != std::string::npos ||
+                           n.find(':') != std::string::npos);
+        if (local) n = lastComponent(n);
+        if (!n.empty() && n.size() <= 200) return n;
+    }
+    // 2. The file: a Hugging Face cache entry (.../models--org--name/snapshots/<hash>/config.json ->
+    // org/name), else the folder of a config.json, else the file's own name.
+    const auto cache = source.find("models--");
+    if (cache != std::string::npos) {
+        std::string id = source.substr(cache + 8);
+        id = id.substr(0, id.find_first_of("/\\"));
+        if (auto dash = id.find("--"); dash != std::string::npos) id.replace(dash, 2, "/");
+        if (!id.empty()) return id;
+    }
+    std::string file = lastComponent(source);
+    if (auto dot = file.rfind('.'); dot != std::string::npos && dot > 0) file = file.substr(0, dot);
+    if (file == "config") {
+        const std::string dir =
+            source.size() > 11 ? lastComponent(source.substr(0, source.find_last_of("/\\"))) : "";
+        if (!dir.empty() && dir != "." && dir != ".." && dir != source) file = dir;
+    }
+    if (!file.empty() && file != "config" && file.size() <= 200) return file;
+    // 3. The class the config names, else its model_type.
+    if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty() &&
+        j["architectures"][0].is_string())
+        return j["architectures"][0].get<std::string>();
+    return type;
+}
+
+} // namespace
+
 Result<Model> importHfConfig(const std::string& text, const std::string& source,
                              const HfImportOptions& options) {
     const auto cancelled = [&] { return options.cancelled && options.cancelled(); };
     if (cancelled()) return makeError(source + ": import cancelled");
     if (text.size() > kMaxHfConfigBytes)
         return makeError(tooLargeMessage(source, text.size(), kMaxHfConfigBytes, "a config.json"));
-    json j = json::parse(text, nullptr, false);
-    if (j.is_discarded()) return makeError(source + ": not valid JSON");
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::exception& e) {
+        return makeError(source + ": not valid JSON: " + jsontext::errorInWords(text, e));
+    }
     if (cancelled()) return makeError(source + ": import cancelled");
     if (!j.is_object()) return makeError(source + ": $: expected a JSON object");
     if (!j.contains("model_type") || !j["model_type"].is_string())
@@ -225,11 +280,7 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
     }
     if (!m) return m;
     if (cancelled()) return makeError(source + ": import cancelled");
-    std::string name = c.str("_name_or_path", "");
-    if (name.empty() && j.contains("architectures") && j["architectures"].is_array() &&
-        !j["architectures"].empty() && j["architectures"][0].is_string())
-        name = j["architectures"][0].get<std::string>();
-    m->name = name.empty() ? type : name;
+    m->name = hfModelName(j, source, type);
     m->description = "Imported from a Hugging Face config.json (model_type " + type + ", sequence " +
                      std::to_string(m->inputShape[0]) + ")";
     return m;

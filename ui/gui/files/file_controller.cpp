@@ -12,6 +12,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
+#include <QRegularExpression>
 
 namespace batchfit {
 
@@ -133,8 +134,12 @@ bool FileController::save() {
 bool FileController::saveAs() {
     QString suggestion = m_doc->filePath();
     if (suggestion.isEmpty()) {
-        const QString base =
+        // A file name from the model's name: an imported "meta-llama/Meta-Llama-3-8B" becomes
+        // meta-llama_Meta-Llama-3-8B.json, never a folder.
+        QString base =
             m_doc->presetId().isEmpty() ? QString::fromStdString(m_doc->model().name) : m_doc->presetId();
+        static const QRegularExpression unsafe(QStringLiteral("[/\\\\:*?\"<>|\\s]+"));
+        base.replace(unsafe, QStringLiteral("_"));
         suggestion =
             QDir(m_settings->lastFolder(QStringLiteral("models")))
                 .filePath((base.isEmpty() ? QStringLiteral("model") : base) + QStringLiteral(".json"));
