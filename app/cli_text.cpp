@@ -106,7 +106,16 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         os << "Required (nvidia-smi at the peak): " << formatBytes(e.requiredBytes) << "\n";
     os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
        << e.savedActivationBytes << " B)\n";
-    if (e.hostBytes) os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes) << "\n";
+    if (e.autocastWeightCopyBytes)
+        os << "  of which autocast's half copies of the weights: " << formatBytes(e.autocastWeightCopyBytes)
+           << " (no layer owns them; with ZeRO-3/FSDP, copies of the gathered weights)\n";
+    if (e.hostBytes) {
+        os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes);
+        if (e.parallel.gpus > 1)
+            os << " per GPU; " << formatBytes(e.hostBytesPerNode()) << " for the " << e.parallel.gpusOnNode
+               << " GPUs of a node";
+        os << "\n";
+    }
     if (e.quantizedParameterCount)
         os << "Quantized weights: " << e.quantizedParameterCount << " parameters in "
            << formatBytes(e.quantizedParameterBytes) << "\n";

@@ -303,3 +303,21 @@ TEST_CASE("pipeline parallelism, 1F1B: the first stage holds min(M, P) micro-bat
     REQUIRE_FALSE(r);
     CHECK(r.error().message.find("splits a repeated block") != std::string::npos);
 }
+
+TEST_CASE("offloaded host memory is one GPU's share; a node holds it for each of its GPUs",
+          "[parallel][offload]") {
+    TrainingConfig c;
+    c.optimizerOffload = true;
+    c.parallel.gpus = 16;
+    c.parallel.strategy = ParallelStrategy::Zero2;
+    auto e = batchfit::test::estimator(batchfit::test::preset("gpt2-small"), c).estimate(1);
+    REQUIRE(e);
+    REQUIRE(e->hostBytes > 0);
+    CHECK(e->parallel.gpusOnNode == 8); // --gpus-per-node's default
+    CHECK(e->hostBytesPerNode() == e->hostBytes * 8);
+    c.parallel.gpus = 4; // fewer than a node
+    auto small = batchfit::test::estimator(batchfit::test::preset("gpt2-small"), c).estimate(1);
+    REQUIRE(small);
+    CHECK(small->parallel.gpusOnNode == 4);
+    CHECK(small->hostBytesPerNode() == small->hostBytes * 4);
+}

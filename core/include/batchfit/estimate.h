@@ -83,6 +83,8 @@ struct ParallelEstimate {
     std::string pipelineStage;
     std::int64_t stage = 0;
     std::int64_t microBatchesInFlight = 1;
+    /// GPUs on one node (min(gpus, gpus per node)): a node's host memory serves all of them.
+    std::int64_t gpusOnNode = 1;
 };
 
 struct Estimate {
@@ -111,7 +113,14 @@ struct Estimate {
     std::uint64_t allocatorReserveBytes = 0; ///< reserved minus allocated (segments, fragmentation)
     std::uint64_t reservedBytes = 0;         ///< torch.cuda.max_memory_reserved() estimate
     std::uint64_t requiredBytes = 0;         ///< what nvidia-smi would show at the peak: reserved + context
-    std::uint64_t hostBytes = 0;             ///< host memory for offloaded optimizer states
+    std::uint64_t hostBytes =
+        0; ///< host memory for offloaded optimizer states: one GPU's (the rank simulated)
+    /// A node's host memory for them: hostBytes x parallel.gpusOnNode (the most loaded rank's, so an upper
+    /// bound when shards differ; saturates at 2^64 - 1).
+    std::uint64_t hostBytesPerNode() const {
+        const auto n = static_cast<std::uint64_t>(parallel.gpusOnNode > 0 ? parallel.gpusOnNode : 1);
+        return hostBytes > UINT64_MAX / n ? UINT64_MAX : hostBytes * n;
+    }
     /// Optimizer states of bitsandbytes' paged optimizers in CUDA managed memory (part of
     /// optimizerStateBytes, not of the peak: torch's counters do not see them, and the driver moves their
     /// pages to host memory when the GPU runs short).

@@ -344,6 +344,8 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.parallel.bucketBytes = t.bucketBytes;
     e.parallel.group = t.parallelGroup;
     e.parallel.gpus = t.parallelGpus;
+    e.parallel.gpusOnNode = std::max<std::int64_t>(
+        1, std::min<std::int64_t>(t.parallelGpus, static_cast<std::int64_t>(m_config.parallel.gpusPerNode)));
     e.parallel.rank = t.parallelRank;
     e.parallel.largestGatheredBytes = t.largestUnitBytes;
     e.parallel.largestGatheredUnit = t.largestUnit;

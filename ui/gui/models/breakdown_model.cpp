@@ -25,6 +25,10 @@ void BreakdownModel::setEstimate(const Estimate& estimate, const Verdict* verdic
     copy.requiredBytes = m_cacheReleased ? verdict->requiredBytes : estimate.requiredBytes;
     m_largeGpuRequiredBytes = estimate.requiredBytes;
     copy.hostBytes = estimate.hostBytes;
+    copy.autocastWeightCopyBytes = estimate.autocastWeightCopyBytes;
+    copy.savedActivationBytes = estimate.savedActivationBytes;
+    copy.parallel.gpus = estimate.parallel.gpus;
+    copy.parallel.gpusOnNode = estimate.parallel.gpusOnNode;
     copy.pagedStateBytes = estimate.pagedStateBytes;
     copy.reservedBytes = estimate.reservedBytes;
     copy.allocator = estimate.allocator;
@@ -69,6 +73,12 @@ std::uint64_t BreakdownModel::bytesAt(int row) const {
 }
 
 QString BreakdownModel::rowName(int row) const {
+    // autocast's cached half copies of the weights are saved for the backward like activations, but no layer
+    // owns them (with ZeRO-3/FSDP they are the gathered weights): named, so the layer table's sum is not
+    // taken for the whole row
+    if (row == static_cast<int>(Component::Activations) && m_estimate->autocastWeightCopyBytes > 0)
+        return tr("%1 (incl. %2 autocast weight copies)")
+            .arg(ComponentStyle::name(row), ByteFormat::bytes(m_estimate->autocastWeightCopyBytes));
     if (row < kComponentCount) return ComponentStyle::name(row);
     switch (row) {
     case ReserveRow:
@@ -80,11 +90,22 @@ QString BreakdownModel::rowName(int row) const {
         return m_cacheReleased ? tr("Peak on this GPU (fits with cache flushes)")
                                : tr("Peak GPU memory (must fit)");
     default:
+        if (m_estimate->hostBytes > 0 && m_estimate->parallel.gpus > 1)
+            return tr("Host memory (offloaded, per GPU)");
         return m_estimate->hostBytes > 0 ? tr("Host memory (offloaded)") : tr("Paged optimizer states");
     }
 }
 
 QString BreakdownModel::rowExplanation(int row) const {
+    if (row == static_cast<int>(Component::Activations) && m_estimate->autocastWeightCopyBytes > 0)
+        return ComponentStyle::explanation(row) + QStringLiteral("\n\n") +
+               tr("Of the %1 saved at the end of the forward pass, %2 are autocast's cached half-precision "
+                  "copies "
+                  "of the weights (torch.autocast keeps one per weight until the forward ends, and the "
+                  "backward keeps them); the layer table does not count them. With ZeRO-3 or FSDP these are "
+                  "copies of the gathered, whole weights.")
+                   .arg(ByteFormat::bytes(m_estimate->savedActivationBytes),
+                        ByteFormat::bytes(m_estimate->autocastWeightCopyBytes));
     if (row < kComponentCount) return ComponentStyle::explanation(row);
     switch (row) {
     case ReserveRow:
@@ -104,6 +125,12 @@ QString BreakdownModel::rowExplanation(int row) const {
             return tr("bitsandbytes' paged optimizer keeps these states in CUDA managed memory: outside "
                       "PyTorch's counters and the peak; the driver moves them to host memory when the GPU "
                       "runs short (slower steps, not an out-of-memory error).");
+        if (m_estimate->parallel.gpus > 1)
+            return tr("Optimizer states kept in CPU memory, one GPU's share; not part of the GPU budget. A "
+                      "node "
+                      "holds them for its %1 GPUs: %2 of host memory.")
+                .arg(m_estimate->parallel.gpusOnNode)
+                .arg(ByteFormat::bytes(m_estimate->hostBytesPerNode()));
         return tr("Optimizer states kept in CPU memory; not part of the GPU budget.");
     }
 }
