@@ -581,10 +581,6 @@
         <translation>%1（变长批次；最后一个是所示的训练步）</translation>
     </message>
     <message>
-        <source>Only by freeing the allocator&apos;s cache when a cudaMalloc fails: on a GPU large enough it would need %1.</source>
-        <translation>这要靠 cudaMalloc 失败时分配器释放缓存才放得下：在显存足够大的 GPU 上需要 %1。</translation>
-    </message>
-    <message>
         <source>Samples per epoch</source>
         <translation>每个 epoch 的样本数</translation>
     </message>
@@ -599,6 +595,233 @@
     <message>
         <source>On this GPU the epoch&apos;s last batch (%1 samples) runs out of memory at %2, trying to allocate %3.</source>
         <translation>在这块 GPU 上，epoch 的最后一个批次（%1 个样本）在 %2 处显存不足（尝试分配 %3）。</translation>
+    </message>
+    <message>
+        <source>Batch %1 fits on %2 with cache flushes</source>
+        <translation>批大小 %1 在 %2 上清空缓存后放得下</translation>
+    </message>
+    <message>
+        <source>On a GPU large enough it would reserve %1; on this one PyTorch frees its cached blocks when a cudaMalloc fails and retries (no out-of-memory error, slower steps: each retry synchronizes the GPU).</source>
+        <translation>在显存足够大的 GPU 上它会预留 %1；在这块 GPU 上，cudaMalloc 失败时 PyTorch 会释放缓存块后重试（不会显存溢出，但每次重试都要同步 GPU，训练变慢）。</translation>
+    </message>
+    <message>
+        <source>Required on this GPU (nvidia-smi; fits with cache flushes)</source>
+        <translation>本 GPU 上所需（nvidia-smi；清空缓存后放得下）</translation>
+    </message>
+    <message>
+        <source>Required on a GPU large enough</source>
+        <translation>显存足够大的 GPU 上所需</translation>
+    </message>
+    <message>
+        <source>Host memory (offloaded optimizer, per GPU)</source>
+        <translation>主机内存（卸载的优化器，每张 GPU）</translation>
+    </message>
+    <message>
+        <source>Host memory of a node (%1 GPUs)</source>
+        <translation>一个节点的主机内存（%1 张 GPU）</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::SettingLabels</name>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Custom GPU capacity</source>
+        <translation>自定义 GPU 容量</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>微批大小</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Optimizer implementation</source>
+        <translation>优化器实现</translation>
+    </message>
+    <message>
+        <source>AMSGrad</source>
+        <translation>AMSGrad</translation>
+    </message>
+    <message>
+        <source>RMSprop momentum</source>
+        <translation>RMSprop 动量</translation>
+    </message>
+    <message>
+        <source>RMSprop centered</source>
+        <translation>RMSprop centered（中心化）</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>激活检查点</translation>
+    </message>
+    <message>
+        <source>Checkpoint every k blocks</source>
+        <translation>每 k 个块设一个检查点</translation>
+    </message>
+    <message>
+        <source>Checkpoint mode</source>
+        <translation>检查点模式</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>梯度累积</translation>
+    </message>
+    <message>
+        <source>zero_grad(set_to_none)</source>
+        <translation>zero_grad(set_to_none)</translation>
+    </message>
+    <message>
+        <source>Optimizer offload</source>
+        <translation>优化器卸载</translation>
+    </message>
+    <message>
+        <source>First step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <source>PyTorch rules</source>
+        <translation>PyTorch 规则</translation>
+    </message>
+    <message>
+        <source>Frozen layers</source>
+        <translation>冻结的层</translation>
+    </message>
+    <message>
+        <source>Layers that train</source>
+        <translation>参与训练的层</translation>
+    </message>
+    <message>
+        <source>LoRA rank</source>
+        <translation>LoRA 秩</translation>
+    </message>
+    <message>
+        <source>LoRA alpha</source>
+        <translation>LoRA alpha</translation>
+    </message>
+    <message>
+        <source>LoRA dropout</source>
+        <translation>LoRA dropout</translation>
+    </message>
+    <message>
+        <source>LoRA targets</source>
+        <translation>LoRA 目标层</translation>
+    </message>
+    <message>
+        <source>Quantized base weights</source>
+        <translation>量化基座权重</translation>
+    </message>
+    <message>
+        <source>Double quantization</source>
+        <translation>双重量化</translation>
+    </message>
+    <message>
+        <source>Compute dtype</source>
+        <translation>计算数据类型</translation>
+    </message>
+    <message>
+        <source>prepare_model_for_kbit_training</source>
+        <translation>prepare_model_for_kbit_training</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数量</translation>
+    </message>
+    <message>
+        <source>Tensor parallelism</source>
+        <translation>张量并行</translation>
+    </message>
+    <message>
+        <source>Sequence parallelism</source>
+        <translation>序列并行</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>流水线阶段数</translation>
+    </message>
+    <message>
+        <source>Pipeline micro-batches</source>
+        <translation>流水线微批数</translation>
+    </message>
+    <message>
+        <source>Data-parallel strategy</source>
+        <translation>数据并行策略</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>每节点 GPU 数</translation>
+    </message>
+    <message>
+        <source>ZeRO-1 implementation</source>
+        <translation>ZeRO-1 实现</translation>
+    </message>
+    <message>
+        <source>DDP bucket size</source>
+        <translation>DDP 桶大小</translation>
+    </message>
+    <message>
+        <source>Gradients as bucket views</source>
+        <translation>梯度作为桶视图</translation>
+    </message>
+    <message>
+        <source>ZeRO reduce bucket</source>
+        <translation>ZeRO reduce 桶</translation>
+    </message>
+    <message>
+        <source>ZeRO overlap_comm</source>
+        <translation>ZeRO overlap_comm</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 persistence threshold</source>
+        <translation>ZeRO-3 常驻阈值</translation>
+    </message>
+    <message>
+        <source>FSDP all-gather rate limiter</source>
+        <translation>FSDP all-gather 限流</translation>
+    </message>
+    <message>
+        <source>FSDP backward prefetch</source>
+        <translation>FSDP 反向预取</translation>
+    </message>
+    <message>
+        <source>FSDP2 reshard after forward</source>
+        <translation>FSDP2 前向后重新分片</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+        <source>cuBLAS workspace</source>
+        <translation>cuBLAS 工作区</translation>
+    </message>
+    <message>
+        <source>Fragmentation override</source>
+        <translation>碎片比例（手动指定）</translation>
+    </message>
+    <message>
+        <source>PYTORCH_CUDA_ALLOC_CONF</source>
+        <translation>分配器设置</translation>
+    </message>
+    <message>
+        <source>Batch lengths replayed</source>
+        <translation>回放的批次长度</translation>
+    </message>
+    <message>
+        <source>Samples per epoch</source>
+        <translation>每个 epoch 的样本数</translation>
+    </message>
+    <message>
+        <source>Safety margin</source>
+        <translation>安全余量</translation>
     </message>
 </context>
 </TS>

@@ -272,6 +272,10 @@
         <source>PyTorch would stop with:</source>
         <translation>PyTorch 会报错停止：</translation>
     </message>
+    <message>
+        <source>largest: %1</source>
+        <translation>最大：%1</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BreakdownModel</name>
@@ -372,16 +376,32 @@
         <translation>各步的序列长度（按顺序）：%1</translation>
     </message>
     <message>
-        <source>Peak on a GPU large enough</source>
-        <translation>显存足够大时的峰值</translation>
-    </message>
-    <message>
-        <source>What nvidia-smi would show at the peak of the step on a GPU large enough. On this GPU the allocator frees its cached segments when a cudaMalloc fails and tries again, so less is enough: the verdict above says how much.</source>
-        <translation>在显存足够大的 GPU 上，这一步峰值时 nvidia-smi 会显示的用量。在这块 GPU 上，cudaMalloc 失败时分配器会释放缓存的内存段并重试，所以更少就够了：上方的结论给出具体数值。</translation>
-    </message>
-    <message>
         <source>the epoch&apos;s last batch (%1 samples) runs before the step shown</source>
         <translation>epoch 的最后一个批次（%1 个样本）在所示训练步之前运行</translation>
+    </message>
+    <message>
+        <source>Peak on this GPU (fits with cache flushes)</source>
+        <translation>本 GPU 上的峰值（需清空缓存才放得下）</translation>
+    </message>
+    <message>
+        <source>What nvidia-smi would show at the peak of the step on this GPU. On a GPU large enough the step would reserve %1; on this one PyTorch frees its cached blocks when a cudaMalloc fails and tries again (no out-of-memory error, slower steps: each retry synchronizes the GPU).</source>
+        <translation>训练一步达到峰值时，这块 GPU 上 nvidia-smi 会显示的占用。在显存足够大的 GPU 上这一步会预留 %1；在这块 GPU 上，cudaMalloc 失败时 PyTorch 会释放缓存块后重试（不会显存溢出，但每次重试都要同步 GPU，训练变慢）。</translation>
+    </message>
+    <message>
+        <source>%1 (incl. %2 autocast weight copies)</source>
+        <translation>%1（含 %2 autocast 权重副本）</translation>
+    </message>
+    <message>
+        <source>Host memory (offloaded, per GPU)</source>
+        <translation>主机内存（已卸载，每张 GPU）</translation>
+    </message>
+    <message>
+        <source>Of the %1 saved at the end of the forward pass, %2 are autocast&apos;s cached half-precision copies of the weights (torch.autocast keeps one per weight until the forward ends, and the backward keeps them); the layer table does not count them. With ZeRO-3 or FSDP these are copies of the gathered, whole weights.</source>
+        <translation>前向结束时保存的 %1 中，有 %2 是 autocast 缓存的权重半精度副本（torch.autocast 为每个权重保留一份直到前向结束，反向传播也会保留它们）；逐层表不计入这部分。使用 ZeRO-3 或 FSDP 时，这些是聚合后完整权重的副本。</translation>
+    </message>
+    <message>
+        <source>Optimizer states kept in CPU memory, one GPU&apos;s share; not part of the GPU budget. A node holds them for its %1 GPUs: %2 of host memory.</source>
+        <translation>保存在 CPU 内存中的优化器状态（一张 GPU 的份额），不计入显存预算。一个节点要为其 %1 张 GPU 保存它们：共 %2 主机内存。</translation>
     </message>
 </context>
 <context>
@@ -452,6 +472,10 @@
     <message>
         <source>%1%</source>
         <translation>%1%</translation>
+    </message>
+    <message>
+        <source>fits with cache flushes: %1 of %2 GiB usable (%3%)</source>
+        <translation>清空缓存后放得下：占用 %1 / 可用 %2 GiB（%3%）</translation>
     </message>
 </context>
 <context>
@@ -580,6 +604,18 @@ The previous file, if any, is unchanged. The model is still open with its change
         <translation>无法写入 %1：%2
 
 原有文件（如果有）保持不变。模型仍然打开，修改都还在；请用“文件 → 另存为…”保存到别处。</translation>
+    </message>
+    <message>
+        <source>Opened with a Warning</source>
+        <translation>已打开（有警告）</translation>
+    </message>
+    <message>
+        <source>%1
+
+Choose the GPU in the set-up; Save stores it.</source>
+        <translation>%1
+
+请在训练设置中选择 GPU；保存时会一并存入文件。</translation>
     </message>
 </context>
 <context>
@@ -1541,6 +1577,26 @@ The previous file, if any, is unchanged. The model is still open with its change
         <source>Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before starting Python: the caching allocator grows one address range per pool instead of fixed segments, so freed blocks merge and the cache fragments less.</source>
         <translation>启动 Python 前设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True：缓存分配器为每个内存池扩展一段连续地址，而不是分配固定的内存段，释放的块可以合并，缓存的碎片更少。</translation>
     </message>
+    <message>
+        <source>DeepSpeed ZeRO-3</source>
+        <translation>DeepSpeed ZeRO-3</translation>
+    </message>
+    <message>
+        <source>an all-gather per layer, forward and backward</source>
+        <translation>前向和反向时每层一次 all-gather</translation>
+    </message>
+    <message>
+        <source>DeepSpeed ZeRO stage 3: each GPU keeps its shard of the parameters, gradients and optimizer states; a layer&apos;s parameters are gathered while it runs.</source>
+        <translation>DeepSpeed ZeRO 第 3 阶段：每张 GPU 只保存参数、梯度和优化器状态的一个分片；某一层运行时才聚合它的参数。</translation>
+    </message>
+    <message>
+        <source>saves %1</source>
+        <translation>节省 %1</translation>
+    </message>
+    <message>
+        <source>saves nothing</source>
+        <translation>不节省</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>
@@ -2149,6 +2205,10 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>GPU memory (GiB, log)</source>
         <translation>GPU 显存（GiB，对数）</translation>
+    </message>
+    <message>
+        <source>needs here (fits with cache flushes)</source>
+        <translation>本卡需要（清空缓存后放得下）</translation>
     </message>
 </context>
 <context>
@@ -2886,6 +2946,13 @@ The measured points shown before, if any, are unchanged.</source>
     </message>
 </context>
 <context>
+    <name>batchfit::SettingSpinBox</name>
+    <message>
+        <source>Exactly %1: the box shows it rounded; the value is kept as it is until you change it.</source>
+        <translation>精确值为 %1：输入框显示的是取整后的值；在你修改之前，该值保持不变。</translation>
+    </message>
+</context>
+<context>
     <name>batchfit::TimelineChart</name>
     <message>
         <source>setup</source>
@@ -3023,10 +3090,6 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>要放进的 GPU：它的显存就是图中的容量线。</translation>
     </message>
     <message>
-        <source> GiB</source>
-        <translation> GiB</translation>
-    </message>
-    <message>
         <source>Capacity of a GPU that is not in the catalogue.</source>
         <translation>不在列表中的 GPU 的显存容量。</translation>
     </message>
@@ -3113,10 +3176,6 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Memory the CUDA context and libraries take outside PyTorch&apos;s allocator; by default the GPU&apos;s typical value.</source>
         <translation>CUDA 上下文和各类库在 PyTorch 分配器之外占用的显存；默认取该 GPU 的典型值。</translation>
-    </message>
-    <message>
-        <source> MiB</source>
-        <translation> MiB</translation>
     </message>
     <message>
         <source>CUDA conte&amp;xt:</source>
@@ -3286,6 +3345,10 @@ The measured points shown before, if any, are unchanged.</source>
         <source>Samples per epoch: not set</source>
         <translation>每个 epoch 的样本数：未设置</translation>
     </message>
+    <message>
+        <source>Search GPUs…</source>
+        <translation>搜索 GPU…</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::WhatIfPanel</name>
@@ -3338,12 +3401,6 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>按当前配置，GPU 列表里没有能放下批大小 %1 的。</translation>
     </message>
     <message numerus="yes">
-        <source>No single change makes batch 1 fit (%n tried). A smaller model, fine-tuning fewer parameters or a larger GPU is needed.</source>
-        <translation>
-            <numerusform>单独任何一项调整都放不下批大小 1（已尝试 %n 项）。需要更小的模型、只微调更少的参数，或更大的 GPU。</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>Largest batch now: %1. None of the %n changes BatchFit knows gains 1% or more.</source>
         <translation>
             <numerusform>当前最大批：%1。BatchFit 知道的 %n 项调整都提升不到 1%。</numerusform>
@@ -3358,6 +3415,18 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Largest batch now: %1. Each change below is evaluated by the estimator on its own.</source>
         <translation>当前最大批：%1。下面每项调整都由估算器单独评估。</translation>
+    </message>
+    <message>
+        <source>Not even batch 1 fits. Every change BatchFit knows, those that make it fit first, then by the memory each saves at batch 1.</source>
+        <translation>批大小为 1 也放不下。下面列出 BatchFit 知道的所有改动：能让它放下的排在前面，其余按批大小为 1 时各自节省的显存排序。</translation>
+    </message>
+    <message>
+        <source>Not even batch 1 fits, and no single change is enough. Every change BatchFit knows, by the memory each saves at batch 1; the plan below combines those that come closest.</source>
+        <translation>批大小为 1 也放不下，任何单项改动都不够。下面按批大小为 1 时各自节省的显存列出 BatchFit 知道的所有改动；下方的方案把最接近的几项组合起来。</translation>
+    </message>
+    <message>
+        <source>Even together, %1 do not make batch 1 fit; they come closest: with them batch 1 needs %2.</source>
+        <translation>即使同时采用 %1，批大小为 1 也放不下；这已是最接近的组合：采用后批大小为 1 仍需 %2。</translation>
     </message>
 </context>
 </TS>

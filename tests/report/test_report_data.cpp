@@ -4,6 +4,7 @@
 #include "report/report_data.h"
 #include "report/report_language.h"
 #include "report/report_sections.h"
+#include "report/setting_labels.h"
 #include "report_test_support.h"
 
 #include <algorithm>
@@ -218,4 +219,28 @@ TEST_CASE("Report data: sequence parallelism and the pipeline stage shown are na
     }
     CHECK(sequence);
     CHECK(pipeline);
+}
+
+TEST_CASE("Report set-up: every setting that differs from its default is shown, with a translated label",
+          "[report][data][settings]") {
+    for (const SettingInfo& s : settingsTable()) {
+        INFO(s.label);
+        CHECK(isTranslatableSettingLabel(s.label)); // setting_labels.cpp lists it for lupdate
+    }
+    ReportRequest r = presetRequest("resnet50", 8);
+    r.config.torch = TorchRules::Torch113;
+    r.config.zeroGradSetToNone = false;
+    r.config.cublasWorkspaceBytes = 0;
+    r.config.rmspropCentered = true;
+    auto d = buildReportData(r);
+    REQUIRE(d);
+    const ReportSections sections(*d);
+    QStringList rows;
+    for (const auto& [key, value] : sections.setup()) rows << key + QStringLiteral(": ") + value;
+    const QString all = rows.join(QLatin1Char('\n'));
+    INFO(all.toStdString());
+    CHECK(all.contains(QStringLiteral("PyTorch rules: 1.13")));
+    CHECK(all.contains(QStringLiteral("zero_grad(set_to_none): off")));
+    CHECK(all.contains(QStringLiteral("cuBLAS workspace: 0")));
+    CHECK(all.contains(QStringLiteral("RMSprop centered: on")));
 }

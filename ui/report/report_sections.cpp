@@ -1,8 +1,12 @@
 #include "report/report_sections.h"
 
+#include "batchfit/settings.h"
 #include "report/component_palette.h"
 #include "report/report_language.h"
 #include "report/report_text.h"
+#include "report/setting_labels.h"
+
+#include <set>
 
 namespace batchfit {
 namespace {
@@ -145,6 +149,40 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
                      ReportText::tr("%1 of capacity").arg(ReportText::fraction(c.marginFraction)));
     out.emplace_back(ReportText::tr("Step simulated"),
                      c.firstStep ? ReportText::tr("first step") : ReportText::tr("steady state"));
+    // Every other setting that differs from its default, from the settings table: nothing in the set-up is
+    // left out of the report (the rows above summarize the rest with what they imply).
+    static const std::set<std::string> summarized = {"gpu",
+                                                     "gpu_memory_bytes",
+                                                     "batch",
+                                                     "optimizer",
+                                                     "optimizer_impl",
+                                                     "amsgrad",
+                                                     "optimizer_offload",
+                                                     "precision",
+                                                     "accumulation_steps",
+                                                     "checkpointing",
+                                                     "checkpoint_every",
+                                                     "checkpoint_mode",
+                                                     "alloc_conf",
+                                                     "fragmentation_fraction",
+                                                     "replay_sequences",
+                                                     "epoch_samples",
+                                                     "margin_fraction",
+                                                     "first_step",
+                                                     "parallel.gpus",
+                                                     "parallel.strategy",
+                                                     "parallel.tp",
+                                                     "parallel.sequence_parallel",
+                                                     "parallel.pp"};
+    TrainingSetup t;
+    t.batch = m_data.request.batch;
+    t.config = c;
+    for (const SettingInfo& s : settingsTable()) {
+        if (summarized.count(s.key) || s.group() == "lora" || s.group() == "quant") continue;
+        const SettingValue v = s.get(t);
+        if (isDefaultSetting(s, v)) continue;
+        out.emplace_back(settingLabel(s), qs(settingText(s, v)));
+    }
     return out;
 }
 
@@ -291,13 +329,23 @@ ReportTable ReportSections::componentTable() const {
         row(ReportText::tr("Headroom"), static_cast<std::uint64_t>(v.headroomBytes), {}, true);
     else
         row(ReportText::tr("Short by"), static_cast<std::uint64_t>(-v.headroomBytes), {}, true);
-    if (e.hostBytes > 0)
+    if (e.hostBytes > 0) {
+        const bool several = e.parallel.gpus > 1; // one GPU's share, and a node's
         t.rows.push_back(
-            {{ReportText::tr("Host memory (offloaded optimizer)"), ReportText::bytes(e.hostBytes),
-              ReportText::exactBytes(e.hostBytes), QStringLiteral("—")},
+            {{several ? ReportText::tr("Host memory (offloaded optimizer, per GPU)")
+                      : ReportText::tr("Host memory (offloaded optimizer)"),
+              ReportText::bytes(e.hostBytes), ReportText::exactBytes(e.hostBytes), QStringLiteral("—")},
              {},
              false,
              true});
+        if (several)
+            t.rows.push_back({{ReportText::tr("Host memory of a node (%1 GPUs)").arg(e.parallel.gpusOnNode),
+                               ReportText::bytes(e.hostBytesPerNode()),
+                               ReportText::exactBytes(e.hostBytesPerNode()), QStringLiteral("—")},
+                              {},
+                              false,
+                              false});
+    }
     if (e.pagedStateBytes > 0)
         t.rows.push_back({{ReportText::tr("Paged optimizer states (CUDA managed memory)"),
                            ReportText::bytes(e.pagedStateBytes), ReportText::exactBytes(e.pagedStateBytes),
