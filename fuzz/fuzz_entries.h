@@ -13,12 +13,19 @@
 //   estimate      kEstimateHeaderBytes bytes selecting the training set-up, batch sizes and capacity,
 //                 then model-file JSON text (parseModel -> Estimator::create -> estimate/maxBatch/sweep)
 //   onnx_import   a serialized ONNX ModelProto (importOnnx), when the core has the ONNX importer
+//   setup         one byte choosing a setting of the table, then text: parseSettingText (the CLI's options),
+//                 and the whole input as a model file with a training section (parseModelDocument)
+//   trace         an allocator trace, JSON (parseAllocatorTrace: batchfit-cli allocator-replay --trace)
+//   measurement   a measurement file, JSON (parseMeasurement: --measured)
+#include "batchfit/allocator_trace.h"
 #include "batchfit/checked.h"
 #include "batchfit/estimate.h"
 #include "batchfit/estimator.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/json_report.h"
+#include "batchfit/measurement.h"
 #include "batchfit/model_io.h"
+#include "batchfit/settings.h"
 #include "batchfit/training_config.h"
 #include "batchfit/what_if.h"
 #if __has_include("batchfit/onnx_import.h")
@@ -376,6 +383,56 @@ inline std::string estimateEntry(const std::uint8_t* data, std::size_t size) {
     auto est = Estimator::create(*m, c.config, c.contextBytes);
     if (!est) return est.error().message.empty() ? "Estimator::create: empty error message" : "";
     return detail::checkEstimator(*est, c, *m);
+}
+
+/// A setting's command-line text: a value it accepts reads back exactly from settingText(), sets without
+/// throwing, and a model file's training section saves -> loads -> saves byte-identically.
+inline std::string setupEntry(const std::uint8_t* data, std::size_t size) {
+    if (size < 1) return {};
+    const auto& table = settingsTable();
+    const SettingInfo& s = table[data[0] % table.size()];
+    const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+    if (auto v = parseSettingText(s, text)) {
+        auto again = parseSettingText(s, settingText(s, *v));
+        if (!again)
+            return s.key + ": '" + settingText(s, *v) + "' does not read back: " + again.error().message;
+        if (!(*again == *v)) return s.key + ": '" + text + "' does not round-trip through settingText";
+        TrainingSetup t;
+        s.set(t, *v);
+        if (!(s.get(t) == *v) && s.key != "gpu") return s.key + ": set then get changes the value";
+        (void)validateSetup(t, [](const std::string& k) { return k; });
+    } else if (v.error().message.empty()) {
+        return s.key + ": empty error message";
+    }
+    const std::string whole(reinterpret_cast<const char*>(data), size);
+    auto d = parseModelDocument(whole, "fuzz.json");
+    if (!d) return d.error().message.empty() ? "parseModelDocument: empty error message" : "";
+    const std::string saved = serializeModelDocument(d->model, d->setup);
+    auto back = parseModelDocument(saved, "saved.json");
+    if (!back) return "a saved document does not load: " + back.error().message;
+    if (serializeModelDocument(back->model, back->setup) != saved)
+        return "document save -> load -> save differs";
+    return {};
+}
+
+/// parseAllocatorTrace: a clean error, or a trace that writes and reads back the same.
+inline std::string traceEntry(const std::uint8_t* data, std::size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    auto t = parseAllocatorTrace(text, "trace.json");
+    if (!t) return t.error().message.empty() ? "parseAllocatorTrace: empty error message" : "";
+    const std::string saved = allocatorTraceJson(*t);
+    auto back = parseAllocatorTrace(saved, "saved.json");
+    if (!back) return "a written trace does not read back: " + back.error().message;
+    if (allocatorTraceJson(*back) != saved) return "trace write -> read -> write differs";
+    return {};
+}
+
+/// parseMeasurement: a clean error or a measurement.
+inline std::string measurementEntry(const std::uint8_t* data, std::size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    auto m = parseMeasurement(text, "m.json");
+    if (!m) return m.error().message.empty() ? "parseMeasurement: empty error message" : "";
+    return {};
 }
 
 } // namespace batchfit::fuzz

@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-all_targets=(model_loader hf_import estimate)
+all_targets=(model_loader hf_import estimate setup trace measurement)
 [ -f core/include/batchfit/onnx_import.h ] && all_targets+=(onnx_import)
 
 if [ $# -lt 2 ]; then
@@ -61,6 +61,21 @@ make_seeds() {
       ;;
     onnx_import)
       cp "$root"/tests/data/onnx/*.onnx "$dir"/
+      ;;
+    setup)
+      # a setting's selector byte then a value, and model files with a training section
+      local i=0 v
+      for v in 64 0 -3 5% 0.6 1536 24GiB 1B q_proj,v_proj adamw every-k on off 1e300 expandable_segments:True; do
+        printf "\\x$(printf %02x $((i * 7 % 256)))%s" "$v" >"$dir/value-$i"
+        i=$((i + 1))
+      done
+      cp "$root"/tests/data/models/*setup*.json "$dir"/ 2>/dev/null || true
+      ;;
+    trace)
+      cp "$root"/tests/data/allocator/*.json "$dir"/ 2>/dev/null || true
+      ;;
+    measurement)
+      cp "$root"/tests/data/measured/*.json "$dir"/ 2>/dev/null || true
       ;;
     estimate)
       local headers=('\x03\x00\x00\x07\x05\x40' '\x04\x0f\x49\x10\x1f\x00' '\x00\x16\x28\x3f\xff\xc0'

@@ -97,3 +97,15 @@ TEST_CASE("fuzz entries accept the seeds: presets, model fixtures, HF configs an
         }
 #endif
 }
+
+TEST_CASE("fuzz regressions: settings text and model files with a training section", "[fuzz]") {
+    replay("setup", fuzz::setupEntry);
+}
+
+TEST_CASE("fuzz regressions: allocator traces", "[fuzz]") {
+    replay("trace", fuzz::traceEntry);
+}
+
+TEST_CASE("fuzz regressions: measurement files", "[fuzz]") {
+    replay("measurement", fuzz::measurementEntry);
+}
