@@ -8,6 +8,7 @@
 #include "gui/charts/chart_data.h"
 #include "gui/document/document.h"
 #include "gui/estimation/estimation_result.h"
+#include "gui/estimation/estimation_service.h"
 #include "gui/files/file_controller.h"
 #include "gui/models/breakdown_model.h"
 #include "gui/panels/setting_spin_box.h"
@@ -20,6 +21,7 @@
 #include <QFile>
 #include <QMessageBox>
 #include <QTemporaryDir>
+#include <QToolButton>
 
 using namespace batchfit;
 
@@ -172,4 +174,61 @@ TEST_CASE("one answer: verdict, breakdown, chart and largest batch agree where t
             }
     }
     CHECK(flushed > 0);
+}
+
+TEST_CASE("at 1366x768 every fold open keeps the window within the screen", "[window][layout][folds]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    w.restoreSettings();
+    REQUIRE(w.files()->loadPreset(QStringLiteral("llama-2-7b"), false));
+    const QRect screen(0, 27, 1366, 741); // a 1366x768 laptop's available area
+    w.setGeometry(screen);
+    w.show();
+    REQUIRE(w.waitForIdle(120000));
+    // QLoRA rows, several GPUs with the strategy row, the advanced folds, checkpointing's mode row
+    TrainingConfig c = w.document()->config();
+    c.lora.rank = 16;
+    c.quant.kind = QuantKind::Nf4;
+    c.checkpointing = Checkpointing::EveryBlock;
+    c.parallel.gpus = 8;
+    c.parallel.strategy = ParallelStrategy::Fsdp;
+    w.document()->editConfig(c, QStringLiteral("folds"));
+    for (auto* b : w.findChildren<QToolButton*>())
+        if (b->isCheckable() && b->isVisible()) b->setChecked(true); // every "Advanced" fold open
+    REQUIRE(w.waitForIdle(120000));
+    QApplication::processEvents();
+    INFO("window " << w.width() << "x" << w.height() << ", least " << w.minimumSizeHint().height());
+    CHECK(w.minimumSizeHint().height() <= screen.height());
+    CHECK(w.frameGeometry().height() <= screen.height() + 40);
+    CHECK(w.height() <= screen.height());
+}
+
+TEST_CASE("one estimate request per change: a new model whose batch does not fit asks once",
+          "[window][requests]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    w.document()->setGpu(*findGpu("rtx-4090"));
+    REQUIRE(w.files()->loadPreset(QStringLiteral("resnet50"), false));
+    REQUIRE(w.waitForIdle(120000, true));
+    w.setBatch(200);
+    REQUIRE(w.waitForIdle(120000, true));
+    const std::uint64_t before = w.service()->requestedGeneration();
+    // llama-2-7b at batch 200 does not fit: the batch moves to the largest that does, without a second
+    // request
+    REQUIRE(w.files()->loadPreset(QStringLiteral("llama-2-7b"), false));
+    REQUIRE(w.waitForIdle(120000, true));
+    CHECK(w.service()->requestedGeneration() == before + 1);
+    CHECK(w.batch() != 200);
+    // a set-up edit: one more
+    TrainingConfig c = w.document()->config();
+    c.precision = Precision::AmpBf16;
+    w.document()->editConfig(c, QStringLiteral("bf16"));
+    REQUIRE(w.waitForIdle(120000, true));
+    CHECK(w.service()->requestedGeneration() == before + 2);
+    // moving the batch asks for nothing
+    w.setBatch(1);
+    REQUIRE(w.waitForIdle(120000, true));
+    CHECK(w.service()->requestedGeneration() == before + 2);
 }

@@ -320,7 +320,13 @@ void TrainingPanel::setUpGpuSearch() {
     connect(m_gpu->lineEdit(), &QLineEdit::editingFinished, this, [this] {
         if (m_gpu->lineEdit()->text() != m_gpu->currentText())
             m_gpu->lineEdit()->setText(m_gpu->currentText());
+        m_gpu->lineEdit()->setCursorPosition(0);
     });
+    // The start of the text is the model's name: show it whole, whatever the box's width ("RTX 4090
+    // · 23.9…").
+    connect(m_gpu, &QComboBox::currentIndexChanged, this,
+            [this] { m_gpu->lineEdit()->setCursorPosition(0); });
+    m_gpu->lineEdit()->setCursorPosition(0);
 }
 
 void TrainingPanel::setLoraTargetInfo(const LoraTargetInfo& info) {
@@ -365,6 +371,7 @@ void TrainingPanel::setGpu(const GpuSpec& gpu) {
         m_customGib->setSettingValue(static_cast<std::int64_t>(gpu.memoryBytes));
     }
     m_shownGpu = gpu; // exact: a custom GPU keeps its bytes and its architecture until the user edits
+    m_gpu->lineEdit()->setCursorPosition(0);
     m_updating = false;
     updateEnabled();
 }

@@ -212,8 +212,7 @@ void MainWindow::onResult() {
             const MaxBatch& m = m_result->maxBatch;
             m_doc->setBatch(m.largestMultipleOf8 > 0 ? m.largestMultipleOf8
                                                      : std::max<std::int64_t>(m.largest, 1));
-            m_batchPanel->setBatch(m_doc->batch());
-            requestEstimate(); // the what-if plan aims at the batch shown
+            m_batchPanel->setBatch(m_doc->batch()); // no new request: the plan follows the batch (showPlan)
         }
     }
     showBatch(m_doc->batch());
