@@ -1,10 +1,12 @@
 #include "gui/shell/batchfit_app.h"
 
+#include "batchfit/hf_cache.h"
 #include "batchfit/model_io.h"
 #include "gui/document/document.h"
 #include "gui/files/autosave.h"
 #include "gui/files/autosave_restore.h"
 #include "gui/files/file_controller.h"
+#include "gui/files/import_controller.h"
 #include "gui/shell/app_settings.h"
 #include "gui/shell/language.h"
 #include "gui/shell/main_window.h"
@@ -43,14 +45,29 @@ bool wantsOffscreen(int argc, char** argv) {
 void BatchFitApp::openInitialModel(MainWindow& window, AppSettings& settings, const StartupOptions& o) {
     FileController* files = window.files();
     bool loaded = false;
-    if (!o.modelFile.isEmpty())
-        loaded = files->openPath(o.modelFile, false);
-    else if (!o.preset.isEmpty())
-        loaded = files->loadPreset(o.preset, false);
-    else if (!settings.lastModelPath().isEmpty() && QFileInfo::exists(settings.lastModelPath()))
-        loaded = files->openPath(settings.lastModelPath(), false);
-    else if (!settings.lastPresetId().isEmpty())
-        loaded = files->loadPreset(settings.lastPresetId(), false);
+    if (!o.hfConfig.isEmpty()) {
+        // As batchfit-cli --hf-config: a path, or an id looked up in the local cache (never downloaded).
+        std::string path = o.hfConfig.toStdString();
+        if (!QFileInfo::exists(o.hfConfig) && isHfModelId(path)) {
+            if (auto cached = findCachedHfConfig(path))
+                path = *cached;
+            else
+                std::fprintf(stderr, "batchfit: %s\n", cached.error().message.c_str());
+        }
+        loaded = QFileInfo::exists(QString::fromStdString(path)) &&
+                 files->imports()->importHfPath(QString::fromStdString(path), HfImportOptions{}, false);
+        if (!loaded)
+            std::fprintf(stderr, "batchfit: --hf-config %s was not imported\n", qPrintable(o.hfConfig));
+    }
+    const auto openNamed = [&] { // --model, --preset, else what the last session had open
+        if (!o.modelFile.isEmpty()) return files->openPath(o.modelFile, false);
+        if (!o.preset.isEmpty()) return files->loadPreset(o.preset, false);
+        if (!settings.lastModelPath().isEmpty() && QFileInfo::exists(settings.lastModelPath()))
+            return files->openPath(settings.lastModelPath(), false);
+        if (!settings.lastPresetId().isEmpty()) return files->loadPreset(settings.lastPresetId(), false);
+        return false;
+    };
+    if (!loaded) loaded = openNamed();
     if (!loaded) files->loadPreset(QStringLiteral("resnet50"), false);
 
     if (!o.gpu.isEmpty()) {
@@ -111,6 +128,11 @@ int BatchFitApp::run(int argc, char** argv) {
                                        QStringLiteral("NAME"));
     const QCommandLineOption modelOpt(QStringLiteral("model"), QStringLiteral("Open a model file."),
                                       QStringLiteral("FILE"));
+    const QCommandLineOption hfOpt(
+        QStringLiteral("hf-config"),
+        QStringLiteral(
+            "Import a Hugging Face config.json, or a model id from the local cache (never downloaded)."),
+        QStringLiteral("PATH|ID"));
     const QCommandLineOption batchOpt(QStringLiteral("batch"), QStringLiteral("Micro-batch size."),
                                       QStringLiteral("N"));
     const QCommandLineOption gpuOpt(QStringLiteral("gpu"),
@@ -136,13 +158,14 @@ int BatchFitApp::run(int argc, char** argv) {
         QStringLiteral("Tests only: replace the model with FILE as an unsaved edit."),
         QStringLiteral("FILE"));
     testEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({presetOpt, modelOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, logMemoryOpt,
+    parser.addOptions({presetOpt, modelOpt, hfOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, logMemoryOpt,
                        chartOpt, testEditOpt});
     parser.process(app);
 
     StartupOptions o;
     o.preset = parser.value(presetOpt);
     o.modelFile = parser.value(modelOpt);
+    o.hfConfig = parser.value(hfOpt);
     o.batch = parser.value(batchOpt).toLongLong();
     o.gpu = parser.value(gpuOpt);
     o.language = parser.value(langOpt);
@@ -196,6 +219,7 @@ int BatchFitApp::run(int argc, char** argv) {
     if (!o.screenshot.isEmpty()) {
         const bool ok = saveScreenshot(window, o.screenshot);
         std::printf("cold start to estimate shown: %lld ms\n", static_cast<long long>(startTimer.elapsed()));
+        std::printf("model %s\n", window.document()->model().name.c_str());
         if (!ok) {
             std::fprintf(stderr, "batchfit: cannot write %s\n", qPrintable(o.screenshot));
             return 1;

@@ -12,6 +12,7 @@ class AppSettings;
 struct StartupOptions {
     QString preset;
     QString modelFile;
+    QString hfConfig; ///< --hf-config: a config.json, or a model id found in the local Hugging Face cache
     std::int64_t batch = 0; ///< 0: keep the remembered batch
     QString gpu;
     QString language;
