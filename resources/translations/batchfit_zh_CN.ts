@@ -814,8 +814,14 @@ Choose the GPU in the set-up; Save stores it.</source>
         <translation>从 Hugging Face 缓存导入</translation>
     </message>
     <message>
-        <source>Model id (ORG/NAME), looked up offline in %1:</source>
-        <translation>模型 ID（组织/名称），离线在 %1 中查找：</translation>
+        <source>No model config in %1 yet. Model id (ORG/NAME), looked up offline there:</source>
+        <translation>%1 中还没有模型配置。模型 ID（组织/名称），离线在该目录中查找：</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) in %1 (offline). Choose one, or type a model id (ORG/NAME):</source>
+        <translation>
+            <numerusform>%1 中有 %n 个模型（离线）。选择一个，或输入模型 ID（组织/名称）：</numerusform>
+        </translation>
     </message>
 </context>
 <context>

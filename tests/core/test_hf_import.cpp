@@ -184,6 +184,11 @@ TEST_CASE("a model id finds its config.json in the local Hugging Face cache, off
     REQUIRE(found);
     CHECK(fs::path(*found).filename() == "config.json");
 
+    // what the cache holds, for the GUI to list: ids with a config.json, not a folder without one
+    fs::create_directories(root / "hub" / "models--other--no-config" / "snapshots" / "ccc");
+    fs::create_directories(root / "hub" / "datasets--x--y");
+    CHECK(listCachedHfModels(env) == std::vector<std::string>{"test-org/tiny-gpt2"});
+
     auto missing = findCachedHfConfig("test-org/not-there", env);
     REQUIRE_FALSE(missing);
     CHECK(missing.error().message.find("models--test-org--not-there") != std::string::npos);

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace batchfit {
 
@@ -20,5 +21,9 @@ bool isHfModelId(const std::string& id);
 /// The config.json of `modelId` ("mistralai/Mistral-7B-v0.1") in the cache: the snapshot refs/main names,
 /// else the newest snapshot that has one. The error says where it looked and how to get the file.
 Result<std::string> findCachedHfConfig(const std::string& modelId, const EnvLookup& env = {});
+
+/// The model ids whose config.json the cache holds ("meta-llama/Meta-Llama-3-8B", ...), sorted; at most
+/// `limit` (a cache holds a few hundred at most; the GUI lists them to choose from).
+std::vector<std::string> listCachedHfModels(const EnvLookup& env = {}, std::size_t limit = 2000);
 
 } // namespace batchfit

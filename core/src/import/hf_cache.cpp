@@ -1,5 +1,6 @@
 #include "batchfit/hf_cache.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,21 @@ Result<std::string> findCachedHfConfig(const std::string& modelId, const EnvLook
     return makeError("no config.json for '" + modelId + "' in the Hugging Face cache (" + repo.string() +
                      "); BatchFit never downloads: fetch it with 'huggingface-cli download " + modelId +
                      " config.json', or set HF_HOME / HF_HUB_CACHE to where your cache is");
+}
+
+std::vector<std::string> listCachedHfModels(const EnvLookup& env, std::size_t limit) {
+    std::vector<std::string> ids;
+    std::error_code ec;
+    for (fs::directory_iterator it(hfHubCacheDir(env), ec), end; !ec && it != end && ids.size() < limit;
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind("models--", 0) != 0) continue;
+        std::string id = name.substr(8);
+        if (const auto dash = id.find("--"); dash != std::string::npos) id.replace(dash, 2, "/");
+        if (isHfModelId(id) && findCachedHfConfig(id, env)) ids.push_back(id);
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
 }
 
 } // namespace batchfit

@@ -69,11 +69,18 @@ bool ImportController::importHf() {
 bool ImportController::importHfModelId() {
     if (m_running || !m_files->maybeSave()) return false;
     bool ok = false;
-    const QString id =
-        QInputDialog::getText(m_parent, tr("Import from the Hugging Face Cache"),
-                              tr("Model id (ORG/NAME), looked up offline in %1:")
-                                  .arg(QDir::toNativeSeparators(QString::fromStdString(hfHubCacheDir()))),
-                              QLineEdit::Normal, QString(), &ok);
+    // What the cache holds, to choose from; another id can still be typed.
+    QStringList cached;
+    for (const std::string& id : listCachedHfModels()) cached << QString::fromStdString(id);
+    const QString where = QDir::toNativeSeparators(QString::fromStdString(hfHubCacheDir()));
+    const QString label =
+        cached.isEmpty()
+            ? tr("No model config in %1 yet. Model id (ORG/NAME), looked up offline there:").arg(where)
+            : tr("%n model(s) in %1 (offline). Choose one, or type a model id (ORG/NAME):", nullptr,
+                 static_cast<int>(cached.size()))
+                  .arg(where);
+    const QString id = QInputDialog::getItem(m_parent, tr("Import from the Hugging Face Cache"), label,
+                                             cached, 0, true, &ok);
     if (!ok || id.trimmed().isEmpty()) return false;
     return importHfModelId(id.trimmed());
 }
