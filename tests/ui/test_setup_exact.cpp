@@ -18,6 +18,8 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QCompleter>
 #include <QFile>
 #include <QMessageBox>
 #include <QTemporaryDir>
@@ -231,4 +233,45 @@ TEST_CASE("one estimate request per change: a new model whose batch does not fit
     w.setBatch(1);
     REQUIRE(w.waitForIdle(120000, true));
     CHECK(w.service()->requestedGeneration() == before + 2);
+}
+
+TEST_CASE("the GPU picker groups the catalogue by family and searches names, ids and Chinese notes",
+          "[window][gpus][catalogue]") {
+    test::app();
+    test::TempSettings temp;
+    MainWindow w(&temp.settings());
+    QComboBox* picker = nullptr;
+    for (auto* c : w.trainingPanel()->findChildren<QComboBox*>())
+        if (c->findData(QStringLiteral("rtx-4090")) >= 0) picker = c;
+    REQUIRE(picker);
+    // every catalogue card, under a heading of its family (headings are not selectable)
+    for (const GpuSpec& g : gpuCatalogue()) {
+        INFO(g.id);
+        const int row = picker->findData(QString::fromStdString(g.id));
+        REQUIRE(row > 0);
+        CHECK(picker->itemText(row).contains(QStringLiteral(" · "))); // "RTX 4090 · 23.99 GiB"
+        CHECK_FALSE(picker->itemText(row).startsWith(QStringLiteral("NVIDIA")));
+    }
+    for (const std::string& family : gpuFamilies()) {
+        const int row = picker->findText(QString::fromStdString(family));
+        REQUIRE(row >= 0);
+        CHECK_FALSE(picker->model()->flags(picker->model()->index(row, 0)) & Qt::ItemIsEnabled);
+    }
+    // the search: any part of the name, the id or the Chinese note
+    QCompleter* completer = picker->completer();
+    REQUIRE(completer);
+    auto matches = [&](const QString& text) {
+        completer->setCompletionPrefix(text);
+        QStringList ids;
+        for (int i = 0; i < completer->completionCount(); ++i) {
+            completer->setCurrentRow(i);
+            ids << completer->currentIndex().data(Qt::UserRole).toString();
+        }
+        return ids;
+    };
+    CHECK(matches(QStringLiteral("4090")).contains(QStringLiteral("rtx-4090")));
+    CHECK(matches(QStringLiteral("4090")).contains(QStringLiteral("rtx-4090-d")));
+    CHECK(matches(QStringLiteral("h20")).contains(QStringLiteral("h20")));
+    CHECK(matches(QStringLiteral("特供")).contains(QStringLiteral("a800-80gb")));
+    CHECK_FALSE(matches(QStringLiteral("4090")).contains(QStringLiteral("a100-80gb")));
 }
