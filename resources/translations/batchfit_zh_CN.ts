@@ -3180,10 +3180,6 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>手动指定</translation>
     </message>
     <message>
-        <source>Memory the CUDA context and libraries take outside PyTorch&apos;s allocator; by default the GPU&apos;s typical value.</source>
-        <translation>CUDA 上下文和各类库在 PyTorch 分配器之外占用的显存；默认取该 GPU 的典型值。</translation>
-    </message>
-    <message>
         <source>CUDA conte&amp;xt:</source>
         <translation>CUDA 上下文(&amp;X)：</translation>
     </message>
@@ -3354,6 +3350,10 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Search GPUs…</source>
         <translation>搜索 GPU…</translation>
+    </message>
+    <message>
+        <source>Memory the CUDA context and libraries take outside PyTorch&apos;s allocator; by default the GPU&apos;s typical value. To measure your own stack: free0 = torch.cuda.mem_get_info()[0] before anything touches the GPU, then torch.cuda.init(), one matmul (x = torch.randn(1024, 1024, device=&apos;cuda&apos;); x @ x; torch.cuda.synchronize()) and, for a CNN, one convolution; the override is free0 - torch.cuda.mem_get_info()[0] - torch.cuda.memory_reserved().</source>
+        <translation>CUDA 上下文和各类库在 PyTorch 分配器之外占用的显存；默认取该 GPU 的典型值。测量你自己的环境：在任何代码使用 GPU 之前记下 free0 = torch.cuda.mem_get_info()[0]，然后执行 torch.cuda.init()、一次矩阵乘法（x = torch.randn(1024, 1024, device=&apos;cuda&apos;); x @ x; torch.cuda.synchronize()），CNN 再执行一次卷积；手动指定的值为 free0 - torch.cuda.mem_get_info()[0] - torch.cuda.memory_reserved()。</translation>
     </message>
 </context>
 <context>

@@ -129,8 +129,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
     m_contextOverride = new QCheckBox(tr("Override"), this);
     m_contextOverride->setToolTip(
-        tr("Memory the CUDA context and libraries take outside PyTorch's allocator; "
-           "by default the GPU's typical value."));
+        tr("Memory the CUDA context and libraries take outside PyTorch's allocator; by default the GPU's "
+           "typical value. To measure your own stack: free0 = torch.cuda.mem_get_info()[0] before anything "
+           "touches the GPU, then torch.cuda.init(), one matmul (x = torch.randn(1024, 1024, device='cuda'); "
+           "x @ x; torch.cuda.synchronize()) and, for a CNN, one convolution; the override is free0 - "
+           "torch.cuda.mem_get_info()[0] - torch.cuda.memory_reserved()."));
     m_contextMib = new SettingSpinBox("cuda_context_bytes", this);
     m_contextMib->setSettingValue(std::int64_t{512} * static_cast<std::int64_t>(kMiB));
     m_contextMib->setToolTip(m_contextOverride->toolTip());
