@@ -213,3 +213,22 @@ TEST_CASE("reentrant checkpointing keeps each recomputed block's output; non-ree
     CHECK(measured["reentrant"] - measured["non-reentrant"] == de + 3 * 5056);
     CHECK(estimated["non-reentrant"] < estimated["none"]);
 }
+
+TEST_CASE("optimizer states are allocated per state tensor, as torch's optimizers make them",
+          "[optimizer][trace]") {
+    // Adam: exp_avg and exp_avg_sq are two allocations per parameter (torch/optim/adam.py _init_group); a
+    // 3-element bias gets two 512-byte blocks, not one for both
+    const Model m = batchfit::test::parseOrFail(
+        batchfit::test::oneLayer("[4]", "float32", R"({"name":"fc","op":"linear","out_features":3})", true));
+    TrainingConfig c;
+    c.optimizer = OptimizerKind::Adam;
+    auto est = batchfit::test::estimator(m, c);
+    auto events = est.allocatorEvents(1);
+    REQUIRE(events);
+    auto e = est.estimate(1);
+    REQUIRE(e);
+    // fc.weight 12 floats (48 B) and fc.bias 3 floats (12 B): 2 states each, every one its own 512-byte block
+    CHECK(e->atPeak[Component::OptimizerStates] == 4 * 512);
+    c.amsgrad = true;
+    CHECK(batchfit::test::estimator(m, c).estimate(1)->atPeak[Component::OptimizerStates] == 6 * 512);
+}

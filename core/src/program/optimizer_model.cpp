@@ -34,35 +34,43 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
         break;
     case OptimizerKind::SgdMomentum:
     case OptimizerKind::SgdNesterov:
-        out.stateBytes = n * s;
+        out.add(n * s); // momentum_buffer
         break;
     case OptimizerKind::Adam:
     case OptimizerKind::AdamW:
-        out.stateBytes = n * s * (c.amsgrad ? 3 : 2) + kStepTensor;
+        // torch/optim/adam.py _init_group: exp_avg, exp_avg_sq (and max_exp_avg_sq), each its own tensor;
+        // `step` a CPU scalar unless capturable or fused
+        for (int i = 0; i < (c.amsgrad ? 3 : 2); ++i) out.add(n * s);
+        out.stateBytes += kStepTensor;
         out.hostStepBytes = kStepTensor;
         break;
     case OptimizerKind::RmsProp: // torch 1.13/2.x RMSprop keeps `step` as a Python int here
-        out.stateBytes = n * s * (1 + (c.rmspropMomentum ? 1 : 0) + (c.rmspropCentered ? 1 : 0));
+        out.add(n * s);          // square_avg
+        if (c.rmspropMomentum) out.add(n * s);
+        if (c.rmspropCentered) out.add(n * s); // grad_avg
         break;
     case OptimizerKind::Adagrad:
-        out.stateBytes = n * s + kStepTensor;
+        out.add(n * s); // sum
+        out.stateBytes += kStepTensor;
         out.hostStepBytes = kStepTensor;
         break;
     case OptimizerKind::Adafactor: {
-        // Hugging Face Adafactor (beta1 = None): factored second moment for >= 2-D tensors, fp32.
+        // Hugging Face Adafactor (beta1 = None): factored second moment for >= 2-D tensors, fp32:
+        // exp_avg_sq_row and exp_avg_sq_col.
         if (shape.size() >= 2) {
             const std::uint64_t cols = static_cast<std::uint64_t>(shape.back());
             const std::uint64_t rows = static_cast<std::uint64_t>(shape[shape.size() - 2]);
             const std::uint64_t lead =
                 rows && cols ? n / (rows * cols) : 0; // a zero-size tensor has no state
-            out.stateBytes = lead * (rows + cols) * 4;
+            out.add(lead * rows * 4);
+            out.add(lead * cols * 4);
         } else {
-            out.stateBytes = n * 4;
+            out.add(n * 4);
         }
         break;
     }
     case OptimizerKind::Lion:
-        out.stateBytes = n * s;
+        out.add(n * s); // exp_avg
         break;
     case OptimizerKind::Adam8bit:
     case OptimizerKind::PagedAdamW8bit:
@@ -70,20 +78,32 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
         // min_8bit_size (4096) keep 32-bit states; others one uint8 per element per state plus one fp32
         // absmax per 256-element block per state (blocksize = 256; the paper's 2048 is not the code's).
         if (n < 4096) {
-            out.stateBytes = 2 * n * 4;
+            out.add(n * 4);
+            out.add(n * 4);
         } else {
-            out.stateBytes = 2 * n + 2 * ((n + 255) / 256) * 4;
             // get_state_buffer: paged (cudaMallocManaged) only for tensors of at least 1e5 elements
-            if (c.optimizer == OptimizerKind::PagedAdamW8bit && n >= 100000) out.pagedBytes = 2 * n;
+            const bool paged = c.optimizer == OptimizerKind::PagedAdamW8bit && n >= 100000;
+            for (int i = 0; i < 2; ++i) {
+                if (paged)
+                    out.stateBytes += n, out.pagedBytes += n;
+                else
+                    out.add(n);
+            }
+            out.add(((n + 255) / 256) * 4); // absmax1
+            out.add(((n + 255) / 256) * 4); // absmax2
         }
         break;
     case OptimizerKind::PagedAdamW:
         // Optimizer2State with optim_bits=32: state1 and state2 in fp32; `step` is a Python int.
-        out.stateBytes = 2 * n * 4;
-        if (n >= 100000) out.pagedBytes = out.stateBytes;
+        if (n >= 100000) {
+            out.stateBytes = out.pagedBytes = 2 * n * 4;
+        } else {
+            out.add(n * 4);
+            out.add(n * 4);
+        }
         break;
     }
-    if (hasMaster(c)) out.stateBytes += n * 4; // fp32 master weights
+    if (hasMaster(c)) out.add(n * 4); // fp32 master weights
     return out;
 }
 

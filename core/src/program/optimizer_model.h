@@ -13,6 +13,16 @@ struct OptimizerCost {
         0;                        ///< part of stateBytes that is a per-tensor `step` scalar kept on the host
     std::uint64_t pagedBytes = 0; ///< part of stateBytes in CUDA managed memory (bitsandbytes' paged
                                   ///< optimizers), outside torch's allocator
+    /// The state tensors torch allocates on the device for this parameter, one allocation each, as the
+    /// optimizer's _init_group creates them (Adam: exp_avg, exp_avg_sq[, max_exp_avg_sq]; the fp32 master
+    /// copy; 8-bit Adam's two absmax tensors beside its two states): they sum to stateBytes - hostStepBytes
+    /// - pagedBytes.
+    std::uint64_t tensors[6] = {};
+    int tensorCount = 0;
+    void add(std::uint64_t bytes) {
+        stateBytes += bytes;
+        if (bytes > 0 && tensorCount < 6) tensors[tensorCount++] = bytes;
+    }
 };
 
 /// `paramDtypeSize`: bytes per element of the parameter (2 for half weights).

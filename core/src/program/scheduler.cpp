@@ -167,15 +167,12 @@ void Scheduler::setup() {
     t.optimizerStateBytes = stateTotal;
     if (offload) t.hostBytes = stateTotal;
     if (!m_config.firstStep && !offload && stateTotal > 0) {
-        // One instance per parameter tensor would be exact for rounding; states are large, so group them.
+        // One allocation per state tensor, as torch makes them (exp_avg and exp_avg_sq apart): a block of
+        // both would round and split differently in the caching allocator.
         for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
             const auto& gp = m_graph.params[p];
             if (gp.tiedTo >= 0 || !gp.trainable || stateElems(p) == 0) continue;
-            const auto cost = optimizerCost(m_config, gp.shape, stateElems(p), dtypeSize(gp.dtype));
-            const std::uint64_t device = cost.stateBytes - cost.hostStepBytes - cost.pagedBytes;
-            if (device == 0) continue;
-            const int inst = newInstance(Affine{device, 0}, Component::OptimizerStates, s);
-            m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+            addStateInstances(optimizerCost(m_config, gp.shape, stateElems(p), dtypeSize(gp.dtype)), s);
         }
         if (optimizerSharedBytes(m_config)) {
             const int inst =
@@ -414,6 +411,13 @@ void Scheduler::backwardOp(int opIndex) {
     transient(op.bwdWorkspace, Component::Temporaries, s);
 }
 
+void Scheduler::addStateInstances(const OptimizerCost& cost, int step) {
+    for (int i = 0; i < cost.tensorCount; ++i) {
+        const int inst = newInstance(Affine{cost.tensors[i], 0}, Component::OptimizerStates, step);
+        m_lastUse[static_cast<std::size_t>(inst)] = kForever;
+    }
+}
+
 void Scheduler::optimizerStep() {
     std::string label = "optimizer step (" + std::string(optimizerName(m_config.optimizer)) + ", " +
                         optimizerImplLabel(m_config) + ")";
@@ -426,11 +430,7 @@ void Scheduler::optimizerStep() {
         if (gp.tiedTo >= 0 || !gp.trainable || stateElems(p) == 0) continue;
         const std::uint64_t n = stateElems(p);
         const auto cost = optimizerCost(m_config, gp.shape, n, dtypeSize(gp.dtype));
-        const std::uint64_t device = cost.stateBytes - cost.hostStepBytes - cost.pagedBytes;
-        if (m_config.firstStep && !offload && device > 0) {
-            const int inst = newInstance(Affine{device, 0}, Component::OptimizerStates, s);
-            m_lastUse[static_cast<std::size_t>(inst)] = kForever;
-        }
+        if (m_config.firstStep && !offload) addStateInstances(cost, s); // made lazily by the first step()
         const std::uint64_t sz =
             n * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype)));
         largest = std::max(largest, sz);

@@ -2,6 +2,7 @@
 // Turns a Graph into a StepProgram: simulates one training step the way autograd and the caching allocator
 // behave (see docs/memory-model.md, "The step simulation").
 #include "graph/graph.h"
+#include "program/optimizer_model.h"
 #include "program/shard_plan.h"
 #include "program/step_program.h"
 
@@ -31,6 +32,8 @@ private:
     void backwardOp(int op);
     void recompute(int unit);
     void optimizerStep();
+    /// One optimizer-state instance per state tensor of `cost`, kept to the end, created at `step`.
+    void addStateInstances(const OptimizerCost& cost, int step);
     void accountSaved();
     // Data parallelism (scheduler_shards.cpp): gathering units and reduce-scattering their gradients.
     void gather(int unit, Phase phase);
