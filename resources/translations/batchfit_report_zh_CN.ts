@@ -548,12 +548,12 @@
         <translation>未设置（PyTorch 默认值）</translation>
     </message>
     <message>
-        <source>Peak reserved (caching allocator replay)</source>
-        <translation>预留显存峰值（缓存分配器回放）</translation>
+        <source>Peak reserved (replay)</source>
+        <translation>预留峰值（回放）</translation>
     </message>
     <message>
-        <source>Free inside segments (inactive split)</source>
-        <translation>内存段内空闲（inactive split）</translation>
+        <source>Free in split segments</source>
+        <translation>拆分段内空闲</translation>
     </message>
     <message>
         <source>Peak reserved (fragmentation override)</source>
@@ -605,12 +605,12 @@
         <translation>在显存足够大的 GPU 上它会预留 %1；在这块 GPU 上，cudaMalloc 失败时 PyTorch 会释放缓存块后重试（不会显存溢出，但每次重试都要同步 GPU，训练变慢）。</translation>
     </message>
     <message>
-        <source>Required on this GPU (nvidia-smi; fits with cache flushes)</source>
-        <translation>本 GPU 上所需（nvidia-smi；清空缓存后放得下）</translation>
+        <source>Required here (nvidia-smi)</source>
+        <translation>本 GPU 上所需（nvidia-smi）</translation>
     </message>
     <message>
-        <source>Required on a GPU large enough</source>
-        <translation>显存足够大的 GPU 上所需</translation>
+        <source>On a GPU large enough</source>
+        <translation>显存足够大的 GPU 上</translation>
     </message>
     <message>
         <source>Host memory (offloaded optimizer, per GPU)</source>
@@ -619,6 +619,10 @@
     <message>
         <source>Host memory of a node (%1 GPUs)</source>
         <translation>一个节点的主机内存（%1 张 GPU）</translation>
+    </message>
+    <message>
+        <source>On this GPU the replay, held to the usable memory, frees cached segments when a cudaMalloc fails and retries: the allocator reserve is %1 and the step needs %2 (the table&apos;s figures); the figures above are those of a GPU large enough.</source>
+        <translation>在这块 GPU 上，回放限定在可用显存内，cudaMalloc 失败时会释放缓存的内存段后重试：分配器预留为 %1，这一步需要 %2（即表中的数字）；上面的数字是显存足够大的 GPU 上的。</translation>
     </message>
 </context>
 <context>

@@ -49,8 +49,8 @@ TEST_CASE("PDF report: three pages with the model, the verdict, the max batch an
     CHECK(page1.contains(QStringLiteral("largest multiple of 8: %1").arg(m.largestMultipleOf8)));
     for (const char* label :
          {"Parameters", "Gradients", "Optimizer states", "Activations", "Temporaries", "Allocator reserve",
-          "CUDA context", "Required (nvidia-smi)", "Peak reserved (caching allocator replay)",
-          "Free inside segments (inactive split)", "PYTORCH_CUDA_ALLOC_CONF"})
+          "CUDA context", "Required (nvidia-smi)", "Peak reserved (replay)",
+          "Free in split segments", "PYTORCH_CUDA_ALLOC_CONF"})
         CHECK(page1.contains(QLatin1String(label)));
     // The caching allocator's replay, in exact bytes.
     CHECK(page1.contains(grouped(e.allocator.peakReservedBytes)));

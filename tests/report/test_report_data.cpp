@@ -4,6 +4,7 @@
 #include "report/report_data.h"
 #include "report/report_language.h"
 #include "report/report_sections.h"
+#include "report/report_text.h"
 #include "report/setting_labels.h"
 #include "report_test_support.h"
 
@@ -243,4 +244,28 @@ TEST_CASE("Report set-up: every setting that differs from its default is shown, 
     CHECK(all.contains(QStringLiteral("zero_grad(set_to_none): off")));
     CHECK(all.contains(QStringLiteral("cuBLAS workspace: 0")));
     CHECK(all.contains(QStringLiteral("RMSprop centered: on")));
+}
+
+TEST_CASE("Report: a fit with cache flushes says so, with this GPU's figures in the table and the text",
+          "[report][data][one-answer]") {
+    const ReportRequest r = presetRequest("resnet50", 256, "rtx-4090");
+    auto d = buildReportData(r);
+    REQUIRE(d);
+    REQUIRE(d->verdict.fits);
+    REQUIRE(d->verdict.cacheReleased); // the review's case
+    const ReportSections s(*d);
+    CHECK(s.verdictHeadline().contains(QStringLiteral("with cache flushes")));
+    CHECK(d->verdict.requiredBytes <= d->verdict.usableBytes);
+    bool said = false;
+    for (const QString& a : s.assumptions())
+        said = said || (a.contains(QStringLiteral("On this GPU the replay")) &&
+                        a.contains(ReportText::bytes(d->verdict.requiredBytes)));
+    CHECK(said);
+    // every chart point carries the verdict's decision
+    auto est = Estimator::create(r.model, r.config, r.gpu);
+    REQUIRE(est);
+    for (const SweepPoint& p : d->sweep) {
+        REQUIRE(p.fit);
+        CHECK(p.fit->fits == est->verdict(p.batch, r.gpu.memoryBytes)->fits);
+    }
 }

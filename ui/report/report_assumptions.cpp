@@ -65,6 +65,13 @@ QStringList ReportSections::assumptions() const {
     out << ReportText::tr(
         "Required = reserved + CUDA context: what nvidia-smi would show at the peak. A batch fits when "
         "the required memory is at most the usable memory.");
+    const Verdict& v = m_data.verdict;
+    if (v.fits && v.cacheReleased) // the figures above are a GPU large enough's; the table's are this one's
+        out << ReportText::tr(
+                   "On this GPU the replay, held to the usable memory, frees cached segments when a "
+                   "cudaMalloc fails and retries: the allocator reserve is %1 and the step needs %2 "
+                   "(the table's figures); the figures above are those of a GPU large enough.")
+                   .arg(ReportText::bytes(v.reserveBytes), ReportText::bytes(v.requiredBytes));
     out << ReportText::tr("Safety margin: %1 of the capacity is held back, so %2 of %3 is usable.")
                .arg(ReportText::fraction(c.marginFraction), ReportText::bytes(m_data.verdict.usableBytes),
                     ReportText::bytes(g.memoryBytes));

@@ -308,16 +308,15 @@ ReportTable ReportSections::componentTable() const {
     row(ReportText::tr("Allocator reserve"), flushes ? v.reserveBytes : e.allocatorReserveBytes,
         ComponentPalette::overhead(), false, true);
     if (e.allocator.simulated) {
-        row(ReportText::tr("Peak reserved (caching allocator replay)"), e.allocator.peakReservedBytes);
-        row(ReportText::tr("Free inside segments (inactive split)"), e.allocator.peakInactiveSplitBytes);
+        row(ReportText::tr("Peak reserved (replay)"), e.allocator.peakReservedBytes);
+        row(ReportText::tr("Free in split segments"), e.allocator.peakInactiveSplitBytes);
     } else {
         row(ReportText::tr("Peak reserved (fragmentation override)"), e.reservedBytes);
     }
     row(ReportText::tr("CUDA context"), e.cudaContextBytes, ComponentPalette::overhead());
     if (flushes) {
-        row(ReportText::tr("Required on this GPU (nvidia-smi; fits with cache flushes)"), v.requiredBytes, {},
-            true, true);
-        row(ReportText::tr("Required on a GPU large enough"), e.requiredBytes);
+        row(ReportText::tr("Required here (nvidia-smi)"), v.requiredBytes, {}, true, true);
+        row(ReportText::tr("On a GPU large enough"), e.requiredBytes);
     } else {
         row(ReportText::tr("Required (nvidia-smi)"), e.requiredBytes, {}, true, true);
     }
