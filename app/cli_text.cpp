@@ -207,7 +207,7 @@ std::string sweepText(const std::vector<SweepPoint>& points, std::optional<std::
     bool anyFlush = false;
     for (const auto& p : points) {
         char buf[160];
-        const std::uint64_t required = p.fit ? p.fit->requiredBytes : p.requiredBytes;
+        const std::uint64_t required = p.gpuRequiredBytes();
         std::snprintf(buf, sizeof buf, "%8lld %16s %12s", static_cast<long long>(p.batch),
                       formatBytes(p.peakAllocatedBytes).c_str(), formatBytes(required).c_str());
         os << buf;

@@ -73,6 +73,13 @@ bool Estimator::replayFits(std::int64_t batch, std::uint64_t usable) const {
     return r && !r->oom;
 }
 
+std::optional<std::uint64_t> Estimator::leastRequired(std::int64_t batch) const {
+    constexpr std::uint64_t kSegment = 2u << 20;
+    const auto peak = m_program->peak(batch);
+    if (!peak) return std::nullopt;
+    return (*peak + kSegment - 1) / kSegment * kSegment + m_program->contextBytes();
+}
+
 Result<FitDecision> Estimator::decide(std::int64_t batch, std::uint64_t usable,
                                       std::uint64_t required) const {
     FitDecision d;
@@ -80,11 +87,9 @@ Result<FitDecision> Estimator::decide(std::int64_t batch, std::uint64_t usable,
     d.fits = required <= usable;
     if (m_program->replays() && !d.fits) {
         // Held to the usable bytes, the allocator frees its cache before it gives up: it may still fit,
-        // unless the allocated peak in whole 2 MiB segments (reserved >= allocated) is already too much.
-        constexpr std::uint64_t kSegment = 2u << 20;
-        const auto peak = m_program->peak(batch);
-        if (!peak || (*peak + kSegment - 1) / kSegment * kSegment + m_program->contextBytes() > usable)
-            return d;
+        // unless what it cannot go below is already too much.
+        const auto least = leastRequired(batch);
+        if (!least || *least > usable) return d;
         auto held = m_program->replay(batch, driverLimit(usable));
         if (!held) return held.error();
         if (!held->oom) {
@@ -130,14 +135,15 @@ Result<Verdict> Estimator::verdict(std::int64_t batch, std::uint64_t capacityByt
 MaxBatch Estimator::maxBatch(std::uint64_t capacityBytes) const {
     if (!m_stages.empty()) return stagesMaxBatch(capacityBytes);
     const std::uint64_t usable = usableBytes(capacityBytes);
-    constexpr std::uint64_t kSegment = 2u << 20;
-    // With the replay, the allocated peak rounded to 2 MiB plus the context is a lower bound of what is
-    // needed (reserved >= allocated) and monotone: its largest batch bounds the replay's from above.
+    // With the replay, leastRequired() is monotone in the batch: its largest batch bounds the replay's from
+    // above.
     auto fits = [&](std::int64_t b) {
-        auto p = m_program->peak(b);
-        if (!p) return false;
-        if (!m_program->replays()) return m_program->required(*p) <= usable;
-        return (*p + kSegment - 1) / kSegment * kSegment + m_program->contextBytes() <= usable;
+        if (!m_program->replays()) {
+            auto p = m_program->peak(b);
+            return p && m_program->required(*p) <= usable;
+        }
+        auto least = leastRequired(b);
+        return least && *least <= usable;
     };
     MaxBatch out;
     if (!fits(1)) return out;

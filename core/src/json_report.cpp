@@ -227,7 +227,7 @@ std::string sweepJson(const Model& model, const TrainingConfig& config, const st
             r["fits"] = p.fit->fits;
             r["cache_released"] = p.fit->cacheReleased;
             r["decision"] = fitLabel(*p.fit);
-            r["gpu_required_bytes"] = p.fit->requiredBytes;
+            r["gpu_required_bytes"] = p.gpuRequiredBytes();
         }
         arr.push_back(r);
     }
@@ -260,11 +260,11 @@ std::string gpuCatalogueJson() {
 
 std::string gpuFitsJson(const std::vector<GpuFit>& fits) {
     ojson arr = ojson::array();
-    for (const GpuFit& f : fits)
-        arr.push_back(ojson{{"id", f.gpu.id},
-                            {"name", f.gpu.name},
-                            {"memory_bytes", f.gpu.memoryBytes},
-                            {"max_batch", f.maxBatch}});
+    for (const GpuFit& f : fits) {
+        ojson o = gpuObject(f.gpu);
+        o["max_batch"] = f.maxBatch;
+        arr.push_back(std::move(o));
+    }
     return arr.dump(2) + "\n";
 }
 

@@ -172,7 +172,7 @@ TEST_CASE("one answer: verdict, breakdown, chart and largest batch agree where t
             if (p.batch == b) {
                 REQUIRE(p.fit);
                 CHECK(p.fit->fits == v->fits);
-                CHECK(ChartData::requiredBytes(p) == v->requiredBytes);
+                CHECK(p.gpuRequiredBytes() == v->requiredBytes);
             }
     }
     CHECK(flushed > 0);

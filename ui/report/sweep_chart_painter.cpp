@@ -12,11 +12,6 @@
 namespace batchfit {
 namespace {
 
-// What the GPU shows at a point: the decision's figure (below the large-GPU one with cache flushes).
-std::uint64_t onGpu(const SweepPoint& p) {
-    return p.fit ? p.fit->requiredBytes : p.requiredBytes;
-}
-
 constexpr Component kStack[] = {Component::Parameters, Component::Gradients, Component::OptimizerStates,
                                 Component::Activations, Component::Temporaries};
 const QColor kRequiredLine(0x42, 0x42, 0x42);
@@ -57,7 +52,7 @@ void SweepChartPainter::paint(ReportCanvas& canvas, const QRectF& rect) const {
     const double legendHeight = lg.height(canvas, legendFont, rect.width());
 
     double yMax = static_cast<double>(m_data.verdict.capacityBytes);
-    for (const auto& p : m_data.sweep) yMax = std::max(yMax, static_cast<double>(onGpu(p)));
+    for (const auto& p : m_data.sweep) yMax = std::max(yMax, static_cast<double>(p.gpuRequiredBytes()));
     for (const auto& m : m_data.request.measured)
         if (m.batch <= m_data.sweepMax)
             yMax = std::max({yMax, static_cast<double>(m.bytes), static_cast<double>(m.estimatedBytes)});
@@ -105,7 +100,7 @@ void SweepChartPainter::paintBands(ReportCanvas& canvas, const PlotFrame& frame)
     std::vector<QPointF> required;
     for (const auto& pt : m_data.sweep)
         required.emplace_back(frame.mapX(static_cast<double>(pt.batch)),
-                              frame.mapY(static_cast<double>(onGpu(pt))));
+                              frame.mapY(static_cast<double>(pt.gpuRequiredBytes())));
     p.setBrush(ComponentPalette::overhead());
     p.drawPolygon(band(lower, required));
     p.setPen(QPen(kRequiredLine, 1.2));

@@ -188,6 +188,10 @@ struct SweepPoint {
     ComponentBytes atPeak;
     /// Against the GPU the sweep was asked for (unset without one).
     std::optional<FitDecision> fit;
+
+    /// What that GPU shows at the peak: the decision's figure (below requiredBytes when it fits with cache
+    /// flushes), or requiredBytes without a GPU. What every chart and table of a sweep plots.
+    std::uint64_t gpuRequiredBytes() const { return fit ? fit->requiredBytes : requiredBytes; }
 };
 
 inline constexpr std::int64_t kMaxBatch = std::int64_t{1} << 31;

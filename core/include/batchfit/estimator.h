@@ -56,6 +56,9 @@ private:
     explicit Estimator(std::shared_ptr<const StepProgram> program);
     std::optional<std::uint64_t> driverLimit(std::uint64_t bytes) const; ///< bytes minus the context
     bool replayFits(std::int64_t batch, std::uint64_t usable) const;
+    /// The least a replay can need: the allocated peak in whole 2 MiB segments (reserved >= allocated) plus
+    /// the context; unset when the batch is too large to count.
+    std::optional<std::uint64_t> leastRequired(std::int64_t batch) const;
     /// fitAt() for a step that needs `required` on a GPU large enough.
     Result<FitDecision> decide(std::int64_t batch, std::uint64_t usable, std::uint64_t required) const;
     std::shared_ptr<const StepProgram> m_program;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
 
 namespace batchfit {
 namespace settingdef {
@@ -15,6 +16,24 @@ void addGroupSettings(std::vector<SettingInfo>& out); // settings_table_groups.c
 namespace {
 
 constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50; // 1 PiB: far above any device
+
+/// A TrainingConfig switch with its flag: `--amsgrad` sets it, `--no-set-to-none` clears it.
+struct Switch {
+    const char *key, *flag, *label, *help;
+    bool TrainingConfig::*member;
+    FlagForm form = FlagForm::SetsTrue;
+};
+
+void addSwitches(std::vector<SettingInfo>& out, std::initializer_list<Switch> switches) {
+    for (const Switch& f : switches) {
+        SettingInfo s = base({f.key, f.flag, "", f.label, f.help}, SettingType::Switch);
+        s.form = f.form;
+        auto member = f.member;
+        bindBool(
+            s, [member](auto& t) -> auto& { return t.config.*member; });
+        out.push_back(std::move(s));
+    }
+}
 
 void addGpuAndBatch(std::vector<SettingInfo>& out) {
     SettingInfo gpu = base(
@@ -69,23 +88,12 @@ void addOptimizer(std::vector<SettingInfo>& out) {
                                    OptimizerImpl::Fused});
     out.push_back(std::move(impl));
 
-    struct Flag {
-        const char *key, *flag, *label, *help;
-        bool TrainingConfig::*member;
-    };
-    for (const Flag& f :
-         {Flag{"amsgrad", "--amsgrad", "AMSGrad", "Adam/AdamW keep max_exp_avg_sq", &TrainingConfig::amsgrad},
-          Flag{"rmsprop_momentum", "--rmsprop-momentum", "RMSprop momentum",
+    addSwitches(
+        out, {{"amsgrad", "--amsgrad", "AMSGrad", "Adam/AdamW keep max_exp_avg_sq", &TrainingConfig::amsgrad},
+              {"rmsprop_momentum", "--rmsprop-momentum", "RMSprop momentum",
                "RMSprop keeps a momentum buffer", &TrainingConfig::rmspropMomentum},
-          Flag{"rmsprop_centered", "--rmsprop-centered", "RMSprop centered",
-               "RMSprop keeps grad_avg (centered=True)", &TrainingConfig::rmspropCentered}}) {
-        SettingInfo s = base({f.key, f.flag, "", f.label, f.help}, SettingType::Switch);
-        s.form = FlagForm::SetsTrue;
-        auto member = f.member;
-        bindBool(
-            s, [member](auto& t) -> auto& { return t.config.*member; });
-        out.push_back(std::move(s));
-    }
+              {"rmsprop_centered", "--rmsprop-centered", "RMSprop centered",
+               "RMSprop keeps grad_avg (centered=True)", &TrainingConfig::rmspropCentered}});
 }
 
 void addStepShape(std::vector<SettingInfo>& out) {
@@ -131,28 +139,15 @@ void addStepShape(std::vector<SettingInfo>& out) {
         acc, [](auto& t) -> auto& { return t.config.accumulationSteps; });
     out.push_back(std::move(range(acc, 1, 1000000)));
 
-    struct Flag {
-        const char *key, *flag, *label, *help;
-        bool TrainingConfig::*member;
-        FlagForm form;
-    };
-    for (const Flag& f :
-         {Flag{"zero_grad_set_to_none", "--no-set-to-none", "zero_grad(set_to_none)",
-               "zero_grad(set_to_none=False): gradients stay allocated", &TrainingConfig::zeroGradSetToNone,
-               FlagForm::SetsFalse},
-          Flag{"optimizer_offload", "--offload", "Optimizer offload",
-               "optimizer states and master weights in host memory", &TrainingConfig::optimizerOffload,
-               FlagForm::SetsTrue},
-          Flag{"first_step", "--first-step", "First step",
-               "simulate step 1 (optimizer states created in step()) instead of the steady state",
-               &TrainingConfig::firstStep, FlagForm::SetsTrue}}) {
-        SettingInfo s = base({f.key, f.flag, "", f.label, f.help}, SettingType::Switch);
-        s.form = f.form;
-        auto member = f.member;
-        bindBool(
-            s, [member](auto& t) -> auto& { return t.config.*member; });
-        out.push_back(std::move(s));
-    }
+    addSwitches(out,
+                {{"zero_grad_set_to_none", "--no-set-to-none", "zero_grad(set_to_none)",
+                  "zero_grad(set_to_none=False): gradients stay allocated",
+                  &TrainingConfig::zeroGradSetToNone, FlagForm::SetsFalse},
+                 {"optimizer_offload", "--offload", "Optimizer offload",
+                  "optimizer states and master weights in host memory", &TrainingConfig::optimizerOffload},
+                 {"first_step", "--first-step", "First step",
+                  "simulate step 1 (optimizer states created in step()) instead of the steady state",
+                  &TrainingConfig::firstStep}});
 
     SettingInfo torch =
         base({"torch", "--torch", "2|1.13", "PyTorch rules",

@@ -22,11 +22,6 @@ public:
     /// point with its decision on a GPU of `capacityBytes` (SweepPoint::fit).
     static std::vector<SweepPoint> sample(const Estimator& estimator, std::int64_t range,
                                           std::uint64_t capacityBytes);
-    /// What a point needs on that GPU: the decision's figure (below the large-GPU figure when it fits with
-    /// cache flushes).
-    static std::uint64_t requiredBytes(const SweepPoint& p) {
-        return p.fit ? p.fit->requiredBytes : p.requiredBytes;
-    }
 };
 
 } // namespace batchfit

@@ -226,7 +226,7 @@ void MemoryChart::rebuildSeries() {
                 p.atPeak.bytes[c]; // stacking for display: the core's components drawn on top of each other
             lines[static_cast<std::size_t>(c + 1)].append({x, yOf(ByteFormat::toGib(stacked))});
         }
-        lines[ComponentStyle::kSlotCount].append({x, yOf(ByteFormat::toGib(ChartData::requiredBytes(p)))});
+        lines[ComponentStyle::kSlotCount].append({x, yOf(ByteFormat::toGib(p.gpuRequiredBytes()))});
     }
     for (std::size_t i = 0; i < lines.size(); ++i) m_bounds[i]->replace(lines[i]);
     rebuildMeasured();
@@ -243,7 +243,7 @@ void MemoryChart::updateAxes() {
     // The range follows the data (a 7B model on a 24 GiB card is a curve, not a solid block) and always shows
     // the capacity line.
     std::uint64_t dataTop = 0;
-    for (const auto& p : m_points) dataTop = std::max(dataTop, ChartData::requiredBytes(p));
+    for (const auto& p : m_points) dataTop = std::max(dataTop, p.gpuRequiredBytes());
     const double top = std::max({capGib * 1.15, measuredTopGib() * 1.15, ByteFormat::toGib(dataTop) * 1.05});
     m_y->setRange(0, std::max(1.0, std::ceil(top)));
     m_y->setTickCount(6);
@@ -389,7 +389,7 @@ void MemoryChart::onHover(const QPointF& point, bool state) {
                 .arg(it->fit && it->fit->fits && it->fit->cacheReleased
                          ? tr("needs here (fits with cache flushes)")
                          : tr("needs (with overhead)"),
-                     ByteFormat::bytes(ChartData::requiredBytes(*it)));
+                     ByteFormat::bytes(it->gpuRequiredBytes()));
     QToolTip::showText(QCursor::pos(), html, this);
 }
 
