@@ -244,16 +244,19 @@ TEST_CASE("PEFT's measured LoRA peaks on Llama-3.2-3B stay within 10% (a differe
         c.optimizer = OptimizerKind::AdamW;
         c.lora.rank = r.rank;
         c.lora.targets = r.targets;
+        // Their batches are padded to their longest example, so the cache sees varying shapes. With LoRA
+        // the reserve stays small and their empty_cache() every 10 steps keeps it so: every step at 768.
+        // Full fine-tuning's 12.8 GB of AdamW states fragment the cache once lengths vary: ten earlier
+        // steps of lengths from their range, then the step at 768 (docs/accuracy-finetune.md).
+        if (r.rank == 0) c.replaySequences = {312, 198, 764, 450, 601, 233, 640, 377, 512, 720};
         auto est = Estimator::create(*m, c, 0);
         REQUIRE(est);
         const auto e = est->estimate(4);
         REQUIRE(e);
         const double gib = static_cast<double>(e->reservedBytes) / (1ull << 30);
-        // Reserved comes from the caching-allocator replay. BatchFit runs every sequence at the 768 maximum,
-        // so it should not be below their p99 step by much, and (with LoRA) not far above it either. Full
-        // fine-tuning replays the optimizer states created inside the first step(), between cached
-        // activation blocks: +12% over their p99 (docs/accuracy-finetune.md), so it has a looser bound.
+        // Reserved comes from the caching-allocator replay: not below their p99 step by much, and not far
+        // above it either.
         CHECK(gib >= r.p99Gib * 0.97);
-        CHECK(gib <= r.p99Gib * (r.rank > 0 ? 1.10 : 1.15));
+        CHECK(gib <= r.p99Gib * 1.10);
     }
 }

@@ -30,8 +30,8 @@ OptimizerCost optimizerCost(const TrainingConfig& c, const Shape& shape, std::ui
                             int paramDtypeSize);
 /// Bytes per element of optimizer states under the precision.
 int stateDtypeSize(const TrainingConfig& c, int paramDtypeSize);
-/// Temporaries during step(), as a multiple of the state-dtype size of (for-loop) the largest tensor or
-/// (foreach/fused) all trainable parameters.
+/// Temporaries step() allocates per parameter tensor, each of that tensor's state-dtype size: the for-loop
+/// holds them for one tensor at a time, foreach for every tensor of the list at once (fused: none).
 double stepTemporaryFactor(const TrainingConfig& c);
 /// FSDP with half compute weights (mixed-bf16/mixed-fp16 as MixedPrecision(param_dtype=half)): the shards
 /// are the full-precision parameters the optimizer steps, so there are no separate master weights, and the

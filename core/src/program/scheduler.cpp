@@ -418,42 +418,55 @@ void Scheduler::addStateInstances(const OptimizerCost& cost, int step) {
     }
 }
 
+// The step's temporaries, one allocation per tensor as torch makes them. Foreach (torch/optim/adam.py
+// _multi_tensor_adam: `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`) allocates one output per
+// parameter, all live until the list is dropped after `_foreach_addcdiv_`. The for-loop (_single_tensor_adam:
+// `(exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`) holds at most `factor` temporaries of one
+// parameter at a time, so its peak is that many of the largest. Fp32 copies of half gradients (master
+// weights) follow the same pattern.
+void Scheduler::stepTemporaries(const std::vector<std::uint64_t>& stateSizes,
+                                const std::vector<std::uint64_t>& elems, int s) {
+    const bool forLoop = resolvedImpl(m_config) == OptimizerImpl::ForLoop;
+    const auto factor = static_cast<int>(stepTemporaryFactor(m_config));
+    const bool gradCopies = (m_config.precision == Precision::MixedFp16Master ||
+                             m_config.precision == Precision::MixedBf16Master) &&
+                            !fsdpMixedPrecision(m_config);
+    auto each = [&](std::uint64_t state, std::uint64_t n) {
+        for (int k = 0; k < factor; ++k) transient(Affine{state, 0}, Component::Temporaries, s);
+        if (gradCopies) transient(Affine{n * 4, 0}, Component::Temporaries, s);
+    };
+    if (!forLoop) {
+        for (std::size_t i = 0; i < stateSizes.size(); ++i) each(stateSizes[i], elems[i]);
+        return;
+    }
+    std::size_t big = 0;
+    for (std::size_t i = 1; i < stateSizes.size(); ++i)
+        if (stateSizes[i] > stateSizes[big]) big = i;
+    if (!stateSizes.empty()) each(stateSizes[big], elems[big]);
+}
+
 void Scheduler::optimizerStep() {
     std::string label = "optimizer step (" + std::string(optimizerName(m_config.optimizer)) + ", " +
                         optimizerImplLabel(m_config) + ")";
     const int s = newStep(Phase::OptimizerStep, label);
     for (int g : m_paramGrad) use(g, s);
     const bool offload = m_config.optimizerOffload;
-    std::uint64_t largest = 0, total = 0, largestN = 0, totalN = 0;
+    std::vector<std::uint64_t> stateSizes, elems; // per parameter tensor, in parameter order
     for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
         const auto& gp = m_graph.params[p];
         if (gp.tiedTo >= 0 || !gp.trainable || stateElems(p) == 0) continue;
         const std::uint64_t n = stateElems(p);
         const auto cost = optimizerCost(m_config, gp.shape, n, dtypeSize(gp.dtype));
         if (m_config.firstStep && !offload) addStateInstances(cost, s); // made lazily by the first step()
-        const std::uint64_t sz =
-            n * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype)));
-        largest = std::max(largest, sz);
-        total += sz;
-        largestN = std::max(largestN, n);
-        totalN += n;
+        stateSizes.push_back(n * static_cast<std::uint64_t>(stateDtypeSize(m_config, dtypeSize(gp.dtype))));
+        elems.push_back(n);
     }
     if (m_config.firstStep && !offload && optimizerSharedBytes(m_config)) {
         const int inst =
             newInstance(Affine{optimizerSharedBytes(m_config), 0}, Component::OptimizerStates, s);
         m_lastUse[static_cast<std::size_t>(inst)] = kForever;
     }
-    if (!offload) {
-        const bool forLoop = resolvedImpl(m_config) == OptimizerImpl::ForLoop;
-        const double factor = stepTemporaryFactor(m_config);
-        const auto base = static_cast<double>(forLoop ? largest : total);
-        transient(Affine{static_cast<std::uint64_t>(factor * base), 0}, Component::Temporaries, s);
-        // fp32 copies of half gradients; FSDP's MixedPrecision gradients are fp32 shards already
-        if ((m_config.precision == Precision::MixedFp16Master ||
-             m_config.precision == Precision::MixedBf16Master) &&
-            !fsdpMixedPrecision(m_config))
-            transient(Affine{(forLoop ? largestN : totalN) * 4, 0}, Component::Temporaries, s);
-    }
+    if (!offload) stepTemporaries(stateSizes, elems, s);
     if (m_config.zeroGradSetToNone)
         for (int g : m_paramGrad) use(g, s); // zero_grad(set_to_none=True) drops them after the step
 }
