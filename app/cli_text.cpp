@@ -89,7 +89,8 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     const std::uint64_t required = flushes ? v->requiredBytes : e.requiredBytes;
     os << "\nOverheads:\n";
     os << row("allocator reserve", flushes ? v->reserveBytes : e.allocatorReserveBytes, required);
-    os << row("CUDA context", e.cudaContextBytes, required);
+    os << row("outside PyTorch", e.cudaContextBytes, required);
+    os << "  (" << nonTorchText(e.nonTorch) << ")\n";
     if (!e.allocator.sequences.empty()) {
         os << "  (the allocator replay ran " << e.allocator.sequences.size() << " steps at sequence lengths";
         for (std::size_t i = 0; i < e.allocator.sequences.size(); ++i)
@@ -104,6 +105,8 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
            << formatBytes(e.requiredBytes) << " on a GPU large enough)\n";
     else
         os << "Required (nvidia-smi at the peak): " << formatBytes(e.requiredBytes) << "\n";
+    os << "PyTorch's max_memory_reserved(): " << formatBytes(required - e.cudaContextBytes)
+       << "  (nvidia-smi less the memory outside PyTorch)\n";
     os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
        << e.savedActivationBytes << " B)\n";
     if (e.autocastWeightCopyBytes)

@@ -31,6 +31,7 @@ std::vector<GpuSpec> parseCatalogue() {
         s.arch = g.value("arch", "");
         s.memoryBytes = g.value("memory_bytes", std::uint64_t{0});
         s.contextBytes = g.value("context_bytes", std::uint64_t{536870912});
+        s.contextSource = g.value("context_source", "");
         s.source = g.value("source", "");
         s.cublasWorkspaceBytes = g.value("cublas_workspace_bytes", std::uint64_t{8519680});
         s.archSource = g.value("arch_source", "");
@@ -83,6 +84,8 @@ GpuSpec customGpu(double gib) {
     const double bytes = gib * 1024.0 * 1024.0 * 1024.0;
     s.memoryBytes = bytes > 0 && bytes < 9.0e18 ? static_cast<std::uint64_t>(std::llround(bytes)) : 0;
     s.contextBytes = 536870912;
+    s.contextSource =
+        "a custom GPU: 512 MiB, above every measured lazy context up to Hopper (docs/memory-model.md 6.3)";
     s.source = "user supplied";
     return s;
 }

@@ -105,7 +105,17 @@ std::string estimateJson(const ReportInput& in) {
         o["parallel"] = par;
     }
     ojson ov;
-    ov["cuda_context_bytes"] = e.cudaContextBytes;
+    ov["cuda_context_bytes"] = e.cudaContextBytes; // all of it, as before the parts existed
+    ojson nt;
+    nt["context_bytes"] = e.nonTorch.contextBytes;
+    nt["cublas_kernel_bytes"] = e.nonTorch.cublasBytes;
+    nt["eager_loading_bytes"] = e.nonTorch.eagerBytes;
+    nt["cudnn_bytes"] = e.nonTorch.cudnnBytes;
+    nt["nccl_bytes"] = e.nonTorch.ncclBytes;
+    nt["nccl_communicators"] = e.nonTorch.ncclCommunicators;
+    nt["measured"] = e.nonTorch.measured; // --context-mib: the user's figure stands for all of it
+    nt["total_bytes"] = e.nonTorch.total();
+    ov["non_pytorch"] = nt;
     ov["allocator_reserve_bytes"] = e.allocatorReserveBytes;
     ov["reserved_bytes"] = e.reservedBytes;
     ov["peak_reserved_bytes"] = e.allocator.peakReservedBytes;
@@ -246,6 +256,7 @@ std::string gpuCatalogueJson() {
         o["arch"] = g.arch;
         o["memory_bytes"] = g.memoryBytes;
         o["context_bytes"] = g.contextBytes;
+        o["context_source"] = g.contextSource;
         o["cublas_workspace_bytes"] = g.cublasWorkspaceBytes;
         o["bf16"] = g.bf16;
         o["fp8"] = g.fp8;

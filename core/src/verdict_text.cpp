@@ -79,4 +79,16 @@ std::string pagedNote(const Verdict& v, const Estimate& e) {
     return buf;
 }
 
+std::string nonTorchText(const NonTorchMemory& m) {
+    auto mib = [](std::uint64_t b) { return std::to_string((b + (1u << 19)) >> 20) + " MiB"; };
+    if (m.measured) return "your measured figure (--context-mib), " + mib(m.contextBytes);
+    std::string s = "CUDA context " + mib(m.contextBytes) + " + cuBLAS kernels " + mib(m.cublasBytes);
+    if (m.eagerBytes) s += " + eager module loading " + mib(m.eagerBytes);
+    if (m.cudnnBytes) s += " + cuDNN " + mib(m.cudnnBytes);
+    if (m.ncclBytes)
+        s += " + NCCL " + mib(m.ncclBytes) + " (" + std::to_string(m.ncclCommunicators) + " communicator" +
+             (m.ncclCommunicators > 1 ? "s)" : ")");
+    return s;
+}
+
 } // namespace batchfit

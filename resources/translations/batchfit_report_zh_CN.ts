@@ -144,10 +144,6 @@
         <translation>分配器预留</translation>
     </message>
     <message>
-        <source>CUDA context</source>
-        <translation>CUDA 上下文</translation>
-    </message>
-    <message>
         <source>Required (nvidia-smi)</source>
         <translation>所需显存（nvidia-smi）</translation>
     </message>
@@ -218,18 +214,6 @@
     <message>
         <source>Peak allocated is what torch.cuda.max_memory_allocated() would report: the tensors live at the step&apos;s peak, each rounded up as PyTorch&apos;s caching allocator rounds requests.</source>
         <translation>显存峰值即 torch.cuda.max_memory_allocated() 会报告的值：训练步峰值时存活的张量，每个都按 PyTorch 缓存分配器的规则向上取整。</translation>
-    </message>
-    <message>
-        <source>CUDA context: %1 (%2). The CUDA driver and libraries hold it outside PyTorch&apos;s allocator; nvidia-smi counts it.</source>
-        <translation>CUDA 上下文：%1（%2）。这部分显存由 CUDA 驱动和库在 PyTorch 分配器之外占用，nvidia-smi 会把它计算在内。</translation>
-    </message>
-    <message>
-        <source>set for this report</source>
-        <translation>本报告中指定</translation>
-    </message>
-    <message>
-        <source>the default for %1</source>
-        <translation>%1 的默认值</translation>
     </message>
     <message>
         <source>Allocator reserve: %1, taken as %2 of the peak allocated, for the caching allocator&apos;s segments and fragmentation (reserved minus allocated).</source>
@@ -624,6 +608,42 @@
         <source>On this GPU the replay, held to the usable memory, frees cached segments when a cudaMalloc fails and retries: the allocator reserve is %1 and the step needs %2 (the table&apos;s figures); the figures above are those of a GPU large enough.</source>
         <translation>在这块 GPU 上，回放限定在可用显存内，cudaMalloc 失败时会释放缓存的内存段后重试：分配器预留为 %1，这一步需要 %2（即表中的数字）；上面的数字是显存足够大的 GPU 上的。</translation>
     </message>
+    <message>
+        <source>Outside PyTorch</source>
+        <translation>PyTorch 之外</translation>
+    </message>
+    <message>
+        <source>CUDA context %1</source>
+        <translation>CUDA 上下文 %1</translation>
+    </message>
+    <message>
+        <source>cuBLAS kernels %1</source>
+        <translation>cuBLAS 内核 %1</translation>
+    </message>
+    <message>
+        <source>eager module loading %1</source>
+        <translation>模块预先加载 %1</translation>
+    </message>
+    <message>
+        <source>cuDNN %1</source>
+        <translation>cuDNN %1</translation>
+    </message>
+    <message>
+        <source>NCCL %1</source>
+        <translation>NCCL %1</translation>
+    </message>
+    <message>
+        <source>Outside PyTorch: %1 (%2). The CUDA driver and libraries hold it outside PyTorch&apos;s allocator; nvidia-smi counts it, torch.cuda.memory_reserved() does not.</source>
+        <translation>PyTorch 之外：%1（%2）。这部分由 CUDA 驱动和各个库占用，不经过 PyTorch 的分配器；nvidia-smi 会计入，torch.cuda.memory_reserved() 不计入。</translation>
+    </message>
+    <message>
+        <source>measured, set for this report</source>
+        <translation>实测值，为本报告设定</translation>
+    </message>
+    <message>
+        <source>for %1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::SettingLabels</name>
@@ -826,6 +846,10 @@
     <message>
         <source>Safety margin</source>
         <translation>安全余量</translation>
+    </message>
+    <message>
+        <source>Eager module loading</source>
+        <translation>CUDA 模块预先加载（EAGER）</translation>
     </message>
 </context>
 </TS>

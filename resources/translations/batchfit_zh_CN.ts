@@ -280,10 +280,6 @@
 <context>
     <name>batchfit::BreakdownModel</name>
     <message>
-        <source>CUDA context</source>
-        <translation>CUDA 上下文</translation>
-    </message>
-    <message>
         <source>Peak GPU memory (must fit)</source>
         <translation>显存峰值（必须放得下）</translation>
     </message>
@@ -294,10 +290,6 @@
     <message>
         <source>Reserved by PyTorch&apos;s caching allocator beyond what tensors use (segments, fragmentation).</source>
         <translation>PyTorch 缓存分配器在张量实际用量之外额外预留的显存（内存段、碎片）。</translation>
-    </message>
-    <message>
-        <source>The CUDA context and libraries (cuBLAS, cuDNN), outside PyTorch&apos;s allocator.</source>
-        <translation>CUDA 上下文及各类库（cuBLAS、cuDNN）占用的显存，不经过 PyTorch 的分配器。</translation>
     </message>
     <message>
         <source>What nvidia-smi would show at the peak of the step: this must fit the usable memory.</source>
@@ -402,6 +394,40 @@
     <message>
         <source>Optimizer states kept in CPU memory, one GPU&apos;s share; not part of the GPU budget. A node holds them for its %1 GPUs: %2 of host memory.</source>
         <translation>保存在 CPU 内存中的优化器状态（一张 GPU 的份额），不计入显存预算。一个节点要为其 %1 张 GPU 保存它们：共 %2 主机内存。</translation>
+    </message>
+    <message>
+        <source>Outside PyTorch (CUDA context, libraries)</source>
+        <translation>PyTorch 之外（CUDA 上下文、各库）</translation>
+    </message>
+    <message>
+        <source>Memory outside PyTorch&apos;s allocator, as you measured it (the override in the set-up): %1.</source>
+        <translation>PyTorch 分配器之外的显存，按您的实测值（设置中的覆盖值）：%1。</translation>
+    </message>
+    <message>
+        <source>CUDA context: %1</source>
+        <translation>CUDA 上下文：%1</translation>
+    </message>
+    <message>
+        <source>cuBLAS kernels: %1</source>
+        <translation>cuBLAS 内核：%1</translation>
+    </message>
+    <message>
+        <source>eager module loading: %1</source>
+        <translation>模块预先加载：%1</translation>
+    </message>
+    <message>
+        <source>cuDNN (the model has convolutions): %1</source>
+        <translation>cuDNN（模型含卷积）：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>NCCL, %n communicator(s): %1</source>
+        <translation>
+            <numerusform>NCCL，%n 个通信器：%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Memory nvidia-smi shows beyond PyTorch&apos;s memory_reserved(): %1. Sources: docs/memory-model.md, section 7.</source>
+        <translation>nvidia-smi 显示的、超出 PyTorch memory_reserved() 的显存：%1。来源见 docs/memory-model.md 第 7 节。</translation>
     </message>
 </context>
 <context>
@@ -3352,8 +3378,20 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>搜索 GPU…</translation>
     </message>
     <message>
-        <source>Memory the CUDA context and libraries take outside PyTorch&apos;s allocator; by default the GPU&apos;s typical value. To measure your own stack: free0 = torch.cuda.mem_get_info()[0] before anything touches the GPU, then torch.cuda.init(), one matmul (x = torch.randn(1024, 1024, device=&apos;cuda&apos;); x @ x; torch.cuda.synchronize()) and, for a CNN, one convolution; the override is free0 - torch.cuda.mem_get_info()[0] - torch.cuda.memory_reserved().</source>
-        <translation>CUDA 上下文和各类库在 PyTorch 分配器之外占用的显存；默认取该 GPU 的典型值。测量你自己的环境：在任何代码使用 GPU 之前记下 free0 = torch.cuda.mem_get_info()[0]，然后执行 torch.cuda.init()、一次矩阵乘法（x = torch.randn(1024, 1024, device=&apos;cuda&apos;); x @ x; torch.cuda.synchronize()），CNN 再执行一次卷积；手动指定的值为 free0 - torch.cuda.mem_get_info()[0] - torch.cuda.memory_reserved()。</translation>
+        <source>Memory outside PyTorch&apos;s allocator: the CUDA context, cuBLAS and cuDNN kernels, NCCL buffers. By default BatchFit adds them up for this GPU and step (see the breakdown&apos;s tooltip). Your own figure replaces all of them. To measure it, after one training step: free, total = torch.cuda.mem_get_info(); the figure is total - free - torch.cuda.memory_reserved() (with no other process on the GPU).</source>
+        <translation>PyTorch 分配器之外的显存：CUDA 上下文、cuBLAS 和 cuDNN 内核、NCCL 缓冲区。默认由 BatchFit 按此 GPU 和训练步骤逐项相加（见明细表的提示）。您填写的数值将替代全部各项。测量方法：训练一步之后执行 free, total = torch.cuda.mem_get_info()，数值为 total - free - torch.cuda.memory_reserved()（GPU 上没有其他进程时）。</translation>
+    </message>
+    <message>
+        <source>Eager CUDA module loading</source>
+        <translation>CUDA 模块预先加载（EAGER）</translation>
+    </message>
+    <message>
+        <source>CUDA_MODULE_LOADING=EAGER, or torch older than 1.13, or CUDA older than 11.7: every kernel image loads at start-up, about 900 MiB more outside PyTorch&apos;s allocator. Newer stacks load kernels lazily (the default).</source>
+        <translation>CUDA_MODULE_LOADING=EAGER，或 torch 早于 1.13、CUDA 早于 11.7：启动时加载全部内核映像，在 PyTorch 分配器之外多占约 900 MiB。较新的环境按需（延迟）加载内核（默认）。</translation>
+    </message>
+    <message>
+        <source>Lazy CUDA module loading</source>
+        <translation>CUDA 模块延迟加载</translation>
     </message>
 </context>
 <context>

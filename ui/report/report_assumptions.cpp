@@ -36,13 +36,21 @@ QStringList ReportSections::assumptions() const {
     out << ReportText::tr(
         "Peak allocated is what torch.cuda.max_memory_allocated() would report: the tensors live at the "
         "step's peak, each rounded up as PyTorch's caching allocator rounds requests.");
+    const NonTorchMemory& nt = e.nonTorch;
+    QStringList parts{ReportText::tr("CUDA context %1").arg(ReportText::bytes(nt.contextBytes)),
+                      ReportText::tr("cuBLAS kernels %1").arg(ReportText::bytes(nt.cublasBytes))};
+    if (nt.eagerBytes)
+        parts << ReportText::tr("eager module loading %1").arg(ReportText::bytes(nt.eagerBytes));
+    if (nt.cudnnBytes) parts << ReportText::tr("cuDNN %1").arg(ReportText::bytes(nt.cudnnBytes));
+    if (nt.ncclBytes) parts << ReportText::tr("NCCL %1").arg(ReportText::bytes(nt.ncclBytes));
     out << ReportText::tr(
-               "CUDA context: %1 (%2). The CUDA driver and libraries hold it outside PyTorch's allocator; "
-               "nvidia-smi counts it.")
-               .arg(ReportText::bytes(e.cudaContextBytes),
-                    c.cudaContextBytes
-                        ? ReportText::tr("set for this report")
-                        : ReportText::tr("the default for %1").arg(QString::fromStdString(g.name)));
+               "Outside PyTorch: %1 (%2). The CUDA driver and libraries hold it outside PyTorch's allocator; "
+               "nvidia-smi counts it, torch.cuda.memory_reserved() does not.")
+               .arg(
+                   ReportText::bytes(e.cudaContextBytes),
+                   c.cudaContextBytes
+                       ? ReportText::tr("measured, set for this report")
+                       : ReportText::tr("for %1: %2").arg(QString::fromStdString(g.name), parts.join(" + ")));
     if (c.fragmentationFraction)
         out << ReportText::tr("Allocator reserve: %1, taken as %2 of the peak allocated, for the caching "
                               "allocator's segments "

@@ -313,7 +313,7 @@ ReportTable ReportSections::componentTable() const {
     } else {
         row(ReportText::tr("Peak reserved (fragmentation override)"), e.reservedBytes);
     }
-    row(ReportText::tr("CUDA context"), e.cudaContextBytes, ComponentPalette::overhead());
+    row(ReportText::tr("Outside PyTorch"), e.cudaContextBytes, ComponentPalette::overhead());
     if (flushes) {
         row(ReportText::tr("Required here (nvidia-smi)"), v.requiredBytes, {}, true, true);
         row(ReportText::tr("On a GPU large enough"), e.requiredBytes);

@@ -26,6 +26,7 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Gradient accumulation"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "zero_grad(set_to_none)"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Optimizer offload"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Eager module loading"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "First step"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "PyTorch rules"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Frozen layers"),

@@ -2,6 +2,7 @@
 // What one estimate reports. Every figure is in bytes unless named otherwise; see docs/estimate-fields.md.
 #include "batchfit/allocator_replay.h"
 #include "batchfit/dtype.h"
+#include "batchfit/non_torch_memory.h"
 #include "batchfit/shape.h"
 
 #include <cstdint>
@@ -109,10 +110,11 @@ struct Estimate {
         0; ///< half copies of weights made by autocast (part of the above)
 
     // Overheads, kept apart from the components.
-    std::uint64_t cudaContextBytes = 0;
+    std::uint64_t cudaContextBytes = 0;      ///< all memory outside PyTorch's allocator: nonTorch.total()
+    NonTorchMemory nonTorch;                 ///< its parts (docs/memory-model.md 7)
     std::uint64_t allocatorReserveBytes = 0; ///< reserved minus allocated (segments, fragmentation)
     std::uint64_t reservedBytes = 0;         ///< torch.cuda.max_memory_reserved() estimate
-    std::uint64_t requiredBytes = 0;         ///< what nvidia-smi would show at the peak: reserved + context
+    std::uint64_t requiredBytes = 0; ///< what nvidia-smi would show at the peak: reserved + cudaContextBytes
     std::uint64_t hostBytes =
         0; ///< host memory for offloaded optimizer states: one GPU's (the rank simulated)
     /// A node's host memory for them: hostBytes x parallel.gpusOnNode (the most loaded rank's, so an upper

@@ -13,7 +13,8 @@ struct GpuSpec {
     std::string name;   ///< "NVIDIA GeForce RTX 4090"
     std::string vendor; ///< "NVIDIA" / "AMD"
     std::uint64_t memoryBytes = 0;
-    std::uint64_t contextBytes = 0; ///< default CUDA/ROCm context + libraries outside the allocator
+    std::uint64_t contextBytes = 0; ///< the bare CUDA/ROCm context, lazy loading (non_torch_memory.h adds the rest)
+    std::string contextSource;      ///< where the context figure comes from, with its confidence
     std::uint64_t cublasWorkspaceBytes = 8519680; ///< PyTorch's default per cuBLAS handle (32 MiB on sm90+)
     std::string arch;       ///< "sm_89" (CUDA compute capability) or "gfx942" (ROCm target); empty: unknown
     std::string source;     ///< where the memory figure comes from

@@ -87,6 +87,9 @@ struct TrainingConfig {
     std::int64_t accumulationSteps = 1; ///< micro-batches per optimizer step (batch = micro-batch size)
     bool zeroGradSetToNone = true;
     bool optimizerOffload = false; ///< optimizer states and master weights in host memory
+    /// CUDA_MODULE_LOADING=EAGER (or torch < 1.13, CUDA < 11.7): every kernel image loads at start-up
+    /// (docs/memory-model.md 6.3).
+    bool eagerModuleLoading = false;
     bool firstStep = false;        ///< simulate step 1 (states created lazily) instead of the steady state
     TorchRules torch = TorchRules::Torch2;
 

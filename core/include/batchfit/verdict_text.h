@@ -48,4 +48,8 @@ std::string verdictSentence(const Verdict& v, std::uint64_t requiredBytes);
 /// Empty without paged states.
 std::string pagedNote(const Verdict& v, const Estimate& e);
 
+/// The memory outside PyTorch's allocator, part by part, in MiB: "CUDA context 450 MiB + cuBLAS kernels 64 MiB
+/// + cuDNN 256 MiB", or "measured by the user (--context-mib)".
+std::string nonTorchText(const NonTorchMemory& m);
+
 } // namespace batchfit

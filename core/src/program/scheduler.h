@@ -31,8 +31,8 @@ private:
     void forwardOp(int op, bool recompute, int unitLastOp);
     void backwardOp(int op);
     void recompute(int unit);
-    void stepTemporaries(const std::vector<std::uint64_t>& stateSizes, const std::vector<std::uint64_t>& elems,
-                         int step);
+    void stepTemporaries(const std::vector<std::uint64_t>& stateSizes,
+                         const std::vector<std::uint64_t>& elems, int step);
     void optimizerStep();
     /// One optimizer-state instance per state tensor of `cost`, kept to the end, created at `step`.
     void addStateInstances(const OptimizerCost& cost, int step);

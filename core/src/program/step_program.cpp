@@ -41,7 +41,8 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model
     auto program = std::make_shared<StepProgram>();
     program->m_config = config;
     program->m_allocConfig = *allocConf;
-    program->m_contextBytes = config.cudaContextBytes.value_or(cudaContextBytes);
+    program->m_nonTorch = nonTorchMemory(model, config, cudaContextBytes);
+    program->m_contextBytes = program->m_nonTorch.total();
     Scheduler scheduler(*graph, config, *program);
     auto st = scheduler.run();
     if (!st) return st.error();
@@ -354,6 +355,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.savedActivationBytes = t.savedActivations.atUnchecked(batch);
     e.autocastWeightCopyBytes = t.autocastCopies.atUnchecked(batch);
     e.cudaContextBytes = m_contextBytes;
+    e.nonTorch = m_nonTorch;
     e.allocator.allocConf = allocConfText(m_allocConfig);
     if (!m_config.replaySequences.empty()) {
         e.allocator.sequences = m_config.replaySequences;

@@ -133,8 +133,9 @@ private:
     Status checkEpochSamples() const;
     /// Whether the replay runs a first step before the steady one (earlier steps and a last batch need it).
     bool warmsUp() const;
-    std::int64_t m_sequence = 0; ///< the model's sequence length, with replaySequences
-    std::uint64_t m_contextBytes = 0;
+    std::int64_t m_sequence = 0;      ///< the model's sequence length, with replaySequences
+    std::uint64_t m_contextBytes = 0; ///< m_nonTorch.total()
+    NonTorchMemory m_nonTorch;
     StepTotals m_totals;
     std::int64_t m_maxSafeBatch = 0;
     friend class Scheduler;

@@ -145,6 +145,10 @@ void addStepShape(std::vector<SettingInfo>& out) {
                   &TrainingConfig::zeroGradSetToNone, FlagForm::SetsFalse},
                  {"optimizer_offload", "--offload", "Optimizer offload",
                   "optimizer states and master weights in host memory", &TrainingConfig::optimizerOffload},
+                 {"eager_module_loading", "--eager-loading", "Eager module loading",
+                  "CUDA_MODULE_LOADING=EAGER, or torch < 1.13 / CUDA < 11.7: all kernel images load at start-up "
+                  "(about 900 MiB more outside PyTorch's allocator)",
+                  &TrainingConfig::eagerModuleLoading},
                  {"first_step", "--first-step", "First step",
                   "simulate step 1 (optimizer states created in step()) instead of the steady state",
                   &TrainingConfig::firstStep}});

@@ -85,7 +85,7 @@ QString BreakdownModel::rowName(int row) const {
         return m_estimate->allocator.simulated ? tr("Allocator reserve (replay)")
                                                : tr("Allocator reserve (override)");
     case ContextRow:
-        return tr("CUDA context");
+        return tr("Outside PyTorch (CUDA context, libraries)");
     case RequiredRow:
         return m_cacheReleased ? tr("Peak on this GPU (fits with cache flushes)")
                                : tr("Peak GPU memory (must fit)");
@@ -94,6 +94,25 @@ QString BreakdownModel::rowName(int row) const {
             return tr("Host memory (offloaded, per GPU)");
         return m_estimate->hostBytes > 0 ? tr("Host memory (offloaded)") : tr("Paged optimizer states");
     }
+}
+
+QString BreakdownModel::contextExplanation() const {
+    const NonTorchMemory& m = m_estimate->nonTorch;
+    if (m.measured)
+        return tr("Memory outside PyTorch's allocator, as you measured it (the override in the set-up): %1.")
+            .arg(ByteFormat::bytes(m.contextBytes));
+    QStringList parts{tr("CUDA context: %1").arg(ByteFormat::bytes(m.contextBytes)),
+                      tr("cuBLAS kernels: %1").arg(ByteFormat::bytes(m.cublasBytes))};
+    if (m.eagerBytes) parts << tr("eager module loading: %1").arg(ByteFormat::bytes(m.eagerBytes));
+    if (m.cudnnBytes)
+        parts << tr("cuDNN (the model has convolutions): %1").arg(ByteFormat::bytes(m.cudnnBytes));
+    if (m.ncclBytes)
+        parts << tr("NCCL, %n communicator(s): %1", nullptr, m.ncclCommunicators)
+                     .arg(ByteFormat::bytes(m.ncclBytes));
+    return tr("Memory nvidia-smi shows beyond PyTorch's memory_reserved(): %1. Sources: "
+              "docs/memory-model.md, "
+              "section 6.3.")
+        .arg(parts.join(QStringLiteral("; ")));
 }
 
 QString BreakdownModel::rowExplanation(int row) const {
@@ -111,7 +130,7 @@ QString BreakdownModel::rowExplanation(int row) const {
     case ReserveRow:
         return reserveExplanation();
     case ContextRow:
-        return tr("The CUDA context and libraries (cuBLAS, cuDNN), outside PyTorch's allocator.");
+        return contextExplanation();
     case RequiredRow:
         if (m_cacheReleased)
             return tr("What nvidia-smi would show at the peak of the step on this GPU. On a GPU large enough "

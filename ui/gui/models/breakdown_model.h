@@ -37,6 +37,7 @@ private:
     std::uint64_t bytesAt(int row) const;
     QString rowName(int row) const;
     QString rowExplanation(int row) const;
+    QString contextExplanation() const;
     /// The reserve row's tooltip: the replay's allocated and reserved peaks, or that the override decides.
     QString reserveExplanation() const;
 

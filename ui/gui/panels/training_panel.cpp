@@ -129,11 +129,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
     m_contextOverride = new QCheckBox(tr("Override"), this);
     m_contextOverride->setToolTip(
-        tr("Memory the CUDA context and libraries take outside PyTorch's allocator; by default the GPU's "
-           "typical value. To measure your own stack: free0 = torch.cuda.mem_get_info()[0] before anything "
-           "touches the GPU, then torch.cuda.init(), one matmul (x = torch.randn(1024, 1024, device='cuda'); "
-           "x @ x; torch.cuda.synchronize()) and, for a CNN, one convolution; the override is free0 - "
-           "torch.cuda.mem_get_info()[0] - torch.cuda.memory_reserved()."));
+        tr("Memory outside PyTorch's allocator: the CUDA context, cuBLAS and cuDNN kernels, NCCL buffers. "
+           "By default BatchFit adds them up for this GPU and step (see the breakdown's tooltip). Your own "
+           "figure replaces all of them. To measure it, after one training step: free, total = "
+           "torch.cuda.mem_get_info(); the figure is total - free - torch.cuda.memory_reserved() (with no "
+           "other process on the GPU)."));
     m_contextMib = new SettingSpinBox("cuda_context_bytes", this);
     m_contextMib->setSettingValue(std::int64_t{512} * static_cast<std::int64_t>(kMiB));
     m_contextMib->setToolTip(m_contextOverride->toolTip());
@@ -182,12 +182,18 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_offload = new QCheckBox(tr("Offload optimizer states to CPU"), this);
     m_offload->setToolTip(
         tr("Optimizer states and master weights live in host memory (DeepSpeed/FSDP style)."));
+    m_eagerLoading = new QCheckBox(tr("Eager CUDA module loading"), this);
+    m_eagerLoading->setToolTip(
+        tr("CUDA_MODULE_LOADING=EAGER, or torch older than 1.13, or CUDA older than 11.7: every kernel "
+           "image loads at start-up, about 900 MiB more outside PyTorch's allocator. Newer stacks load "
+           "kernels lazily (the default)."));
     m_firstStep = new QCheckBox(tr("Simulate the first step"), this);
     m_firstStep->setToolTip(
         tr("Step 1 creates the optimizer states inside optimizer.step(); later steps start "
            "with them allocated (the default)."));
     form->addRow(m_setToNone);
     form->addRow(m_offload);
+    form->addRow(m_eagerLoading);
     form->addRow(m_firstStep);
     m_lora = new LoraEditor(form, this);
     connect(
@@ -229,6 +235,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_allocConf->lineEdit(), m_allocConf->sequencesEdit());
     setTabOrder(m_allocConf->sequencesEdit(), m_allocConf->epochEdit());
     setTabOrder(m_allocConf->epochEdit(), m_setToNone);
+    setTabOrder(m_offload, m_eagerLoading);
+    setTabOrder(m_eagerLoading, m_firstStep);
     setTabOrder(m_firstStep, m_lora->firstField());
     setTabOrder(m_lora->lastField(), m_parallel->firstField());
 
@@ -293,6 +301,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         m_config.torch = dataOf<TorchRules>(m_torch);
         emitEdit(tr("PyTorch %1").arg(m_torch->currentText()));
     });
+    connect(m_eagerLoading, &QCheckBox::toggled, this, [this](bool on) {
+        m_config.eagerModuleLoading = on;
+        emitEdit(on ? tr("Eager CUDA module loading") : tr("Lazy CUDA module loading"));
+    });
     connect(m_firstStep, &QCheckBox::toggled, this, [this](bool on) {
         m_config.firstStep = on;
         emitEdit(on ? tr("Simulate the first step") : tr("Simulate a steady-state step"));
@@ -355,6 +367,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_lora->setFineTuning(config.lora, config.quant);
     m_parallel->setParallel(config.parallel);
     m_offload->setChecked(config.optimizerOffload);
+    m_eagerLoading->setChecked(config.eagerModuleLoading);
     m_firstStep->setChecked(config.firstStep);
     selectData(m_torch, config.torch);
     m_allocConf->setAllocConf(QString::fromStdString(config.allocConf));

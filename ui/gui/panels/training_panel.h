@@ -75,6 +75,7 @@ private:
     SettingSpinBox* m_contextMib = nullptr;
     QCheckBox* m_setToNone = nullptr;
     QCheckBox* m_offload = nullptr;
+    QCheckBox* m_eagerLoading = nullptr;
     QCheckBox* m_firstStep = nullptr;
     QComboBox* m_torch = nullptr;
     AllocConfField* m_allocConf = nullptr;
