@@ -14,7 +14,8 @@ bool stepIsRepeatable(const StepProgram& p) {
 
 namespace {
 
-// Appends one program step's events: its allocations, its temporaries (allocated, then freed), its frees.
+// Appends one program step's events: its allocations, its temporaries (allocated, then freed in reverse), its
+// frees.
 struct Emitter {
     const StepProgram& p;
     std::vector<std::uint64_t>& size;
@@ -38,7 +39,10 @@ struct Emitter {
         const auto& st = p.steps[s];
         for (int a : st.allocs) emit(AllocatorEvent::Kind::Alloc, a);
         for (int t : st.transients) emit(AllocatorEvent::Kind::Alloc, t);
-        for (int t : st.transients) emit(AllocatorEvent::Kind::Free, t);
+        // Freed last first: C++ destroys an op's locals in reverse order, and CPython's list_dealloc drops a
+        // foreach result list from its last item (Objects/listobject.c).
+        for (auto t = st.transients.rbegin(); t != st.transients.rend(); ++t)
+            emit(AllocatorEvent::Kind::Free, *t);
         for (int f : st.frees)
             if (!skipSetup || !p.setupInstance[static_cast<std::size_t>(f)])
                 emit(AllocatorEvent::Kind::Free, f);

@@ -124,7 +124,24 @@ Status Scheduler::run() {
         m_program.steps[static_cast<std::size_t>(std::max(l, m_allocStep[i]))].frees.push_back(
             static_cast<int>(i));
     }
+    orderGradientFrees();
     return Ok{};
+}
+
+// zero_grad(set_to_none=True) walks the parameter groups in parameter order (torch/optim/optimizer.py,
+// Optimizer.zero_grad: `for group in self.param_groups: for p in group["params"]: p.grad = None`), so the
+// gradients go back to the allocator first layer first, not in the order the backward made them.
+void Scheduler::orderGradientFrees() {
+    std::vector<int> rank(m_program.instances.size(), -1);
+    int next = 0;
+    for (int g : m_paramGrad)
+        if (g >= 0 && rank[static_cast<std::size_t>(g)] < 0) rank[static_cast<std::size_t>(g)] = next++;
+    for (auto& st : m_program.steps) {
+        if (st.phase != Phase::OptimizerStep) continue;
+        std::stable_sort(st.frees.begin(), st.frees.end(), [&](int a, int b) {
+            return rank[static_cast<std::size_t>(a)] < rank[static_cast<std::size_t>(b)];
+        });
+    }
 }
 
 void Scheduler::setup() {
