@@ -107,6 +107,11 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         os << "Required (nvidia-smi at the peak): " << formatBytes(e.requiredBytes) << "\n";
     os << "PyTorch's max_memory_reserved(): " << formatBytes(required - e.cudaContextBytes)
        << "  (nvidia-smi less the memory outside PyTorch)\n";
+    if (e.allocator.largestWorkspaceBytes)
+        os << "  cuDNN workspaces (largest " << formatBytes(e.allocator.largestWorkspaceBytes)
+           << ") are in it; they never cause an out-of-memory error (PyTorch falls back to engines that need "
+              "less), and without any the step reserves "
+           << formatBytes(e.allocator.leastReservedBytes) << "\n";
     os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
        << e.savedActivationBytes << " B)\n";
     if (e.autocastWeightCopyBytes)

@@ -132,6 +132,8 @@ std::string estimateJson(const ReportInput& in) {
     al["peak_inactive_split_bytes"] = e.allocator.peakInactiveSplitBytes;
     al["peak_segments"] = e.allocator.peakSegments;
     al["device_allocs"] = e.allocator.deviceAllocs;
+    al["largest_cudnn_workspace_bytes"] = e.allocator.largestWorkspaceBytes;
+    al["least_reserved_bytes"] = e.allocator.leastReservedBytes; // every cuDNN workspace fallen back to 0
     o["allocator"] = al;
     o["required_bytes"] = e.requiredBytes;
     if (in.verdict) {

@@ -851,5 +851,9 @@
         <source>Eager module loading</source>
         <translation>CUDA 模块预先加载（EAGER）</translation>
     </message>
+    <message>
+        <source>cuDNN workspace cap</source>
+        <translation>cuDNN 工作区上限</translation>
+    </message>
 </context>
 </TS>

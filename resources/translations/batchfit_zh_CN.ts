@@ -426,8 +426,8 @@
         </translation>
     </message>
     <message>
-        <source>Memory nvidia-smi shows beyond PyTorch&apos;s memory_reserved(): %1. Sources: docs/memory-model.md, section 7.</source>
-        <translation>nvidia-smi 显示的、超出 PyTorch memory_reserved() 的显存：%1。来源见 docs/memory-model.md 第 7 节。</translation>
+        <source>Memory nvidia-smi shows beyond PyTorch&apos;s memory_reserved(): %1. Sources: docs/memory-model.md, section 6.3.</source>
+        <translation>nvidia-smi 显示的、超出 PyTorch memory_reserved() 的显存：%1。来源见 docs/memory-model.md 第 6.3 节。</translation>
     </message>
 </context>
 <context>

@@ -286,3 +286,36 @@ TEST_CASE("format_size", "[allocator]") {
     CHECK(formatTorchSize(20 * MiB) == "20.00 MiB");
     CHECK(formatTorchSize(1536 * MiB) == "1.50 GiB");
 }
+
+TEST_CASE("a cuDNN workspace that cannot be allocated falls back instead of failing the step",
+          "[allocator][cudnn]") {
+    // Conv_v8.cpp try_configs catches the OutOfMemoryError of a plan's workspace and runs the next plan: the
+    // replay drops an elastic allocation it cannot place (after freeing its cache) and counts a fallback.
+    constexpr std::uint64_t MiB = 1ull << 20;
+    auto ev = [](AllocatorEvent::Kind k, std::uint64_t id, std::uint64_t size, bool elastic = false) {
+        return AllocatorEvent{k, id, size, 0, -1, elastic};
+    };
+    using K = AllocatorEvent::Kind;
+    std::vector<AllocatorEvent> events{ev(K::Alloc, 1, 60 * MiB), ev(K::Alloc, 2, 100 * MiB, true),
+                                       ev(K::Free, 2, 0), ev(K::Alloc, 3, 20 * MiB)};
+    ReplayOptions o;
+    o.limitBytes = 100 * MiB;
+    auto r = replayAllocations(events, o);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->oom);
+    CHECK(r->workspaceFallbacks == 1);
+    CHECK(r->workspaceFallbackBytes == 100 * MiB);
+    CHECK(r->stats.peakAllocatedBytes == 80 * MiB); // the workspace never existed
+    events[1].elastic = false; // the same request as an ordinary tensor is an out-of-memory error
+    auto hard = replayAllocations(events, o);
+    REQUIRE(hard.ok());
+    CHECK(hard->oom);
+    CHECK(hard->workspaceFallbacks == 0);
+    // And on a GPU large enough it is allocated like any block, and counted.
+    o.limitBytes.reset();
+    events[1].elastic = true;
+    auto big = replayAllocations(events, o);
+    REQUIRE(big.ok());
+    CHECK(big->workspaceFallbacks == 0);
+    CHECK(big->stats.peakAllocatedBytes == 160 * MiB);
+}

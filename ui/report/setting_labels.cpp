@@ -57,6 +57,7 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "FSDP2 reshard after forward"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "CUDA context"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "cuBLAS workspace"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "cuDNN workspace cap"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Fragmentation override"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "PYTORCH_CUDA_ALLOC_CONF"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Batch lengths replayed"),

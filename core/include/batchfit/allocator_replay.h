@@ -21,6 +21,10 @@ struct AllocatorEvent {
     std::uint64_t size = 0; ///< bytes requested (Alloc); 0 allocates nothing, as torch does
     int stream = 0;         ///< blocks are never shared between streams
     int tag = -1;           ///< free for the caller (BatchFit: the Component), kept on the block
+    /// A cuDNN workspace: when it cannot be allocated (after the allocator has freed its cache and retried),
+    /// PyTorch catches the OutOfMemoryError and runs an engine that needs less (Conv_v8.cpp try_configs), so
+    /// the replay drops it (a fallback) instead of failing.
+    bool elastic = false;
 };
 
 /// What torch.cuda.memory_stats() would report for the replay.
@@ -108,10 +112,12 @@ struct AllocatorSample {
 
 struct ReplayResult {
     AllocatorStats stats;
-    std::optional<OomReport> oom;         ///< the first failure
-    std::int64_t oomCount = 0;            ///< failures (more than 1 only when stopAtOom is false)
-    std::vector<AllocatorSample> samples; ///< one per ReplayOptions::sampleAfter entry reached
-    std::vector<SegmentView> segments;    ///< the snapshot, when asked for (at the OOM if it came first)
+    std::optional<OomReport> oom;             ///< the first failure
+    std::int64_t oomCount = 0;                ///< failures (more than 1 only when stopAtOom is false)
+    std::vector<AllocatorSample> samples;     ///< one per ReplayOptions::sampleAfter entry reached
+    std::vector<SegmentView> segments;        ///< the snapshot, when asked for (at the OOM if it came first)
+    std::int64_t workspaceFallbacks = 0;      ///< elastic allocations dropped: cuDNN ran a smaller engine
+    std::uint64_t workspaceFallbackBytes = 0; ///< the largest of them
 };
 
 /// Replays the events. Fails (as a value) only for malformed traces: a free of an unknown id, an id

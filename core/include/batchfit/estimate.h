@@ -68,6 +68,11 @@ struct AllocatorEstimate {
     /// With TrainingConfig::epochSamples: the batch size of the epoch's last step, replayed before the step
     /// estimated (0: the epoch divides into full batches, none is replayed).
     std::int64_t lastBatch = 0;
+    /// cuDNN's convolution workspaces (elastic, docs/memory-model.md 6.2): the largest one the step asks for,
+    /// and max_memory_reserved() when every one falls back to an engine without workspace (the band's low
+    /// end; peakReservedBytes is its typical end). Both 0 without convolutions.
+    std::uint64_t largestWorkspaceBytes = 0;
+    std::uint64_t leastReservedBytes = 0;
 };
 
 /// One GPU of a data-parallel group (Estimate::parallel; group 1 without one).

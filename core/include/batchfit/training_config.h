@@ -90,7 +90,7 @@ struct TrainingConfig {
     /// CUDA_MODULE_LOADING=EAGER (or torch < 1.13, CUDA < 11.7): every kernel image loads at start-up
     /// (docs/memory-model.md 6.3).
     bool eagerModuleLoading = false;
-    bool firstStep = false;        ///< simulate step 1 (states created lazily) instead of the steady state
+    bool firstStep = false; ///< simulate step 1 (states created lazily) instead of the steady state
     TorchRules torch = TorchRules::Torch2;
 
     // Fine-tuning: which layers train (glob patterns over layer paths, or PyTorch module names; a pattern
@@ -108,6 +108,8 @@ struct TrainingConfig {
 
     // Overheads (outside the four components).
     std::optional<std::uint64_t> cudaContextBytes; ///< override of the GPU's default CUDA context
+    /// CUDNN_CONV_WSCAP_DBG: each cuDNN convolution workspace at most this many bytes (unset: uncapped).
+    std::optional<std::uint64_t> cudnnWorkspaceCapBytes;
     std::optional<std::uint64_t>
         cublasWorkspaceBytes; ///< override of the GPU's cuBLAS workspace (per handle)
     /// PYTORCH_CUDA_ALLOC_CONF for the caching-allocator replay that gives reserved memory and the verdict

@@ -119,6 +119,12 @@ Result<ReplayResult> replayAllocations(const std::vector<AllocatorEvent>& events
             }
             std::optional<int> b;
             if (e.size < kOneExaByte) b = a.malloc(e.size, e.stream, e.tag, e.id);
+            if (!b && e.elastic) {
+                ++r.workspaceFallbacks;
+                r.workspaceFallbackBytes = std::max(r.workspaceFallbackBytes, e.size);
+                ids.set(e.id, IdTable::kSkipped);
+                break;
+            }
             if (!b) {
                 ++r.oomCount;
                 if (!r.oom) {

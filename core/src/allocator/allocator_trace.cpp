@@ -71,6 +71,10 @@ public:
                     if (added) t.tagNames.push_back(it->first);
                     a.tag = it->second;
                 }
+                if (e.contains("elastic")) {
+                    if (!e["elastic"].is_boolean()) return fail(at + ".elastic", "expected true or false");
+                    a.elastic = e["elastic"].get<bool>();
+                }
             }
             t.events.push_back(a);
         }
@@ -152,6 +156,7 @@ std::string allocatorTraceJson(const AllocatorTrace& t) {
             if (e.stream) out += ", \"stream\": " + std::to_string(e.stream);
             if (e.tag >= 0 && static_cast<std::size_t>(e.tag) < t.tagNames.size())
                 out += ", \"tag\": " + json(t.tagNames[static_cast<std::size_t>(e.tag)]).dump();
+            if (e.elastic) out += ", \"elastic\": true";
             out += "}";
             break;
         case AllocatorEvent::Kind::Free:

@@ -46,6 +46,7 @@ struct GOp {
     GradKind grad = GradKind::Allocate;
     Affine fwdWorkspace;
     Affine bwdWorkspace;
+    Affine cudnnWorkspace[3]; ///< elastic: forward, dgrad, wgrad (OpPlan::cudnnWorkspace)
     int checkpointUnit = -1; ///< >= 0: inside this recomputed unit
     bool isLoss = false;
 };

@@ -283,6 +283,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     op.grad = plan.grad;
     op.fwdWorkspace = plan.fwdWorkspace;
     op.bwdWorkspace = plan.bwdWorkspace;
+    for (int i = 0; i < 3; ++i) op.cudnnWorkspace[i] = plan.cudnnWorkspace[i];
     op.isLoss = plan.isLoss;
     op.checkpointUnit = m_selectiveUnit >= 0 ? m_selectiveUnit : m_currentUnit;
 

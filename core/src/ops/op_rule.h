@@ -60,6 +60,8 @@ struct OpPlan {
     bool passthroughSameShape = false; ///< inputs with the output's shape get the output gradient itself
     Affine fwdWorkspace;
     Affine bwdWorkspace;
+    /// cuDNN's workspaces, elastic (forward, grad of the input, grad of the weight): docs/memory-model.md 6.2.
+    Affine cudnnWorkspace[3];
     bool isLoss = false;
     std::optional<TensorInfo> target;  ///< losses: the targets that come with the batch
     bool needsContiguous = false;      ///< non-contiguous inputs are copied first (like reshape in matmul)

@@ -6,6 +6,7 @@
 #include "batchfit/allocator_replay.h"
 #include "program/step_program.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace batchfit {
@@ -27,8 +28,10 @@ struct StepEvents {
     int iterations = 1;
 };
 
-/// The events at `batch` (1 <= batch <= maxSafeBatch). Ids are instance indices; tags are Components.
-void buildStepEvents(const StepProgram& program, std::int64_t batch, StepEvents& out);
+/// The events at `batch` (1 <= batch <= maxSafeBatch). Ids are instance indices; tags are Components. cuDNN
+/// workspaces are capped at `workspaceCap` bytes each (0: none asked for, the least a step needs).
+void buildStepEvents(const StepProgram& program, std::int64_t batch, StepEvents& out,
+                     std::uint64_t workspaceCap = UINT64_MAX);
 
 /// True when every instance allocated after the set-up step is freed again within the step.
 bool stepIsRepeatable(const StepProgram& program);

@@ -11,7 +11,7 @@ Scheduler::Scheduler(const Graph& graph, const TrainingConfig& config, StepProgr
     : m_graph(graph), m_config(config), m_program(program) {}
 
 int Scheduler::newStep(Phase phase, std::string label) {
-    m_program.steps.push_back(ProgramStep{phase, std::move(label), {}, {}, {}});
+    m_program.steps.push_back(ProgramStep{phase, std::move(label), {}, {}, {}, {}});
     return static_cast<int>(m_program.steps.size()) - 1;
 }
 
@@ -34,6 +34,17 @@ void Scheduler::transient(Affine bytes, Component component, int step) {
     m_creatorLayer.push_back(-1);
     m_weightInst.push_back(false);
     m_program.steps[static_cast<std::size_t>(step)].transients.push_back(
+        static_cast<int>(m_program.instances.size()) - 1);
+}
+
+void Scheduler::workspace(Affine bytes, int step) {
+    if (bytes.isZero()) return;
+    m_program.instances.push_back(Instance{bytes, Component::Temporaries, -1});
+    m_lastUse.push_back(-1);
+    m_allocStep.push_back(step);
+    m_creatorLayer.push_back(-1);
+    m_weightInst.push_back(false);
+    m_program.steps[static_cast<std::size_t>(step)].workspaces.push_back(
         static_cast<int>(m_program.instances.size()) - 1);
 }
 
@@ -329,6 +340,7 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
     for (int t : op.outputs) materialize(t);
     for (int t : op.created) materialize(t);
     transient(op.fwdWorkspace, Component::Temporaries, s);
+    workspace(op.cudnnWorkspace[0], s);
     if (noGrad) {
         // Checkpointed: nothing saved; the unit keeps the inputs it receives from outside.
         const int u = op.checkpointUnit;
@@ -426,6 +438,12 @@ void Scheduler::backwardOp(int opIndex) {
         }
     }
     transient(op.bwdWorkspace, Component::Temporaries, s);
+    // convolution_backward's output_mask: dgrad when the input needs a gradient, wgrad when a weight trains
+    if (!op.inputs.empty() && m_graph.tensors[static_cast<std::size_t>(op.inputs[0])].requiresGrad)
+        workspace(op.cudnnWorkspace[1], s);
+    bool trains = false;
+    for (int p : op.params) trains = trains || m_graph.params[static_cast<std::size_t>(p)].trainable;
+    if (trains) workspace(op.cudnnWorkspace[2], s);
 }
 
 void Scheduler::addStateInstances(const OptimizerCost& cost, int step) {

@@ -34,6 +34,7 @@ private:
     void stepTemporaries(const std::vector<std::uint64_t>& stateSizes,
                          const std::vector<std::uint64_t>& elems, int step);
     void optimizerStep();
+    void workspace(Affine bytes, int step);
     void orderGradientFrees();
     /// One optimizer-state instance per state tensor of `cost`, kept to the end, created at `step`.
     void addStateInstances(const OptimizerCost& cost, int step);

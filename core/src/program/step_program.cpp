@@ -250,6 +250,30 @@ Result<ReplayResult> StepProgram::replay(std::int64_t batch, std::optional<std::
     return r;
 }
 
+bool StepProgram::hasWorkspaces() const {
+    return std::any_of(steps.begin(), steps.end(),
+                       [](const ProgramStep& st) { return !st.workspaces.empty(); });
+}
+
+std::uint64_t StepProgram::largestWorkspace(std::int64_t batch) const {
+    std::uint64_t best = 0;
+    for (const auto& st : steps)
+        for (int w : st.workspaces)
+            best = std::max(best, instances[static_cast<std::size_t>(w)].bytes.atUnchecked(batch));
+    return std::min(best, m_config.cudnnWorkspaceCapBytes.value_or(UINT64_MAX));
+}
+
+Result<ReplayResult> StepProgram::replayWithWorkspaceCap(std::int64_t batch, std::uint64_t cap) const {
+    if (batch < 1 || batch > m_maxSafeBatch)
+        return makeError("batch size " + std::to_string(batch) + " is out of range for the allocator replay");
+    StepEvents ev;
+    buildStepEvents(*this, batch, ev, cap);
+    ReplayOptions o;
+    o.config = m_allocConfig;
+    o.contextBytes = m_contextBytes;
+    return replayAllocations(ev.events, o);
+}
+
 // The program step an event belongs to: the first whose last event is at or after it.
 void StepProgram::locateOom(const StepEvents& ev, OomReport& oom) const {
     const std::size_t i = oom.eventIndex;
@@ -375,6 +399,11 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
         e.allocator.iterations = replayIterations(batch);
         e.allocator.lastBatch = lastBatch(batch);
         e.reservedBytes = std::max(st.peakReservedBytes, e.peakAllocatedBytes);
+        if (hasWorkspaces()) {
+            e.allocator.largestWorkspaceBytes = largestWorkspace(batch);
+            auto least = replayWithWorkspaceCap(batch, 0);
+            if (least && !least->oom) e.allocator.leastReservedBytes = least->stats.peakReservedBytes;
+        }
         e.requiredBytes = e.reservedBytes + m_contextBytes;
         for (std::size_t i = 0; i < e.timeline.size() && i < r->samples.size(); ++i)
             e.timeline[i].reservedBytes = r->samples[i].reservedBytes;

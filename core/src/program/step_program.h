@@ -27,7 +27,10 @@ struct ProgramStep {
     std::string label;
     std::vector<int> allocs;     ///< live from this step on
     std::vector<int> transients; ///< live only during this step
-    std::vector<int> frees;      ///< freed after this step
+    /// cuDNN workspaces: live only during this step and elastic (AllocatorEvent::elastic): only the allocator
+    /// replay sees them; the peak evaluator leaves them out, so its peak is the least a step needs.
+    std::vector<int> workspaces;
+    std::vector<int> frees; ///< freed after this step
 };
 
 struct LayerInfo {
@@ -105,6 +108,12 @@ public:
     const TrainingConfig& config() const { return m_config; }
     const StepTotals& totals() const { return m_totals; }
     std::uint64_t contextBytes() const { return m_contextBytes; }
+    /// Whether the step has cuDNN workspaces (ProgramStep::workspaces).
+    bool hasWorkspaces() const;
+    /// The largest cuDNN workspace at `batch` (after TrainingConfig::cudnnWorkspaceCapBytes).
+    std::uint64_t largestWorkspace(std::int64_t batch) const;
+    /// The replay on a GPU large enough with each workspace capped at `cap` bytes (0: none).
+    Result<ReplayResult> replayWithWorkspaceCap(std::int64_t batch, std::uint64_t cap) const;
     /// Largest batch for which nothing can overflow.
     std::int64_t maxSafeBatch() const { return m_maxSafeBatch; }
 

@@ -139,19 +139,19 @@ void addStepShape(std::vector<SettingInfo>& out) {
         acc, [](auto& t) -> auto& { return t.config.accumulationSteps; });
     out.push_back(std::move(range(acc, 1, 1000000)));
 
-    addSwitches(out,
-                {{"zero_grad_set_to_none", "--no-set-to-none", "zero_grad(set_to_none)",
-                  "zero_grad(set_to_none=False): gradients stay allocated",
-                  &TrainingConfig::zeroGradSetToNone, FlagForm::SetsFalse},
-                 {"optimizer_offload", "--offload", "Optimizer offload",
-                  "optimizer states and master weights in host memory", &TrainingConfig::optimizerOffload},
-                 {"eager_module_loading", "--eager-loading", "Eager module loading",
-                  "CUDA_MODULE_LOADING=EAGER, or torch < 1.13 / CUDA < 11.7: all kernel images load at start-up "
-                  "(about 900 MiB more outside PyTorch's allocator)",
-                  &TrainingConfig::eagerModuleLoading},
-                 {"first_step", "--first-step", "First step",
-                  "simulate step 1 (optimizer states created in step()) instead of the steady state",
-                  &TrainingConfig::firstStep}});
+    addSwitches(
+        out, {{"zero_grad_set_to_none", "--no-set-to-none", "zero_grad(set_to_none)",
+               "zero_grad(set_to_none=False): gradients stay allocated", &TrainingConfig::zeroGradSetToNone,
+               FlagForm::SetsFalse},
+              {"optimizer_offload", "--offload", "Optimizer offload",
+               "optimizer states and master weights in host memory", &TrainingConfig::optimizerOffload},
+              {"eager_module_loading", "--eager-loading", "Eager module loading",
+               "CUDA_MODULE_LOADING=EAGER, or torch < 1.13 / CUDA < 11.7: all kernel images load at start-up "
+               "(about 900 MiB more outside PyTorch's allocator)",
+               &TrainingConfig::eagerModuleLoading},
+              {"first_step", "--first-step", "First step",
+               "simulate step 1 (optimizer states created in step()) instead of the steady state",
+               &TrainingConfig::firstStep}});
 
     SettingInfo torch =
         base({"torch", "--torch", "2|1.13", "PyTorch rules",
@@ -206,6 +206,17 @@ void addOverheads(std::vector<SettingInfo>& out) {
     bindOptional(
         cublas, [](auto& t) -> auto& { return t.config.cublasWorkspaceBytes; });
     out.push_back(std::move(range(cublas, 0, kMaxBytes)));
+
+    SettingInfo wscap =
+        base({"cudnn_workspace_cap_bytes", "--cudnn-ws-cap-mib", "N", "cuDNN workspace cap",
+              "CUDNN_CONV_WSCAP_DBG: each cuDNN convolution workspace at most N MiB (default: "
+              "uncapped; workspaces never cause an out-of-memory error, PyTorch falls back to "
+              "engines that need less)"},
+             SettingType::Bytes);
+    wscap.unit = "MiB";
+    bindOptional(
+        wscap, [](auto& t) -> auto& { return t.config.cudnnWorkspaceCapBytes; });
+    out.push_back(std::move(range(wscap, 0, kMaxBytes)));
 
     SettingInfo frag = base({"fragmentation_fraction", "--fragmentation", "F", "Fragmentation override",
                              "override the replay: reserved = peak x (1 + F), rounded to 2 MiB"},
