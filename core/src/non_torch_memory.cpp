@@ -35,6 +35,16 @@ bool runsConvolution(const Model& model) {
     return anyConvolution(model.layers);
 }
 
+std::vector<NonTorchPart> nonTorchParts(const NonTorchMemory& m) {
+    using K = NonTorchPart::Kind;
+    if (m.measured) return {{K::Context, m.contextBytes}};
+    std::vector<NonTorchPart> out{{K::Context, m.contextBytes}, {K::Cublas, m.cublasBytes}};
+    if (m.eagerBytes) out.push_back({K::Eager, m.eagerBytes});
+    if (m.cudnnBytes) out.push_back({K::Cudnn, m.cudnnBytes});
+    if (m.ncclBytes) out.push_back({K::Nccl, m.ncclBytes});
+    return out;
+}
+
 NonTorchMemory nonTorchMemory(const Model& model, const TrainingConfig& config, std::uint64_t contextBytes) {
     NonTorchMemory m;
     if (config.cudaContextBytes) {

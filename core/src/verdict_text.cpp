@@ -82,11 +82,14 @@ std::string pagedNote(const Verdict& v, const Estimate& e) {
 std::string nonTorchText(const NonTorchMemory& m) {
     auto mib = [](std::uint64_t b) { return std::to_string((b + (1u << 19)) >> 20) + " MiB"; };
     if (m.measured) return "your measured figure (--context-mib), " + mib(m.contextBytes);
-    std::string s = "CUDA context " + mib(m.contextBytes) + " + cuBLAS kernels " + mib(m.cublasBytes);
-    if (m.eagerBytes) s += " + eager module loading " + mib(m.eagerBytes);
-    if (m.cudnnBytes) s += " + cuDNN " + mib(m.cudnnBytes);
+    std::string s;
+    for (const NonTorchPart& p : nonTorchParts(m)) {
+        static constexpr const char* kNames[] = {"CUDA context", "cuBLAS kernels", "eager module loading",
+                                                 "cuDNN", "NCCL"};
+        s += (s.empty() ? "" : " + ") + std::string(kNames[static_cast<int>(p.kind)]) + " " + mib(p.bytes);
+    }
     if (m.ncclBytes)
-        s += " + NCCL " + mib(m.ncclBytes) + " (" + std::to_string(m.ncclCommunicators) + " communicator" +
+        s += " (" + std::to_string(m.ncclCommunicators) + " communicator" +
              (m.ncclCommunicators > 1 ? "s)" : ")");
     return s;
 }

@@ -36,13 +36,27 @@ QStringList ReportSections::assumptions() const {
     out << ReportText::tr(
         "Peak allocated is what torch.cuda.max_memory_allocated() would report: the tensors live at the "
         "step's peak, each rounded up as PyTorch's caching allocator rounds requests.");
-    const NonTorchMemory& nt = e.nonTorch;
-    QStringList parts{ReportText::tr("CUDA context %1").arg(ReportText::bytes(nt.contextBytes)),
-                      ReportText::tr("cuBLAS kernels %1").arg(ReportText::bytes(nt.cublasBytes))};
-    if (nt.eagerBytes)
-        parts << ReportText::tr("eager module loading %1").arg(ReportText::bytes(nt.eagerBytes));
-    if (nt.cudnnBytes) parts << ReportText::tr("cuDNN %1").arg(ReportText::bytes(nt.cudnnBytes));
-    if (nt.ncclBytes) parts << ReportText::tr("NCCL %1").arg(ReportText::bytes(nt.ncclBytes));
+    QStringList parts;
+    for (const NonTorchPart& p : nonTorchParts(e.nonTorch)) {
+        const QString b = ReportText::bytes(p.bytes);
+        switch (p.kind) {
+        case NonTorchPart::Kind::Context:
+            parts << ReportText::tr("CUDA context %1").arg(b);
+            break;
+        case NonTorchPart::Kind::Cublas:
+            parts << ReportText::tr("cuBLAS kernels %1").arg(b);
+            break;
+        case NonTorchPart::Kind::Eager:
+            parts << ReportText::tr("eager module loading %1").arg(b);
+            break;
+        case NonTorchPart::Kind::Cudnn:
+            parts << ReportText::tr("cuDNN %1").arg(b);
+            break;
+        case NonTorchPart::Kind::Nccl:
+            parts << ReportText::tr("NCCL %1").arg(b);
+            break;
+        }
+    }
     out << ReportText::tr(
                "Outside PyTorch: %1 (%2). The CUDA driver and libraries hold it outside PyTorch's allocator; "
                "nvidia-smi counts it, torch.cuda.memory_reserved() does not.")

@@ -2,6 +2,7 @@
 // Device memory a training process holds outside PyTorch's caching allocator: what `nvidia-smi` shows beyond
 // torch.cuda.memory_reserved(). docs/memory-model.md, section 6.3 ("Memory that is not PyTorch's").
 #include <cstdint>
+#include <vector>
 
 namespace batchfit {
 
@@ -27,6 +28,15 @@ struct NonTorchMemory {
     /// Each part is below 2^50 (the override at most 2^62), so the sum cannot overflow.
     std::uint64_t total() const { return contextBytes + cublasBytes + eagerBytes + cudnnBytes + ncclBytes; }
 };
+
+/// One part of it, for the front ends to name in their own words.
+struct NonTorchPart {
+    enum class Kind { Context, Cublas, Eager, Cudnn, Nccl } kind;
+    std::uint64_t bytes;
+};
+/// The parts present, in order (context and cuBLAS always; eager loading, cuDNN, NCCL when non-zero); a
+/// measured figure is the one Context part.
+std::vector<NonTorchPart> nonTorchParts(const NonTorchMemory& m);
 
 /// cuBLAS/cuBLASLt kernels loaded by the first matmul (lazy loading; docs/memory-model.md 6.3).
 inline constexpr std::uint64_t kCublasKernelBytes = 64ull << 20;

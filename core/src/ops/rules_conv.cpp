@@ -1,16 +1,9 @@
 // conv1d/2d/3d and conv_transpose2d. derivatives.yaml `convolution`: saves input (as given) and weight.
-// Workspace: cuDNN's algorithm workspace is not modelled by default (PyTorch caps it by free memory); see
-// docs.
+// cuDNN's workspaces: see the note in plan() and docs/memory-model.md 6.2.
 #include "ops/op_rule.h"
 
 namespace batchfit {
 namespace {
-
-// The typical workspace of cuDNN's top heuristic engine per pass, as a fraction of the convolution's input
-// plus output bytes. Not pinned down yet (docs/memory-model.md 6.2): 0 until a GPU measures it. At 1/2 or 1
-// the GPUMemNet CNN rows' shortfall moved only from -30% to -25% (docs/accuracy-gpu.md), so the workspace
-// alone is not what they miss.
-constexpr std::uint64_t kWsNum = 0, kWsDen = 1;
 
 class ConvRule : public OpRule {
 public:
@@ -93,15 +86,10 @@ public:
         // autograd, as a temporary: at::_convolution passes input.contiguous(backend_memory_format) to the
         // backend and convolution_backward copies again (aten/src/ATen/native/Convolution.cpp).
         p.saved = {{SavedDecl::Kind::Input, 0}, {SavedDecl::Kind::Param, 0}};
-        // cuDNN's workspaces, one per pass (docs/memory-model.md 6.2): elastic, so they never cause an OOM.
-        if (auto ib = in.bytes(); ib && kWsNum > 0)
-            if (auto ob = p.outputs[0].bytes()) {
-                bool overflow = false;
-                Affine ws = addAffine(*ib, *ob, overflow);
-                ws = Affine{ws.constant / kWsDen * kWsNum, ws.perSample / kWsDen * kWsNum};
-                if (!overflow)
-                    for (auto& w : p.cudnnWorkspace) w = ws;
-            }
+        // cuDNN's workspaces (p.cudnnWorkspace, one per pass, elastic) stay 0: the size cuDNN's top engine
+        // asks for is not pinned down without a GPU. At 1/2 or 1x the input plus output per pass the
+        // GPUMemNet CNN rows' shortfall moved only from -30% to -25% (docs/memory-model.md 6.2,
+        // docs/accuracy-gpu.md).
         if (!in.contiguous) {
             if (auto b = in.bytes()) {
                 p.fwdWorkspace = *b;

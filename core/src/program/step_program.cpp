@@ -232,12 +232,12 @@ int StepProgram::replayIterations(std::int64_t batch) const {
 }
 
 Result<ReplayResult> StepProgram::replay(std::int64_t batch, std::optional<std::uint64_t> limit, bool samples,
-                                         std::optional<std::size_t> snapshotStep,
-                                         std::uint64_t capacity) const {
+                                         std::optional<std::size_t> snapshotStep, std::uint64_t capacity,
+                                         std::uint64_t workspaceCap) const {
     if (batch < 1 || batch > m_maxSafeBatch)
         return makeError("batch size " + std::to_string(batch) + " is out of range for the allocator replay");
     thread_local StepEvents ev;
-    buildStepEvents(*this, batch, ev);
+    buildStepEvents(*this, batch, ev, workspaceCap);
     ReplayOptions o;
     o.config = m_allocConfig;
     o.limitBytes = limit;
@@ -261,17 +261,6 @@ std::uint64_t StepProgram::largestWorkspace(std::int64_t batch) const {
         for (int w : st.workspaces)
             best = std::max(best, instances[static_cast<std::size_t>(w)].bytes.atUnchecked(batch));
     return std::min(best, m_config.cudnnWorkspaceCapBytes.value_or(UINT64_MAX));
-}
-
-Result<ReplayResult> StepProgram::replayWithWorkspaceCap(std::int64_t batch, std::uint64_t cap) const {
-    if (batch < 1 || batch > m_maxSafeBatch)
-        return makeError("batch size " + std::to_string(batch) + " is out of range for the allocator replay");
-    StepEvents ev;
-    buildStepEvents(*this, batch, ev, cap);
-    ReplayOptions o;
-    o.config = m_allocConfig;
-    o.contextBytes = m_contextBytes;
-    return replayAllocations(ev.events, o);
 }
 
 // The program step an event belongs to: the first whose last event is at or after it.
@@ -401,7 +390,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
         e.reservedBytes = std::max(st.peakReservedBytes, e.peakAllocatedBytes);
         if (hasWorkspaces()) {
             e.allocator.largestWorkspaceBytes = largestWorkspace(batch);
-            auto least = replayWithWorkspaceCap(batch, 0);
+            auto least = replay(batch, std::nullopt, false, {}, 0, 0); // every workspace fallen back
             if (least && !least->oom) e.allocator.leastReservedBytes = least->stats.peakReservedBytes;
         }
         e.requiredBytes = e.reservedBytes + m_contextBytes;

@@ -87,8 +87,8 @@ public:
     /// (unset: unlimited). With `samples`, one sample per program step (after it, in the last iteration);
     /// with `snapshotStep`, the segments after that step. The OOM figures name `capacity` and the context.
     Result<ReplayResult> replay(std::int64_t batch, std::optional<std::uint64_t> limit, bool samples = false,
-                                std::optional<std::size_t> snapshotStep = {},
-                                std::uint64_t capacity = 0) const;
+                                std::optional<std::size_t> snapshotStep = {}, std::uint64_t capacity = 0,
+                                std::uint64_t workspaceCap = UINT64_MAX) const;
     /// Iterations the replay runs at a batch (2: the steady state on the cache of a first iteration; one
     /// more per earlier length and for an epoch's last batch).
     int replayIterations(std::int64_t batch) const;
@@ -112,8 +112,6 @@ public:
     bool hasWorkspaces() const;
     /// The largest cuDNN workspace at `batch` (after TrainingConfig::cudnnWorkspaceCapBytes).
     std::uint64_t largestWorkspace(std::int64_t batch) const;
-    /// The replay on a GPU large enough with each workspace capped at `cap` bytes (0: none).
-    Result<ReplayResult> replayWithWorkspaceCap(std::int64_t batch, std::uint64_t cap) const;
     /// Largest batch for which nothing can overflow.
     std::int64_t maxSafeBatch() const { return m_maxSafeBatch; }
 

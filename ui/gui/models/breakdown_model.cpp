@@ -101,14 +101,27 @@ QString BreakdownModel::contextExplanation() const {
     if (m.measured)
         return tr("Memory outside PyTorch's allocator, as you measured it (the override in the set-up): %1.")
             .arg(ByteFormat::bytes(m.contextBytes));
-    QStringList parts{tr("CUDA context: %1").arg(ByteFormat::bytes(m.contextBytes)),
-                      tr("cuBLAS kernels: %1").arg(ByteFormat::bytes(m.cublasBytes))};
-    if (m.eagerBytes) parts << tr("eager module loading: %1").arg(ByteFormat::bytes(m.eagerBytes));
-    if (m.cudnnBytes)
-        parts << tr("cuDNN (the model has convolutions): %1").arg(ByteFormat::bytes(m.cudnnBytes));
-    if (m.ncclBytes)
-        parts << tr("NCCL, %n communicator(s): %1", nullptr, m.ncclCommunicators)
-                     .arg(ByteFormat::bytes(m.ncclBytes));
+    QStringList parts;
+    for (const NonTorchPart& p : nonTorchParts(m)) {
+        const QString b = ByteFormat::bytes(p.bytes);
+        switch (p.kind) {
+        case NonTorchPart::Kind::Context:
+            parts << tr("CUDA context: %1").arg(b);
+            break;
+        case NonTorchPart::Kind::Cublas:
+            parts << tr("cuBLAS kernels: %1").arg(b);
+            break;
+        case NonTorchPart::Kind::Eager:
+            parts << tr("eager module loading: %1").arg(b);
+            break;
+        case NonTorchPart::Kind::Cudnn:
+            parts << tr("cuDNN (the model has convolutions): %1").arg(b);
+            break;
+        case NonTorchPart::Kind::Nccl:
+            parts << tr("NCCL, %n communicator(s): %1", nullptr, m.ncclCommunicators).arg(b);
+            break;
+        }
+    }
     return tr("Memory nvidia-smi shows beyond PyTorch's memory_reserved(): %1. Sources: "
               "docs/memory-model.md, "
               "section 6.3.")
