@@ -40,13 +40,13 @@ ChartAxis ChartAxis::numbers(double max, int count) {
 }
 
 ChartAxis ChartAxis::bytes(double max, int count) {
-    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB"};
     ChartAxis a;
     if (!(max > 0)) max = 1;
-    // Display only: the axis counts in the binary unit that keeps its range >= 1.
+    // Display only: the axis counts in the binary unit that keeps its range >= 1, GiB at most, as the tables do.
     int unit = 0;
     double scale = 1;
-    while (max / scale >= 1024.0 && unit < 6) {
+    while (max / scale >= 1024.0 && unit < 3) {
         scale *= 1024.0;
         ++unit;
     }

@@ -28,11 +28,12 @@ QString ReportText::tr(const char* source, const char* disambiguation, int n) {
 
 QString ReportText::bytes(std::uint64_t b) {
     if (b < 1024) return QStringLiteral("%1 B").arg(b);
-    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    // Display only: the value in the largest unit that keeps it >= 1, to three significant digits.
+    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB"};
+    // Display only: the value in the largest unit that keeps it >= 1, to three significant digits; GiB is the
+    // largest, so a table never mixes GiB and TiB (issue 30).
     double v = static_cast<double>(b);
     int unit = 0;
-    while (v >= 1024.0 && unit < 6) {
+    while (v >= 1024.0 && unit < 3) {
         v /= 1024.0;
         ++unit;
     }

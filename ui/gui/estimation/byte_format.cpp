@@ -13,8 +13,9 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 QString ByteFormat::bytes(std::uint64_t bytes) {
     const double b = static_cast<double>(bytes);
-    if (b >= kGiB * kKiB) return tr("%1 TiB").arg(b / (kGiB * kKiB), 0, 'f', 2);
-    if (b >= kGiB) return tr("%1 GiB").arg(b / kGiB, 0, 'f', 2);
+    // GiB is the largest unit: a breakdown, a budget and the verdict never mix GiB with TiB (issue 30), and
+    // thousands are grouped as the locale writes them ("1,618.44 GiB").
+    if (b >= kGiB) return tr("%1 GiB").arg(QLocale().toString(b / kGiB, 'f', 2));
     if (b >= kKiB * kKiB) return tr("%1 MiB").arg(b / (kKiB * kKiB), 0, 'f', 1);
     if (b >= kKiB) return tr("%1 KiB").arg(b / kKiB, 0, 'f', 1);
     return tr("%1 B").arg(bytes);
