@@ -34,7 +34,9 @@ BatchPanel::BatchPanel(QWidget* parent) : QWidget(parent) {
     m_spin->setRange(1, std::numeric_limits<int>::max());
     m_spin->setAccelerated(true);
     m_spin->setToolTip(m_slider->toolTip());
-    m_spin->setMinimumWidth(m_spin->fontMetrics().horizontalAdvance(QStringLiteral("0000000")) + 30);
+    // Wide enough for the largest batch it takes (ten digits): a typed 2147483647 is shown whole.
+    m_spin->setMinimumWidth(
+        m_spin->fontMetrics().horizontalAdvance(QString::number(m_spin->maximum()) + QLatin1Char('0')) + 30);
     label->setBuddy(m_spin);
     m_maxButton =
         new QPushButton(QIcon(QStringLiteral(":/icons/max-batch.svg")), tr("Largest batch that fits"), this);
