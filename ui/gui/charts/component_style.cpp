@@ -92,8 +92,15 @@ QString ComponentStyle::explanation(int slot) {
 QString ComponentStyle::legendHtml() {
     QString html;
     auto item = [&html](const QColor& c, const QString& name) {
-        html += QStringLiteral("<span style='color:%1; font-size:large'>■</span>&nbsp;%2 &nbsp;&nbsp; ")
-                    .arg(c.name(), name.toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
+        // One item never breaks: Chinese names have no spaces, and a line may otherwise end inside one
+        // ("优化 / 器状态"). Lines break only between items.
+        QString glued; // U+2060 WORD JOINER between characters: Qt honours it where it ignores <nobr>
+        for (const QChar ch : name) {
+            if (!glued.isEmpty()) glued += QChar(0x2060);
+            glued += ch == QLatin1Char(' ') ? QChar(0x00A0) : ch;
+        }
+        html += QStringLiteral("<span style='color:%1; font-size:large'>■</span>&nbsp;%2&nbsp;&nbsp; ")
+                    .arg(c.name(), glued.toHtmlEscaped());
     };
     for (int slot = kSlotCount - 1; slot >= 0; --slot) item(color(slot), name(slot));
     QColor oom = oomColor();

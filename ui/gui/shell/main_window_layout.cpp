@@ -23,6 +23,7 @@
 #include "gui/panels/layer_stack_panel.h"
 #include "gui/panels/training_panel.h"
 #include "gui/panels/what_if_panel.h"
+#include "gui/panels/wrapping_label.h"
 #include "gui/shell/app_settings.h"
 #include "gui/shell/dock_scroll_area.h"
 #include "gui/shell/language.h"
@@ -173,8 +174,7 @@ void MainWindow::buildCentral() {
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->addWidget(m_chart, 1);
-    auto* legend = new QLabel(ComponentStyle::legendHtml(), top);
-    legend->setWordWrap(true);
+    auto* legend = new WrappingLabel(ComponentStyle::legendHtml(), top);
     legend->setAlignment(Qt::AlignHCenter);
     legend->setToolTip(
         tr("Bottom to top: what is live at the peak of one training step, then the overheads."));
@@ -195,6 +195,10 @@ void MainWindow::buildCentral() {
     legendRow->addWidget(m_logMemoryBox);
     topLayout->addLayout(legendRow);
     topLayout->addWidget(m_batchPanel);
+    // Tab goes down the page: chart, its axis boxes, then the batch.
+    setTabOrder(m_chart, m_logBatchBox);
+    setTabOrder(m_logBatchBox, m_logMemoryBox);
+    setTabOrder(m_logMemoryBox, m_batchPanel->slider());
     split->addWidget(top);
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 3);
