@@ -3,7 +3,9 @@
 #include "catch_compat.h"
 #include "gui/document/layer_address.h"
 #include "gui/files/file_controller.h"
+#include "gui/panels/batch_panel.h"
 #include "gui/panels/layer_stack_panel.h"
+#include "gui/panels/training_panel.h"
 #include "gui/shell/language.h"
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
@@ -15,7 +17,16 @@
 #include <QMap>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QAbstractSpinBox>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSlider>
+#include <QTabBar>
 #include <QTabWidget>
+
+#include <cstdlib>
+#include <vector>
 
 using namespace batchfit;
 
@@ -124,4 +135,67 @@ TEST_CASE("Tab walks through every control, out of the tables, to the Apply butt
     CHECK(at == start);
     CHECK(apply);
     CHECK(stops > 15);
+}
+
+TEST_CASE("Tab goes down each panel as it is laid out", "[keyboard]") {
+    // The review found Tab jumping from the GPU to "zero_grad", the GPU count last, and the chart's axis boxes
+    // after the tables (issue 30).
+    Fixture f;
+    MainWindow& w = f.w;
+    w.resize(1366, 768);
+    struct Stop {
+        QWidget* widget;
+        QPoint at;
+    };
+    std::vector<Stop> stops;
+    QWidget* start = w.nextInFocusChain();
+    QWidget* at = start;
+    for (int i = 0; i < 2000; ++i) {
+        at = at->nextInFocusChain();
+        if (at == start) break;
+        // A spin box's or combo box's own line edit is the same stop as its box.
+        if (qobject_cast<QLineEdit*>(at) && at->parentWidget() &&
+            (qobject_cast<QAbstractSpinBox*>(at->parentWidget()) || qobject_cast<QComboBox*>(at->parentWidget())))
+            continue;
+        if (at->isVisibleTo(&w) && at->isEnabled() && (at->focusPolicy() & Qt::TabFocus) &&
+            !qobject_cast<QAbstractScrollArea*>(at))
+            stops.push_back({at, at->mapTo(&w, QPoint(0, at->height() / 2))});
+    }
+    auto* panel = w.findChild<TrainingPanel*>();
+    REQUIRE(panel != nullptr);
+    auto inside = [](QWidget* child, QWidget* parent) { return child == parent || parent->isAncestorOf(child); };
+    // The training panel: every next stop is lower, or on the same row (within 12 px) further right.
+    QStringList out;
+    const Stop* prev = nullptr;
+    for (const Stop& s : stops) {
+        if (!inside(s.widget, panel)) continue;
+        if (prev) {
+            const bool sameRow = std::abs(s.at.y() - prev->at.y()) <= 12;
+            if (sameRow ? s.at.x() <= prev->at.x() : s.at.y() < prev->at.y())
+                out << QStringLiteral("%1 at (%2,%3) after %4 at (%5,%6)")
+                           .arg(QString::fromLatin1(s.widget->metaObject()->className()))
+                           .arg(s.at.x())
+                           .arg(s.at.y())
+                           .arg(QString::fromLatin1(prev->widget->metaObject()->className()))
+                           .arg(prev->at.x())
+                           .arg(prev->at.y());
+        }
+        prev = &s;
+    }
+    INFO(out.join(QLatin1Char('\n')).toStdString());
+    CHECK(out.isEmpty());
+    // The centre: the axis boxes under the chart come before the batch slider, the slider before the tabs.
+    auto index = [&stops](QWidget* wdg) {
+        for (std::size_t i = 0; i < stops.size(); ++i)
+            if (stops[i].widget == wdg) return static_cast<int>(i);
+        return -1;
+    };
+    auto* logBatch = w.findChild<QCheckBox*>(QStringLiteral("logBatchBox"));
+    auto* slider = w.findChild<BatchPanel*>()->slider();
+    auto* tabs = w.findChild<QTabWidget*>();
+    REQUIRE(logBatch);
+    REQUIRE(tabs);
+    CHECK(index(logBatch) >= 0);
+    CHECK(index(logBatch) < index(slider));
+    CHECK(index(slider) < index(tabs->tabBar()));
 }

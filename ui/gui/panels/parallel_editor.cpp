@@ -270,8 +270,12 @@ void ParallelEditor::setParallel(const ParallelConfig& p) {
     m_updating = false;
 }
 
-QWidget* ParallelEditor::firstField() const {
+QWidget* ParallelEditor::countField() const {
     return m_gpus;
+}
+
+QWidget* ParallelEditor::firstField() const {
+    return m_strategy;
 }
 
 QWidget* ParallelEditor::lastField() const {

@@ -25,6 +25,9 @@ public:
 
     /// Shows a configuration without emitting anything.
     void setParallel(const ParallelConfig& parallel);
+    /// The GPU count, in the GPU row.
+    QWidget* countField() const;
+    /// The first and last of the rows under the fine-tuning fields (strategy ... advanced).
     QWidget* firstField() const;
     QWidget* lastField() const;
     static QString strategyTitle(ParallelStrategy s);

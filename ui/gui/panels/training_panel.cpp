@@ -217,7 +217,9 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(10);
     }
-    setTabOrder(m_gpu, m_customGib);
+    // Tab follows the panel top to bottom: the GPU count sits beside the GPU.
+    setTabOrder(m_gpu, m_parallel->countField());
+    setTabOrder(m_parallel->countField(), m_customGib);
     setTabOrder(m_customGib, m_optimizer);
     setTabOrder(m_optimizer, m_impl);
     setTabOrder(m_impl, m_amsgrad);
@@ -235,6 +237,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_allocConf->lineEdit(), m_allocConf->sequencesEdit());
     setTabOrder(m_allocConf->sequencesEdit(), m_allocConf->epochEdit());
     setTabOrder(m_allocConf->epochEdit(), m_setToNone);
+    setTabOrder(m_setToNone, m_offload);
     setTabOrder(m_offload, m_eagerLoading);
     setTabOrder(m_eagerLoading, m_firstStep);
     setTabOrder(m_firstStep, m_lora->firstField());
