@@ -391,7 +391,7 @@ def llama_2_7b():
         block("", [
             op("input_layernorm", "rmsnorm", eps=eps),
             op("self_attn", "attention", heads=heads, kv_heads=heads, qkv="separate",
-               bias=False, out_bias=False, causal=True, rope=True, impl="flash"),
+               bias=False, out_bias=False, causal=True, rope=True, max_positions=4096, impl="flash"),
         ], shortcut="identity"),
         block("", [
             op("post_attention_layernorm", "rmsnorm", eps=eps),

@@ -123,7 +123,16 @@ TEST_CASE("fit map: a Hugging Face import rebuilt at each length matches the res
     REQUIRE_FALSE(beyond);
     CHECK(beyond.error().message.find("exceeds the 1024 positions") != std::string::npos);
     CHECK(maxSequenceLength(hf("gpt2.json")) == 1024);
-    CHECK_FALSE(maxSequenceLength(hf("llama-3-8b.json", 512)).has_value()); // rotary: no table
+    // Rotary models have no table: their context is the config's max_position_embeddings, and the suggested
+    // heat map stops there, not at four times the imported length (issue 30).
+    CHECK(maxSequenceLength(hf("llama-3-8b.json", 512)) == 8192);
+    CHECK(maxSequenceLength(hf("pythia-160m.json", 512)) == 2048);
+    CHECK(maxSequenceLength(preset("llama-2-7b")) == 4096);
+    CHECK(suggestedFitMapRange(hf("llama-3-8b.json", 4096)).to == 8192);
+    CHECK(suggestedFitMapRange(preset("llama-2-7b")).to == 4096);
+    auto past = withSequenceLength(hf("llama-3-8b.json", 512), 16384);
+    REQUIRE_FALSE(past);
+    CHECK(past.error().message.find("exceeds the 8192 positions") != std::string::npos);
 }
 
 TEST_CASE("fit map: models whose input is not a token sequence are refused", "[fit-map]") {

@@ -146,6 +146,7 @@ Result<Model> neox(const Config& c, const HfImportOptions& o) {
                                 {"qkv", std::string("fused")},
                                 {"causal", true},
                                 {"rope", true},
+                                {"max_positions", positions},
                                 {"impl", impl}})};
     if (c.flag("use_parallel_residual", true)) {
         body.push_back(op("post_attention_layernorm", "layernorm", {{"eps", eps}}, {"@input"}));

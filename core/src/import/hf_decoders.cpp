@@ -130,6 +130,7 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
                   {"out_bias", c.flag("attention_bias", false)},
                   {"causal", true},
                   {"rope", true},
+                  {"max_positions", positions}, // the context: the fit map stops there (issue 30)
                   {"impl", impl},
                   {"dropout", c.real("attention_dropout", 0.0)},
                   {"qkv", std::string(phi3 ? "fused" : "separate")}};
