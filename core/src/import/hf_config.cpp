@@ -179,6 +179,7 @@ std::vector<std::string> hfSupportedModelTypes() {
             "gemma2", "gemma3_text", "phi3",    "mixtral", "qwen2_moe", "qwen3_moe", "gpt_neox"};
 }
 
+namespace hf {
 namespace {
 
 /// The last non-empty component of a path ("/data/llama-3-8b/" -> "llama-3-8b").
@@ -188,10 +189,9 @@ std::string lastComponent(std::string path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-/// The name an imported model gets: the config's _name_or_path (a Hub id, or a local save's folder), else the
-/// Hugging Face cache id in `source` (.../models--org--name/... -> "org/name"), else the folder of a
-/// config.json or the file's name, else the config's architecture, else its model_type: two Llamas imported
-/// from different places get different names (the GUI's Save As suggests a file from it).
+} // namespace
+
+// Two Llamas imported from different places get different names (the GUI's Save As suggests a file from it).
 std::string hfModelName(const nlohmann::json& j, const std::string& source, const std::string& type) {
     // 1. What save_pretrained wrote: a Hub id ("meta-llama/Meta-Llama-3-8B") or, for a local save, its
     // folder.
@@ -227,7 +227,7 @@ std::string hfModelName(const nlohmann::json& j, const std::string& source, cons
     return type;
 }
 
-} // namespace
+} // namespace hf
 
 Result<Model> importHfConfig(const std::string& text, const std::string& source,
                              const HfImportOptions& options) {
@@ -281,7 +281,7 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
     }
     if (!m) return m;
     if (cancelled()) return makeError(source + ": import cancelled");
-    m->name = hfModelName(j, source, type);
+    m->name = hf::hfModelName(j, source, type);
     m->description = "Imported from a Hugging Face config.json (model_type " + type + ", sequence " +
                      std::to_string(m->inputShape[0]) + ")";
     return m;

@@ -70,6 +70,10 @@ private:
     std::string m_source;
 };
 
+/// The name an imported model gets: _name_or_path, the Hugging Face cache id in `source`, the folder of a
+/// config.json or the file's name, the architecture, else model_type (hf_config.cpp).
+std::string hfModelName(const json& j, const std::string& source, const std::string& type);
+
 #define BF_TRY(var, expr)                                                                                    \
     auto var##_r = (expr);                                                                                   \
     if (!var##_r) return var##_r.error();                                                                    \
