@@ -9,7 +9,8 @@ namespace batchfit {
 
 inline constexpr const char* kCliHelpHead = R"(Usage: batchfit-cli COMMAND [OPTIONS]
 
-Estimates the GPU memory of one training step and the largest batch size that fits.
+Estimates the GPU memory of one training step and the largest batch size that fits; `serve` answers the
+same for inference.
 
 Commands:
   estimate     peak memory at --batch, its components, where the peak happens, top layers
@@ -17,6 +18,9 @@ Commands:
   sweep        peak memory over a range of batch sizes
   fit-map      for a token-sequence model (--hf-config, an LLM preset): the largest micro-batch that fits
                --gpu at each sequence length of --seq-from..--seq-to, and the tokens per optimizer step
+  serve        serving a decoder (--hf-config): the KV cache vLLM, SGLang or HF generate() would have on
+               --gpu, as they print it (GPU KV cache size, maximum concurrency), the sequences of --seq
+               tokens that fit at once and the longest context for --batch sequences (docs/serving.md)
   presets      list the built-in models
   gpus         list the GPU catalogue; with --fit and a model: the largest batch on each GPU (least
                memory first) and the smallest GPU that fits --batch (default 1)
@@ -69,7 +73,8 @@ inline constexpr const char* kCliHelpTail = R"(Output:
 Exit codes:
   0  success (estimate/check with --gpu: it fits)
   1  it does not fit the GPU (estimate with --gpu; max-batch when not even batch 1 fits; fit-map when
-     batch 1 fits at none of the lengths)
+     batch 1 fits at none of the lengths; serve when the engine would not start or --batch sequences of
+     --seq tokens do not fit)
   2  usage error (unknown command or option, bad value)
   3  bad input: the model file or preset cannot be loaded, validated or estimated
   4  the report could not be written

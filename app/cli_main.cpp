@@ -12,6 +12,7 @@
 #include "cli_fit_map.h"
 #include "cli_help.h"
 #include "cli_options.h"
+#include "cli_serve.h"
 #include "cli_text.h"
 
 #include <algorithm>
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
             base.gpu = *gpu;
             base.batch = doc->setup->batch;
             base.config = doc->setup->config;
+            base.serving = doc->setup->serving;
             auto again = parseCliOptions(args, base);
             if (!again) return fail(kUsage, again.error().message);
             o = *again;
@@ -236,6 +238,7 @@ int main(int argc, char** argv) {
     if (!o.traceOut.empty() && o.command != "estimate")
         return fail(kUsage, "--trace-out applies to estimate");
     if (o.command == "gpus" && !o.fit) return listGpus(o);
+    if (o.command == "serve") return cliServe(o);
     if (o.command != "estimate" && o.command != "max-batch" && o.command != "sweep" && o.command != "check" &&
         o.command != "report" && o.command != "gpus" && o.command != "fit-map")
         return fail(kUsage, "unknown command '" + o.command + "' (see --help)");

@@ -84,9 +84,11 @@ Result<bool> settingFlag(CliOptions& o, const std::string& a, const std::vector<
     TrainingSetup setup;
     setup.batch = o.batch;
     setup.config = o.config;
+    setup.serving = o.serving;
     s->set(setup, v);
     o.batch = setup.batch;
     o.config = std::move(setup.config);
+    o.serving = setup.serving;
     if (a == "--batch") o.batchGiven = true;
     if (a == "--alloc-conf") o.allocConfGiven = true;
     return true;
@@ -227,6 +229,9 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
 #undef BF_NEXT
     }
     if (quantGiven) applyQuantDefaults(o.config, checkpointingGiven);
+    // A served model's GPUs are its tensor x pipeline ranks unless --gpus says more (replicas).
+    if (o.command == "serve" && o.config.parallel.gpus == 1)
+        o.config.parallel.gpus = o.config.parallel.tp * o.config.parallel.pp;
     TrainingSetup setup;
     setup.config = o.config;
     // The one check of the whole set-up (a model file's training section has the same): named by flag.

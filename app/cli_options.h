@@ -2,6 +2,7 @@
 // Command-line parsing for batchfit-cli.
 #include "batchfit/gpu.h"
 #include "batchfit/result.h"
+#include "batchfit/serving_config.h"
 #include "batchfit/training_config.h"
 
 #include <optional>
@@ -25,6 +26,7 @@ struct CliOptions {
     bool batchGiven = false;
     std::optional<GpuSpec> gpu;
     TrainingConfig config;
+    ServingConfig serving; ///< serve: the engine and its settings
     bool json = false;
     bool fit = false; ///< gpus --fit: the largest batch on every catalogue GPU for the model
     bool timeline = false;

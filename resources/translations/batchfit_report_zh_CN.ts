@@ -855,5 +855,65 @@
         <source>cuDNN workspace cap</source>
         <translation>cuDNN 工作区上限</translation>
     </message>
+    <message>
+        <source>Serving engine</source>
+        <translation>推理引擎</translation>
+    </message>
+    <message>
+        <source>vLLM version</source>
+        <translation>vLLM 版本</translation>
+    </message>
+    <message>
+        <source>GPU memory utilization</source>
+        <translation>显存利用率（gpu_memory_utilization）</translation>
+    </message>
+    <message>
+        <source>Max model length</source>
+        <translation>最大上下文长度（max_model_len）</translation>
+    </message>
+    <message>
+        <source>Max sequences</source>
+        <translation>最大并发序列数（max_num_seqs）</translation>
+    </message>
+    <message>
+        <source>Max batched tokens</source>
+        <translation>单步最大 token 数（max_num_batched_tokens）</translation>
+    </message>
+    <message>
+        <source>KV block size</source>
+        <translation>KV 块大小</translation>
+    </message>
+    <message>
+        <source>KV cache dtype</source>
+        <translation>KV 缓存数据类型</translation>
+    </message>
+    <message>
+        <source>Served weights</source>
+        <translation>推理权重格式</translation>
+    </message>
+    <message>
+        <source>Quantization group</source>
+        <translation>量化分组大小</translation>
+    </message>
+    <message>
+        <source>No CUDA graphs</source>
+        <translation>不用 CUDA Graph（enforce_eager）</translation>
+    </message>
+    <message>
+        <source>Activation peak (measured)</source>
+        <translation>激活峰值（实测）</translation>
+    </message>
+    <message>
+        <source>Non-torch memory (measured)</source>
+        <translation>PyTorch 之外的显存（实测）</translation>
+    </message>
+    <message>
+        <source>CUDA graphs (measured)</source>
+        <translation>CUDA Graph 显存（实测）</translation>
+    </message>
+    <message>
+        <source>KV cache memory</source>
+        <translation>KV 缓存显存</translation>
+    </message>
 </context>
 </TS>

@@ -468,10 +468,6 @@
 <context>
     <name>batchfit::ByteFormat</name>
     <message>
-        <source>%1 TiB</source>
-        <translation>%1 TiB</translation>
-    </message>
-    <message>
         <source>%1 GiB</source>
         <translation>%1 GiB</translation>
     </message>

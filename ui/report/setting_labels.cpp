@@ -63,6 +63,21 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Batch lengths replayed"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Samples per epoch"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Safety margin"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Serving engine"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "vLLM version"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "GPU memory utilization"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Max model length"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Max sequences"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Max batched tokens"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "KV block size"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "KV cache dtype"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Served weights"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Quantization group"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "No CUDA graphs"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Activation peak (measured)"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Non-torch memory (measured)"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "CUDA graphs (measured)"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "KV cache memory"),
 };
 
 } // namespace

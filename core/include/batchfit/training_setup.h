@@ -3,6 +3,7 @@
 // format version 2, docs/model-format.md).
 #include "batchfit/gpu.h"
 #include "batchfit/result.h"
+#include "batchfit/serving_config.h"
 #include "batchfit/training_config.h"
 
 #include <cstdint>
@@ -15,6 +16,7 @@ struct TrainingSetup {
     std::uint64_t customGpuBytes = 0; ///< capacity when gpuId is "custom"
     std::int64_t batch = 1;           ///< the micro-batch shown
     TrainingConfig config;
+    ServingConfig serving; ///< `batchfit-cli serve`: the engine and its settings
 
     bool operator==(const TrainingSetup&) const = default;
 };

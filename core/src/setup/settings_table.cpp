@@ -11,7 +11,8 @@
 namespace batchfit {
 namespace settingdef {
 
-void addGroupSettings(std::vector<SettingInfo>& out); // settings_table_groups.cpp
+void addGroupSettings(std::vector<SettingInfo>& out);   // settings_table_groups.cpp
+void addServingSettings(std::vector<SettingInfo>& out); // settings_table_serving.cpp
 
 namespace {
 
@@ -280,6 +281,7 @@ std::vector<SettingInfo> buildTable() {
     addStepShape(out);
     addGroupSettings(out);
     addOverheads(out);
+    addServingSettings(out);
     const TrainingSetup defaults;
     for (auto& s : out) s.defaultValue = s.get(defaults);
     return out;

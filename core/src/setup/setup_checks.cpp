@@ -51,6 +51,7 @@ std::string settingsHelp() {
     std::string out = "Training set-up:\n";
     for (const SettingInfo& s : settingsTable()) {
         if (s.flag.empty()) continue;
+        if (s.key == "serving.engine") out += "\nServing set-up (serve):\n";
         std::string head = "  " + s.flag + (s.metavar.empty() ? "" : " " + s.metavar);
         std::string help = s.help;
         if (s.type == SettingType::Integer) // the range a file and the GUI accept too

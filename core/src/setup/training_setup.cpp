@@ -178,6 +178,7 @@ bool groupInUse(const std::string& group, const TrainingSetup& s) {
     if (group == "lora") return s.config.lora.rank > 0;
     if (group == "quant") return s.config.quant.enabled();
     if (group == "parallel") return s.config.parallel != ParallelConfig{};
+    if (group == "serving") return s.serving != ServingConfig{};
     return true;
 }
 
