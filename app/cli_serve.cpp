@@ -2,6 +2,7 @@
 
 #include "batchfit/hf_cache.h"
 #include "batchfit/serving.h"
+#include "batchfit/serving_plan.h"
 #include "cli_text.h"
 
 #include <cstdio>
@@ -110,6 +111,22 @@ std::string servingText(const ServingModel& m, const ServingEstimate& e, const G
     return os.str();
 }
 
+/// The levers, each on its own: how many sequences of `context` tokens fit with it.
+std::string leversText(const std::vector<ServingLever>& levers, std::int64_t context, std::int64_t now) {
+    if (levers.empty()) return "";
+    std::ostringstream os;
+    os << "What would help (sequences of " << grouped(context) << " tokens at once; now " << grouped(now)
+       << "):\n";
+    for (const ServingLever& l : levers) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "  %-28s %12s   %s\n", l.title.c_str(),
+                      grouped(l.sequencesAtContext).c_str(),
+                      l.estimate.failure == ServingEstimate::Failure::None ? "" : "does not start");
+        os << buf;
+    }
+    return os.str();
+}
+
 } // namespace
 
 int cliServe(const CliOptions& o) {
@@ -134,8 +151,12 @@ int cliServe(const CliOptions& o) {
         return fail(kUsage, "--seq " + std::to_string(context) + " is beyond --max-model-len " +
                                 std::to_string(e->config.maxModelLen));
     const std::int64_t sequences = o.batchGiven ? o.batch : 1;
-    std::cout << (o.json ? servingJson(*model, *e, *o.gpu, context, sequences)
-                         : servingText(*model, *e, *o.gpu, context, sequences));
+    const auto levers = servingLevers(*model, o.serving, *o.gpu, p.tp, p.pp, context);
+    const std::int64_t now =
+        e->failure == ServingEstimate::Failure::None ? maxConcurrentSequences(*model, *e, context) : 0;
+    std::cout << (o.json ? servingJson(*model, *e, *o.gpu, context, sequences, levers)
+                         : servingText(*model, *e, *o.gpu, context, sequences) +
+                               leversText(levers, context, now));
     const bool fits =
         e->failure == ServingEstimate::Failure::None && servingCell(*model, *e, sequences, context).fits;
     return fits ? kOk : kNoFit;

@@ -3,10 +3,10 @@
 #include "batchfit/estimator.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/serving.h"
+#include "batchfit/serving_plan.h"
 #include "test_util.h"
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -256,4 +256,53 @@ TEST_CASE("serve: hostile configs get a message naming the file and the key", "[
     CHECK_FALSE(estimateServing(m, ServingConfig{}, gpu("h100-80gb"), 1, 33));
     const auto e = estimate(m, ServingConfig{}, gpu("h100-80gb"));
     CHECK(servingCell(m, e, std::int64_t{1} << 31, 8192).usedFraction > 1);
+}
+
+TEST_CASE("serve: the concurrency x context map agrees with the single answers", "[serve]") {
+    const ServingModel m = served("hf/qwen3-8b.json");
+    ServingConfig c;
+    c.maxModelLen = 16384;
+    const auto e = estimate(m, c, gpu("l40s"));
+    const auto contexts = servingAxis(16384), sequences = servingAxis(512);
+    CHECK(contexts.front() == 1);
+    CHECK(contexts.back() == 16384);
+    CHECK(servingAxis(300).back() == 300);
+    auto map = servingFitMap(m, e, contexts, sequences);
+    REQUIRE(map);
+    for (std::size_t r = 0; r < contexts.size(); ++r) {
+        const std::int64_t most = maxConcurrentSequences(m, e, contexts[r]);
+        for (std::size_t k = 0; k < sequences.size(); ++k) {
+            INFO(contexts[r] << " x " << sequences[k]);
+            CHECK(map->at(r, k).fits == servingCell(m, e, sequences[k], contexts[r]).fits);
+            if (sequences[k] <= most) CHECK(map->at(r, k).fits);
+        }
+    }
+    CHECK_FALSE(servingFitMap(m, e, {}, sequences));
+    CHECK_FALSE(servingFitMap(m, e, {0}, sequences));
+    CHECK_FALSE(servingFitMap(m, e, std::vector<std::int64_t>(kMaxServingMapAxis + 1, 1), sequences));
+}
+
+TEST_CASE("serve: each lever, applied, gives the answer it promised", "[serve]") {
+    const ServingModel m = served("serving/configs/llama-3.1-8b.json");
+    ServingConfig c;
+    c.maxModelLen = 32768;
+    const auto levers = servingLevers(m, c, gpu("rtx-4090"), 1, 1, 8192);
+    std::vector<std::string> ids;
+    for (const ServingLever& l : levers) ids.push_back(l.id);
+    CHECK(std::find(ids.begin(), ids.end(), "kv-fp8") != ids.end());
+    CHECK(std::find(ids.begin(), ids.end(), "tp") != ids.end());
+    CHECK(std::find(ids.begin(), ids.end(), "awq") != ids.end());
+    const auto now = estimate(m, c, gpu("rtx-4090"));
+    const std::int64_t before = maxConcurrentSequences(m, now, 8192);
+    for (std::size_t i = 0; i < levers.size(); ++i) {
+        const ServingLever& l = levers[i];
+        INFO(l.title);
+        const auto applied = estimate(m, l.config, gpu("rtx-4090"), l.tp, l.pp);
+        CHECK(maxConcurrentSequences(m, applied, 8192) == l.sequencesAtContext);
+        if (i > 0) CHECK(levers[i - 1].sequencesAtContext >= l.sequencesAtContext); // best first
+        if (l.id == "kv-fp8" || l.id == "awq" || l.id == "tp") CHECK(l.sequencesAtContext > before);
+    }
+    // A lever already taken is not offered again.
+    c.kvCacheDtype = KvCacheDtype::Fp8;
+    for (const ServingLever& l : servingLevers(m, c, gpu("rtx-4090"), 1, 1, 8192)) CHECK(l.id != "kv-fp8");
 }

@@ -123,8 +123,4 @@ std::uint64_t kvBytesPerToken(const ServingModel& model, KvCacheDtype dtype, std
 /// The layers of each pipeline stage as vLLM's get_pp_indices assigns them.
 std::vector<std::int64_t> pipelineStageLayers(std::int64_t layers, std::int64_t pp);
 
-/// The JSON `batchfit-cli serve --json` prints (docs/estimate-fields.md).
-std::string servingJson(const ServingModel& model, const ServingEstimate& e, const GpuSpec& gpu,
-                        std::int64_t context, std::int64_t sequences);
-
 } // namespace batchfit

@@ -1,5 +1,5 @@
 // `batchfit-cli serve --json` (docs/estimate-fields.md, "serve").
-#include "batchfit/serving.h"
+#include "batchfit/serving_plan.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +25,8 @@ const char* failureName(ServingEstimate::Failure f) {
 } // namespace
 
 std::string servingJson(const ServingModel& m, const ServingEstimate& e, const GpuSpec& gpu,
-                        std::int64_t context, std::int64_t sequences) {
+                        std::int64_t context, std::int64_t sequences,
+                        const std::vector<ServingLever>& levers) {
     const ServingConfig& c = e.config;
     ojson o;
     o["model"] = {{"name", m.name},
@@ -75,6 +76,14 @@ std::string servingJson(const ServingModel& m, const ServingEstimate& e, const G
                    {"fits", e.failure == ServingEstimate::Failure::None && cell.fits},
                    {"kv_cache_bytes", servingCacheBytes(m, e, sequences, context)},
                    {"kv_used_fraction", cell.usedFraction}};
+    o["levers"] = ojson::array();
+    for (const ServingLever& l : levers)
+        o["levers"].push_back({{"id", l.id},
+                               {"title", l.title},
+                               {"tp", l.tp},
+                               {"starts", l.estimate.failure == ServingEstimate::Failure::None},
+                               {"kv_tokens", l.estimate.kvTokens},
+                               {"sequences_at_context", l.sequencesAtContext}});
     return o.dump(2) + "\n";
 }
 
