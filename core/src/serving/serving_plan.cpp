@@ -63,10 +63,17 @@ std::vector<ServingLever> servingLevers(const ServingModel& model, const Serving
         l.config.kvCacheDtype = KvCacheDtype::Fp8;
         addLever(out, model, gpu, context, l);
     }
-    if (r.maxModelLen / 2 >= std::max<std::int64_t>(context, 1) && r.maxModelLen > 1) {
-        auto l = lever("max-model-len", "max_model_len " + std::to_string(r.maxModelLen / 2));
-        l.config.maxModelLen = r.maxModelLen / 2;
-        addLever(out, model, gpu, context, l);
+    // A shorter max_model_len: the longest the KV cache holds when one request of the current one does not
+    // fit (vLLM then refuses to start), else half of it when the context asked about is no longer.
+    std::int64_t shorter = 0;
+    if (base->failure == ServingEstimate::Failure::KvTooSmall)
+        shorter = maxContextAt(model, *base, 1);
+    else if (r.maxModelLen / 2 >= std::max<std::int64_t>(context, 1))
+        shorter = r.maxModelLen / 2;
+    if (shorter > 0 && shorter < r.maxModelLen) {
+        auto l = lever("max-model-len", "max_model_len " + std::to_string(shorter));
+        l.config.maxModelLen = shorter;
+        addLever(out, model, gpu, std::min(context, shorter), l);
     }
     if (tp * 2 <= 1024 && model.heads % (tp * 2) == 0) {
         auto l = lever("tp", "tensor parallel " + std::to_string(tp * 2));
