@@ -2127,6 +2127,26 @@ Choose the GPU in the set-up; Save stores it.</source>
         <source>no estimate: the model or its set-up has a problem</source>
         <translation>无估算：模型或其配置有问题</translation>
     </message>
+    <message>
+        <source>&amp;Training</source>
+        <translation>训练(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Serving</source>
+        <translation>推理部署</translation>
+    </message>
+    <message>
+        <source>Training: one training step and the largest batch (Ctrl+1). Serving: how many requests fit beside the weights, as vLLM, SGLang or generate() size their KV cache (Ctrl+2).</source>
+        <translation>训练：一步训练的显存和能放下的最大批（Ctrl+1）。推理部署：按 vLLM、SGLang 或 generate() 分配 KV 缓存的方式，算出权重旁边还能同时放下多少请求（Ctrl+2）。</translation>
+    </message>
+    <message>
+        <source>Se&amp;rving</source>
+        <translation>推理部署(&amp;R)</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MemoryChart</name>
@@ -2971,6 +2991,318 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Does not fit this GPU: the epoch&apos;s last batch (%1 samples) stops at %2 with: %3</source>
         <translation>这块 GPU 放不下：epoch 的最后一个批次（%1 个样本）在 %2 处停止，报错：%3</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ServingChart</name>
+    <message>
+        <source>concurrent sequences</source>
+        <translation>并发序列数</translation>
+    </message>
+    <message>
+        <source>GPU memory (GiB)</source>
+        <translation>显存 (GiB)</translation>
+    </message>
+    <message>
+        <source>Outside PyTorch</source>
+        <translation>PyTorch 之外</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Activation peak</source>
+        <translation>激活峰值</translation>
+    </message>
+    <message>
+        <source>CUDA graphs</source>
+        <translation>CUDA Graph</translation>
+    </message>
+    <message>
+        <source>KV cache used</source>
+        <translation>已用 KV 缓存</translation>
+    </message>
+    <message>
+        <source>capacity</source>
+        <translation>容量</translation>
+    </message>
+    <message>
+        <source>KV cache ends</source>
+        <translation>KV 缓存上限</translation>
+    </message>
+    <message>
+        <source>chosen</source>
+        <translation>当前选择</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ServingHeatMap</name>
+    <message>
+        <source>%1 sequences of %2 tokens: fit, %3% of the KV cache</source>
+        <translation>%1 条 %2 token 的序列：放得下，占 KV 缓存的 %3%</translation>
+    </message>
+    <message>
+        <source>%1 sequences of %2 tokens: do not fit (%3% of the KV cache)</source>
+        <translation>%1 条 %2 token 的序列：放不下（需要 KV 缓存的 %3%）</translation>
+    </message>
+    <message>
+        <source>No serving estimate to map.</source>
+        <translation>没有可绘制的推理估算。</translation>
+    </message>
+    <message>
+        <source>context (tokens per request, rows) × concurrent sequences (columns)</source>
+        <translation>上下文长度（每个请求的 token 数，行）× 并发序列数（列）</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ServingLeverModel</name>
+    <message>
+        <source>fp8 KV cache</source>
+        <translation>fp8 KV 缓存</translation>
+    </message>
+    <message>
+        <source>max_model_len %1</source>
+        <translation>max_model_len 设为 %1</translation>
+    </message>
+    <message>
+        <source>tensor parallel %1 (per GPU)</source>
+        <translation>张量并行 %1（每张卡）</translation>
+    </message>
+    <message>
+        <source>AWQ 4-bit weights</source>
+        <translation>AWQ 4 位权重</translation>
+    </message>
+    <message>
+        <source>utilization %1</source>
+        <translation>显存利用率 %1</translation>
+    </message>
+    <message>
+        <source>does not start</source>
+        <translation>无法启动</translation>
+    </message>
+    <message>
+        <source>%1 (×%2)</source>
+        <translation>%1（×%2）</translation>
+    </message>
+    <message>
+        <source>Double-click to apply this change.</source>
+        <translation>双击应用这项调整。</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>调整</translation>
+    </message>
+    <message>
+        <source>Sequences at once</source>
+        <translation>同时并发序列数</translation>
+    </message>
+    <message>
+        <source>KV cache (tokens)</source>
+        <translation>KV 缓存（token）</translation>
+    </message>
+</context>
+<context>
+    <name>batchfit::ServingView</name>
+    <message>
+        <source>No model config: open a decoder&apos;s config.json (or import one from Hugging Face).</source>
+        <translation>还没有模型配置：打开一个解码器模型的 config.json（或从 Hugging Face 导入）。</translation>
+    </message>
+    <message>
+        <source>Open &amp;config.json…</source>
+        <translation>打开 config.json(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>Sequences × context</source>
+        <translation>并发 × 上下文</translation>
+    </message>
+    <message>
+        <source>What would help?</source>
+        <translation>怎样能放下更多？</translation>
+    </message>
+    <message>
+        <source>Serving set-up</source>
+        <translation>推理部署设置</translation>
+    </message>
+    <message>
+        <source>vLLM (V1 engine)</source>
+        <translation>vLLM（V1 引擎）</translation>
+    </message>
+    <message>
+        <source>vLLM V0 engine</source>
+        <translation>vLLM V0 引擎</translation>
+    </message>
+    <message>
+        <source>SGLang</source>
+        <translation>SGLang</translation>
+    </message>
+    <message>
+        <source>HF generate(), DynamicCache</source>
+        <translation>HF generate()，DynamicCache</translation>
+    </message>
+    <message>
+        <source>HF generate(), StaticCache</source>
+        <translation>HF generate()，StaticCache</translation>
+    </message>
+    <message>
+        <source>engine default</source>
+        <translation>引擎默认值</translation>
+    </message>
+    <message>
+        <source>the model&apos;s</source>
+        <translation>模型自带</translation>
+    </message>
+    <message>
+        <source>max_model_len</source>
+        <translation>max_model_len</translation>
+    </message>
+    <message>
+        <source>Tokens per request (prompt and output) the concurrency is asked for.</source>
+        <translation>计算并发数时每个请求的 token 数（输入加输出）。</translation>
+    </message>
+    <message>
+        <source>model dtype</source>
+        <translation>模型精度</translation>
+    </message>
+    <message>
+        <source>as the config says</source>
+        <translation>按配置文件</translation>
+    </message>
+    <message>
+        <source>no CUDA graphs (enforce_eager)</source>
+        <translation>不用 CUDA Graph（enforce_eager）</translation>
+    </message>
+    <message>
+        <source>GPU memory &amp;utilization:</source>
+        <translation>显存利用率(&amp;U)：</translation>
+    </message>
+    <message>
+        <source>Max model &amp;length:</source>
+        <translation>最大上下文长度(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>&amp;Tokens per request:</source>
+        <translation>每个请求的 token 数(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;KV cache:</source>
+        <translation>KV 缓存(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>&amp;Weights:</source>
+        <translation>权重(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>Tensor &amp;parallel:</source>
+        <translation>张量并行(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>Pipeline &amp;stages:</source>
+        <translation>流水线并行段数(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>Concurrent se&amp;quences:</source>
+        <translation>并发序列数(&amp;Q)：</translation>
+    </message>
+    <message>
+        <source>Most that fit</source>
+        <translation>最多能放几条</translation>
+    </message>
+    <message>
+        <source>The most sequences of this length the KV cache holds at once (capped by max_num_seqs).</source>
+        <translation>KV 缓存能同时放下的这个长度的最多序列数（不超过 max_num_seqs）。</translation>
+    </message>
+    <message>
+        <source>Cannot serve %1: %2</source>
+        <translation>无法按推理部署读取 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 (%2, %3 parameters) from %4</source>
+        <translation>%1（%2，%3 个参数），来自 %4</translation>
+    </message>
+    <message>
+        <source>Open a decoder&apos;s config.json to see how many requests fit.</source>
+        <translation>打开解码器模型的 config.json，看看能同时放下多少请求。</translation>
+    </message>
+    <message>
+        <source>The engine would not start: %1</source>
+        <translation>引擎无法启动：%1</translation>
+    </message>
+    <message>
+        <source>fits: %1 × %2 tokens use %3% of the KV cache (at most %4 at once)</source>
+        <translation>放得下：%1 × %2 token 占 KV 缓存的 %3%（最多同时 %4 条）</translation>
+    </message>
+    <message>
+        <source>does not fit: %1 × %2 tokens need %3% of the KV cache (at most %4 at once)</source>
+        <translation>放不下：%1 × %2 token 需要 KV 缓存的 %3%（最多同时 %4 条）</translation>
+    </message>
+    <message>
+        <source>GPU KV cache size: %1 tokens · Maximum concurrency for %2 tokens per request: %3x · at %4 tokens, %5 sequences at once</source>
+        <translation>GPU KV 缓存大小：%1 token · 每个请求 %2 token 时的最大并发：%3x · %4 token 时可同时放 %5 条</translation>
+    </message>
+    <message>
+        <source>Part</source>
+        <translation>组成部分</translation>
+    </message>
+    <message>
+        <source>On one GPU</source>
+        <translation>单卡占用</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>显存总量</translation>
+    </message>
+    <message>
+        <source>CUDA context, NCCL (before the engine)</source>
+        <translation>CUDA 上下文、NCCL（引擎启动前）</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Activation peak (profile run)</source>
+        <translation>激活峰值（预跑）</translation>
+    </message>
+    <message>
+        <source>Non-torch memory after start-up</source>
+        <translation>启动后 PyTorch 之外的显存</translation>
+    </message>
+    <message>
+        <source>CUDA graphs</source>
+        <translation>CUDA Graph</translation>
+    </message>
+    <message>
+        <source>Margin after capture</source>
+        <translation>CUDA Graph 捕获后的余量</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>KV cache per token</source>
+        <translation>每个 token 的 KV 缓存</translation>
+    </message>
+    <message>
+        <source>Open a Decoder&apos;s config.json</source>
+        <translation>打开解码器模型的 config.json</translation>
+    </message>
+    <message>
+        <source>Hugging Face configs (config.json *.json);;All files (*)</source>
+        <translation>Hugging Face 配置 (config.json *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>En&amp;gine:</source>
+        <translation>推理引擎(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>vLLM ve&amp;rsion:</source>
+        <translation>vLLM 版本(&amp;R)：</translation>
     </message>
 </context>
 <context>

@@ -23,7 +23,8 @@ bool sameGpu(const GpuSpec& a, const GpuSpec& b) {
 }
 /// Set-ups equal apart from the batch.
 bool sameSetup(const TrainingSetup& a, const TrainingSetup& b) {
-    return a.gpuId == b.gpuId && a.customGpuBytes == b.customGpuBytes && a.config == b.config;
+    return a.gpuId == b.gpuId && a.customGpuBytes == b.customGpuBytes && a.config == b.config &&
+           a.serving == b.serving;
 }
 } // namespace
 
@@ -43,12 +44,26 @@ void Document::loadModel(Model model, const QString& filePath, const QString& pr
         applyConfigState(setup->config);
         if (auto gpu = setupGpu(*setup)) setGpu(*gpu); // the parser checked the id
         m_batch = setup->batch;
+        m_serving = setup->serving;
     }
     m_savedSetup = this->setup();
     emit fileChanged();
     emit modelReplaced();
     if (setup) emit batchRequested(setup->batch);
+    if (setup) emit servingChanged();
     emit modelChanged();
+    updateModified();
+}
+
+TrainingSetup Document::setup() const {
+    TrainingSetup s = makeTrainingSetup(m_gpu, m_batch, m_config);
+    s.serving = m_serving;
+    return s;
+}
+
+void Document::setServing(const ServingConfig& serving) {
+    if (serving == m_serving) return;
+    m_serving = serving;
     updateModified();
 }
 

@@ -32,8 +32,12 @@ public:
     /// The batch shown (saved with the set-up; moving it is not an edit).
     std::int64_t batch() const { return m_batch; }
     void setBatch(std::int64_t batch) { m_batch = batch; }
-    /// GPU, batch and training configuration, as a model file stores them.
-    TrainingSetup setup() const { return makeTrainingSetup(m_gpu, m_batch, m_config); }
+    /// GPU, batch, training configuration and serving set-up, as a model file stores them.
+    TrainingSetup setup() const;
+    /// The serving set-up (serving mode), saved with the model file.
+    const ServingConfig& serving() const { return m_serving; }
+    /// Sets the serving set-up (no undo: serving mode has its own form); counts as a change of the set-up.
+    void setServing(const ServingConfig& serving);
     /// True when the model differs from what was last opened or saved, or, for a document with a file, the
     /// set-up does (GPU or configuration; the batch alone does not count). A preset or new model keeps no
     /// set-up of its own: loading another one keeps the current set-up, so nothing is lost.
@@ -73,6 +77,8 @@ signals:
     void modelReplaced();
     void configChanged();
     void gpuChanged();
+    /// A loaded file brought its serving set-up.
+    void servingChanged();
     void modifiedChanged(bool modified);
     void fileChanged();
     /// A loaded file asks for this batch (its saved set-up).
@@ -87,6 +93,7 @@ private:
     Model m_savedModel;
     TrainingSetup m_savedSetup;
     TrainingConfig m_config;
+    ServingConfig m_serving;
     GpuSpec m_gpu;
     std::int64_t m_batch = 64;
     QString m_filePath;

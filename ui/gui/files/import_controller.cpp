@@ -122,7 +122,7 @@ bool ImportController::importOnnx() {
 
 bool ImportController::importHfPath(const QString& path, const HfImportOptions& options, bool prompt) {
     const std::string file = localPath(path);
-    return runImport(
+    const bool ok = runImport(
         path,
         [file, options](const std::function<bool()>& cancelled) {
             HfImportOptions o = options;
@@ -130,6 +130,8 @@ bool ImportController::importHfPath(const QString& path, const HfImportOptions& 
             return importHfConfigFile(file, o);
         },
         prompt);
+    if (ok) emit hfConfigImported(path);
+    return ok;
 }
 
 bool ImportController::importOnnxPath(const QString& path, const OnnxImportOptions& options, bool prompt) {

@@ -63,6 +63,8 @@ signals:
     void importStarted();
     /// cancel() was called.
     void cancelRequested();
+    /// A Hugging Face config.json was imported (serving mode reads it too).
+    void hfConfigImported(const QString& path);
 
 private:
     void showError(const QString& text);

@@ -153,13 +153,16 @@ int BatchFitApp::run(int argc, char** argv) {
         QStringLiteral("Tab in front under the chart: breakdown (default), timeline, segments (the caching "
                        "allocator's), layers, gpus or heatmap (batch x sequence)."),
         QStringLiteral("TAB"));
+    const QCommandLineOption modeOpt(QStringLiteral("mode"),
+                                     QStringLiteral("Start in training (default) or serving mode."),
+                                     QStringLiteral("MODE"));
     QCommandLineOption testEditOpt(
         QStringLiteral("test-edit"),
         QStringLiteral("Tests only: replace the model with FILE as an unsaved edit."),
         QStringLiteral("FILE"));
     testEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOptions({presetOpt, modelOpt, hfOpt, batchOpt, gpuOpt, langOpt, shotOpt, logOpt, logMemoryOpt,
-                       chartOpt, testEditOpt});
+                       chartOpt, modeOpt, testEditOpt});
     parser.process(app);
 
     StartupOptions o;
@@ -177,6 +180,11 @@ int BatchFitApp::run(int argc, char** argv) {
     const QStringList tabs = {QStringLiteral("breakdown"), QStringLiteral("timeline"),
                               QStringLiteral("segments"),  QStringLiteral("layers"),
                               QStringLiteral("gpus"),      QStringLiteral("heatmap")};
+    const QString mode = parser.value(modeOpt);
+    if (!mode.isEmpty() && mode != QLatin1String("training") && mode != QLatin1String("serving")) {
+        std::fprintf(stderr, "batchfit: --mode must be training or serving, got '%s'\n", qPrintable(mode));
+        return 2;
+    }
     if (!o.chart.isEmpty() && !tabs.contains(o.chart)) {
         std::fprintf(stderr, "batchfit: --chart (--tab) must be one of %s, got '%s'\n",
                      qPrintable(tabs.join(QStringLiteral(", "))), qPrintable(o.chart));
@@ -205,6 +213,7 @@ int BatchFitApp::run(int argc, char** argv) {
     window.restoreSettings();
     openInitialModel(window, *settings, o);
     if (!o.chart.isEmpty()) window.showTab(o.chart);
+    if (mode == QLatin1String("serving")) window.setServingMode(true);
     window.show();
     // Autosave, and the offer to restore what a crashed or killed session left (not for screenshots).
     std::unique_ptr<Autosave> autosave;

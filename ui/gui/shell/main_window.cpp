@@ -84,6 +84,7 @@ MainWindow::MainWindow(AppSettings* settings, QWidget* parent) : QMainWindow(par
     buildCentral();
     buildDocks();
     buildMenus();
+    connectServing();
     new ShortcutKeeper(this); // Ctrl+E and the other window shortcuts work from the batch box too
     // Each table and tree is one Tab stop: arrow keys move inside it, Tab moves on (it used to walk the
     // cells, so the what-if Apply button was never reached).

@@ -13,6 +13,8 @@ class QCheckBox;
 class QResizeEvent;
 class QLabel;
 class QMenu;
+class QStackedWidget;
+class QTabBar;
 class QTabWidget;
 class QTableView;
 class QFrame;
@@ -34,6 +36,7 @@ class LayerActivationModel;
 class LayerStackPanel;
 class MemoryChart;
 class SegmentsView;
+class ServingView;
 class TimelineChart;
 class TrainingPanel;
 class WhatIfPanel;
@@ -89,6 +92,10 @@ public:
     FitHeatMap* heatMap() const { return m_heatMap; }
     /// Brings the "Batch × sequence" tab to the front (batchfit --chart heatmap).
     void showHeatMapTab();
+    /// Training (false) or serving (true): the central page, and the training docks shown or hidden.
+    void setServingMode(bool serving);
+    bool isServingMode() const;
+    ServingView* servingView() const { return m_serving; }
     /// Brings a tab to the front by name: breakdown, timeline, segments, layers, gpus or heatmap (batchfit
     /// --tab). False for another name.
     bool showTab(const QString& name);
@@ -105,6 +112,8 @@ private:
     /// First start: WindowGeometry::firstStart on this screen; later: the saved geometry, kept on the screen.
     void placeOnScreen();
     void buildDocks();
+    QWidget* wrapInModes(QWidget* training); ///< the Training | Serving bar over both pages
+    void connectServing();
     /// Gives the Training Set-up dock the height of its rows where the column has room (main_window_layout).
     void fitTrainingDock();
     void buildMenus();
@@ -144,6 +153,10 @@ private:
     QTableView* m_layerTableView = nullptr;
     QTableView* m_breakdownView = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QTabBar* m_modeBar = nullptr;
+    QStackedWidget* m_modeStack = nullptr;
+    ServingView* m_serving = nullptr;
+    QStringList m_docksHiddenForServing; ///< the training docks serving mode hid, shown again on the way back
     QSplitter* m_split = nullptr;
     QFrame* m_welcome = nullptr;
     ElidingLabel* m_welcomeText = nullptr;

@@ -207,7 +207,7 @@ void MainWindow::buildCentral() {
     layout->addWidget(m_welcome);
     layout->addWidget(m_problem);
     layout->addWidget(split, 1);
-    setCentralWidget(central);
+    setCentralWidget(wrapInModes(central));
 }
 
 void MainWindow::showHeatMapTab() {

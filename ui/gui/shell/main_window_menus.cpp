@@ -107,6 +107,9 @@ void MainWindow::buildMenus() {
                      [this] { m_batchPanel->spinBox()->setFocus(Qt::ShortcutFocusReason); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Training"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] { setServingMode(false); });
+    view->addAction(tr("Se&rving"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { setServingMode(true); });
+    view->addSeparator();
     m_logAction = view->addAction(tr("&Logarithmic Batch Axis"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
                                   [this](bool on) { setLogScale(on); });
     m_logAction->setCheckable(true);
