@@ -5,6 +5,11 @@
 #include "batchfit/serving_plan.h"
 #include "cli_text.h"
 
+#ifdef BATCHFIT_HAVE_REPORT
+#include "report/headless_app.h"
+#include "report/serving_report.h"
+#endif
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -157,6 +162,19 @@ int cliServe(const CliOptions& o) {
     std::cout << (o.json ? servingJson(*model, *e, *o.gpu, context, sequences, levers)
                          : servingText(*model, *e, *o.gpu, context, sequences) +
                                leversText(levers, context, now));
+    if (!o.out.empty()) {
+#ifdef BATCHFIT_HAVE_REPORT
+        if (!ensureGuiApplication()) return fail(4, "cannot start the Qt GUI library to render the report");
+        ServingReportRequest r;
+        r.model = *model, r.config = o.serving, r.gpu = *o.gpu, r.tp = p.tp, r.pp = p.pp;
+        r.sequences = sequences, r.context = context, r.language = QString::fromStdString(o.lang);
+        if (auto st = exportServingReport(r, QString::fromStdString(o.out)); !st)
+            return fail(4, st.error().message);
+        std::cerr << "wrote " << o.out << "\n";
+#else
+        return fail(kUsage, "--out needs the Qt build (the report library)");
+#endif
+    }
     const bool fits =
         e->failure == ServingEstimate::Failure::None && servingCell(*model, *e, sequences, context).fits;
     return fits ? kOk : kNoFit;

@@ -2,6 +2,7 @@
 
 #ifdef BATCHFIT_HAVE_REPORT
 #include "report/report_exporter.h"
+#include "report/serving_report.h"
 #endif
 
 namespace batchfit {
@@ -29,6 +30,23 @@ bool ReportExporter::available() {
     return true;
 #else
     return false;
+#endif
+}
+
+QString ReportExporter::exportServing(const QString& path, const ServingModel& model,
+                                      const ServingConfig& config, const GpuSpec& gpu, std::int64_t tp,
+                                      std::int64_t pp, std::int64_t sequences, std::int64_t context,
+                                      const QString& language) {
+#ifdef BATCHFIT_HAVE_REPORT
+    ServingReportRequest r;
+    r.model = model, r.config = config, r.gpu = gpu, r.tp = tp, r.pp = pp;
+    r.sequences = sequences, r.context = context, r.language = language;
+    const Status s = exportServingReport(r, path);
+    return s ? QString() : QString::fromStdString(s.error().message);
+#else
+    (void)path, (void)model, (void)config, (void)gpu, (void)tp, (void)pp, (void)sequences, (void)context;
+    (void)language;
+    return tr("This build has no report support.");
 #endif
 }
 

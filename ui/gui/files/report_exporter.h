@@ -4,6 +4,7 @@
 #include "batchfit/gpu.h"
 #include "batchfit/measurement.h"
 #include "batchfit/model.h"
+#include "batchfit/serving.h"
 #include "batchfit/training_config.h"
 
 #include <QCoreApplication>
@@ -23,6 +24,10 @@ public:
     static bool available();
     /// Writes a report (format by extension: .pdf, .png, ...), with the measured points on its chart.
     /// Returns an empty string or the error message.
+    /// The serving report (.pdf or .png) of serving mode's set-up; the error, or empty when written.
+    static QString exportServing(const QString& path, const ServingModel& model, const ServingConfig& config,
+                                 const GpuSpec& gpu, std::int64_t tp, std::int64_t pp, std::int64_t sequences,
+                                 std::int64_t context, const QString& language);
     static QString exportTo(const QString& path, const Model& model, const TrainingConfig& config,
                             const GpuSpec& gpu, std::int64_t batch, const QString& language,
                             const std::vector<MeasurementComparison>& measured = {});

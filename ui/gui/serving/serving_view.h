@@ -41,6 +41,10 @@ public:
     void setSequences(std::int64_t n);
 
     std::int64_t sequences() const { return m_sequences; }
+    const std::optional<ServingModel>& model() const { return m_model; }
+    const GpuSpec& gpu() const { return m_gpu; }
+    std::int64_t tensorParallel() const { return m_tp; }
+    std::int64_t pipelineStages() const { return m_pp; }
     std::int64_t context() const;
     const std::optional<ServingEstimate>& estimate() const { return m_estimate; }
     QString verdictText() const;

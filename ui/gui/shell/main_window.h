@@ -114,6 +114,7 @@ private:
     void buildDocks();
     QWidget* wrapInModes(QWidget* training); ///< the Training | Serving bar over both pages
     void connectServing();
+    void exportServingReport(); ///< File > Export Report in serving mode
     /// Gives the Training Set-up dock the height of its rows where the column has room (main_window_layout).
     void fitTrainingDock();
     void buildMenus();

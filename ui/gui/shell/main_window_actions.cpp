@@ -20,6 +20,7 @@
 #include "gui/panels/layer_stack_panel.h"
 #include "gui/panels/training_panel.h"
 #include "gui/panels/what_if_panel.h"
+#include "gui/serving/serving_view.h"
 #include "gui/shell/app_settings.h"
 #include "gui/shell/docs_window.h"
 #include "gui/shell/language.h"
@@ -61,6 +62,7 @@
 namespace batchfit {
 
 void MainWindow::exportReport() {
+    if (isServingMode()) return exportServingReport();
     const QString name = QString::fromStdString(m_doc->model().name) + QStringLiteral(".pdf");
     const QString lastDir = m_settings->lastReportDir();
     const QString suggestion =
@@ -72,6 +74,32 @@ void MainWindow::exportReport() {
     const QString error =
         ReportExporter::exportTo(path, m_doc->model(), m_doc->config(), m_doc->gpu(), m_doc->batch(),
                                  Language::current(), m_chart->measuredComparisons());
+    if (!error.isEmpty())
+        QMessageBox::critical(this, tr("Cannot Export Report"), error);
+    else
+        statusBar()->showMessage(tr("Report written to %1").arg(path), 5000);
+}
+
+void MainWindow::exportServingReport() {
+    const ServingView* v = m_serving;
+    if (!v->model()) {
+        QMessageBox::information(this, tr("Export Report"),
+                                 tr("Open a decoder's config.json in serving mode first."));
+        return;
+    }
+    const QString name =
+        QString::fromStdString(v->model()->name).replace(QLatin1Char('/'), QLatin1Char('-')) +
+        QStringLiteral("-serving.pdf");
+    const QString lastDir = m_settings->lastReportDir();
+    const QString suggestion =
+        !lastDir.isEmpty() && QFileInfo(lastDir).isDir() ? QDir(lastDir).filePath(name) : name;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Serving Report"), suggestion,
+                                                      tr("PDF (*.pdf);;PNG image (*.png)"));
+    if (path.isEmpty()) return;
+    m_settings->setLastReportDir(QFileInfo(path).absolutePath());
+    const QString error =
+        ReportExporter::exportServing(path, *v->model(), v->config(), v->gpu(), v->tensorParallel(),
+                                      v->pipelineStages(), v->sequences(), v->context(), Language::current());
     if (!error.isEmpty())
         QMessageBox::critical(this, tr("Cannot Export Report"), error);
     else
