@@ -10,9 +10,11 @@
 #include "report/serving_report.h"
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace batchfit {
@@ -132,6 +134,42 @@ std::string leversText(const std::vector<ServingLever>& levers, std::int64_t con
     return os.str();
 }
 
+/// generate() with DynamicCache through the caching allocator: half the context as the prompt, the rest
+/// generated (at most kMaxReplayedSteps tokens). Empty for the other engines.
+struct CliReplay {
+    std::optional<HfGenerateReplay> replay;
+    std::int64_t prompt = 0, generated = 0;
+    std::string error;
+};
+
+CliReplay hfReplay(const ServingModel& m, const ServingEstimate& e, std::int64_t sequences,
+                   std::int64_t context) {
+    CliReplay out;
+    if (e.config.engine != ServingEngine::Hf || e.failure == ServingEstimate::Failure::Weights) return out;
+    out.generated = std::clamp<std::int64_t>(context / 2, 1, kMaxReplayedSteps);
+    out.prompt = std::max<std::int64_t>(context - out.generated + 1, 1);
+    auto r = replayHfGenerate(m, e, sequences, out.prompt, out.generated);
+    if (r)
+        out.replay = std::move(*r);
+    else
+        out.error = r.error().message;
+    return out;
+}
+
+std::string hfReplayText(const CliReplay& c, std::int64_t sequences) {
+    if (!c.error.empty()) return "generate() replay: " + c.error + "\n";
+    if (!c.replay) return "";
+    const AllocatorStats& s = c.replay->result.stats;
+    std::ostringstream os;
+    os << "generate() replay, DynamicCache (" << grouped(sequences) << " x " << grouped(c.prompt)
+       << "-token prompts, " << grouped(c.generated) << " new tokens): the cache ends at "
+       << gib(static_cast<double>(c.replay->cacheBytes)) << "; PyTorch allocated peak "
+       << gib(static_cast<double>(s.peakAllocatedBytes)) << ", reserved peak "
+       << gib(static_cast<double>(s.peakReservedBytes)) << " (torch.cat leaves blocks too small to reuse)\n";
+    if (c.replay->result.oom) os << "  Out of memory: " << c.replay->result.oom->message << "\n";
+    return os.str();
+}
+
 } // namespace
 
 int cliServe(const CliOptions& o) {
@@ -159,9 +197,11 @@ int cliServe(const CliOptions& o) {
     const auto levers = servingLevers(*model, o.serving, *o.gpu, p.tp, p.pp, context);
     const std::int64_t now =
         e->failure == ServingEstimate::Failure::None ? maxConcurrentSequences(*model, *e, context) : 0;
-    std::cout << (o.json ? servingJson(*model, *e, *o.gpu, context, sequences, levers)
+    const CliReplay replay = hfReplay(*model, *e, sequences, context);
+    std::cout << (o.json ? servingJson(*model, *e, *o.gpu, context, sequences, levers,
+                                       replay.replay ? &*replay.replay : nullptr, replay.prompt)
                          : servingText(*model, *e, *o.gpu, context, sequences) +
-                               leversText(levers, context, now));
+                               leversText(levers, context, now) + hfReplayText(replay, sequences));
     if (!o.out.empty()) {
 #ifdef BATCHFIT_HAVE_REPORT
         if (!ensureGuiApplication()) return fail(4, "cannot start the Qt GUI library to render the report");
@@ -175,8 +215,9 @@ int cliServe(const CliOptions& o) {
         return fail(kUsage, "--out needs the Qt build (the report library)");
 #endif
     }
-    const bool fits =
-        e->failure == ServingEstimate::Failure::None && servingCell(*model, *e, sequences, context).fits;
+    const bool fits = e->failure == ServingEstimate::Failure::None &&
+                      servingCell(*model, *e, sequences, context).fits &&
+                      !(replay.replay && replay.replay->result.oom);
     return fits ? kOk : kNoFit;
 }
 

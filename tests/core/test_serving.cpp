@@ -306,3 +306,29 @@ TEST_CASE("serve: each lever, applied, gives the answer it promised", "[serve]")
     c.kvCacheDtype = KvCacheDtype::Fp8;
     for (const ServingLever& l : servingLevers(m, c, gpu("rtx-4090"), 1, 1, 8192)) CHECK(l.id != "kv-fp8");
 }
+
+TEST_CASE("serve: generate()'s DynamicCache through the caching allocator leaves a reserve past the cache",
+          "[serve]") {
+    const ServingModel m = served("hf/llama-3-8b.json");
+    ServingConfig c;
+    c.engine = ServingEngine::Hf;
+    c.maxModelLen = 4096;
+    const auto e = estimate(m, c, gpu("h100-80gb"));
+    auto r = replayHfGenerate(m, e, 8, 2049, 2048);
+    REQUIRE(r);
+    // The cache at the end is what the analytic model holds for 8 x 4096 tokens.
+    CHECK(r->cacheBytes == servingCacheBytes(m, e, 8, 4096));
+    const AllocatorStats& s = r->result.stats;
+    CHECK(s.peakAllocatedBytes >= e.weightBytes + r->cacheBytes);
+    // Each torch.cat asks for a block one token longer than any freed one: the reserve grows past it.
+    CHECK(s.peakReservedBytes > s.peakAllocatedBytes + (1ull << 30));
+    CHECK(r->events == 1 + 1 + 2 * 32 + 1 + 2047 * 32 * 4);
+    CHECK_FALSE(r->result.oom);
+    // Far too many sequences for the GPU: the replay fails with PyTorch's message.
+    auto big = replayHfGenerate(m, e, 400, 2049, 64); // 400 x 2112 tokens x 128 KiB: 103 GiB
+    REQUIRE(big);
+    REQUIRE(big->result.oom);
+    CHECK(big->result.oom->message.find("CUDA out of memory") != std::string::npos);
+    CHECK_FALSE(replayHfGenerate(m, e, 0, 10, 10));
+    CHECK_FALSE(replayHfGenerate(m, e, 1, 10, kMaxReplayedSteps + 1));
+}

@@ -1,6 +1,7 @@
 #pragma once
 // Serving's answers beyond one set-up: the concurrency x context fit map and the what-if levers (fp8 KV
 // cache, a lower max_model_len, more tensor parallelism, 4-bit weights, a raised utilization).
+#include "batchfit/allocator_replay.h"
 #include "batchfit/serving.h"
 
 #include <string>
@@ -45,9 +46,24 @@ std::vector<ServingLever> servingLevers(const ServingModel& model, const Serving
                                         const GpuSpec& gpu, std::int64_t tp, std::int64_t pp,
                                         std::int64_t context);
 
+/// Decoding steps a generate() replay takes at most.
+inline constexpr std::int64_t kMaxReplayedSteps = 65536;
+
+/// generate() with DynamicCache through the caching allocator (ReplayResult): `sequences` prompts of `prompt`
+/// tokens, then `newTokens` tokens, each a torch.cat per layer. cacheBytes is what the cache holds at the
+/// end; the replay's reserve shows the churn beyond it.
+struct HfGenerateReplay {
+    ReplayResult result;
+    std::uint64_t cacheBytes = 0;
+    std::size_t events = 0;
+};
+Result<HfGenerateReplay> replayHfGenerate(const ServingModel& model, const ServingEstimate& e,
+                                          std::int64_t sequences, std::int64_t prompt,
+                                          std::int64_t newTokens);
+
 /// The JSON `batchfit-cli serve --json` prints (docs/estimate-fields.md, "serve"), with the levers.
 std::string servingJson(const ServingModel& model, const ServingEstimate& e, const GpuSpec& gpu,
-                        std::int64_t context, std::int64_t sequences,
-                        const std::vector<ServingLever>& levers);
+                        std::int64_t context, std::int64_t sequences, const std::vector<ServingLever>& levers,
+                        const HfGenerateReplay* replay = nullptr, std::int64_t replayPrompt = 0);
 
 } // namespace batchfit

@@ -25,8 +25,8 @@ const char* failureName(ServingEstimate::Failure f) {
 } // namespace
 
 std::string servingJson(const ServingModel& m, const ServingEstimate& e, const GpuSpec& gpu,
-                        std::int64_t context, std::int64_t sequences,
-                        const std::vector<ServingLever>& levers) {
+                        std::int64_t context, std::int64_t sequences, const std::vector<ServingLever>& levers,
+                        const HfGenerateReplay* replay, std::int64_t replayPrompt) {
     const ServingConfig& c = e.config;
     ojson o;
     o["model"] = {{"name", m.name},
@@ -76,6 +76,17 @@ std::string servingJson(const ServingModel& m, const ServingEstimate& e, const G
                    {"fits", e.failure == ServingEstimate::Failure::None && cell.fits},
                    {"kv_cache_bytes", servingCacheBytes(m, e, sequences, context)},
                    {"kv_used_fraction", cell.usedFraction}};
+    if (replay) {
+        const AllocatorStats& s = replay->result.stats;
+        o["hf_replay"] = {{"prompt", replayPrompt},
+                          {"new_tokens", context - replayPrompt + 1},
+                          {"cache_bytes", replay->cacheBytes},
+                          {"peak_allocated_bytes", s.peakAllocatedBytes},
+                          {"peak_reserved_bytes", s.peakReservedBytes},
+                          {"oom", replay->result.oom.has_value()},
+                          {"message", replay->result.oom ? replay->result.oom->message : std::string()}};
+        o["answer"]["fits"] = o["answer"]["fits"].get<bool>() && !replay->result.oom;
+    }
     o["levers"] = ojson::array();
     for (const ServingLever& l : levers)
         o["levers"].push_back({{"id", l.id},
