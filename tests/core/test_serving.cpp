@@ -332,3 +332,30 @@ TEST_CASE("serve: generate()'s DynamicCache through the caching allocator leaves
     CHECK_FALSE(replayHfGenerate(m, e, 0, 10, 10));
     CHECK_FALSE(replayHfGenerate(m, e, 1, 10, kMaxReplayedSteps + 1));
 }
+
+TEST_CASE("serve: vLLM 0.7's MLA keeps absorbed matrices; kept attention stays bf16 under AWQ", "[serve]") {
+    const ServingModel awq = served("serving/configs/deepseek-coder-v2-lite-awq.json");
+    REQUIRE(awq.layerWeights[0].attentionKept);
+    ServingModel quantizedAttention = awq;
+    for (LayerWeights& w : quantizedAttention.layerWeights) w.attentionKept = false;
+    const std::uint64_t kept = servingWeightBytes(awq, WeightQuant::Auto, 128, 1, 0, 27, true, true);
+    const std::uint64_t all = servingWeightBytes(quantizedAttention, WeightQuant::Auto, 128, 1, 0, 27, true, true);
+    CHECK(kept > all + 500ull * (1 << 20)); // 13.8 M attention weights a layer at 2 bytes, not 0.52
+    ServingConfig c;
+    c.engine = ServingEngine::VllmV0;
+    c.engineVersion = 7;
+    c.maxModelLen = 163840;
+    const auto old = estimate(awq, c, gpu("h100-80gb"));
+    c.engineVersion = 10;
+    const auto later = estimate(awq, c, gpu("h100-80gb"));
+    // W_QR, W_Q_UK and W_UV_O: (2048 x 16 x (64 + 512) + 16 x 512 x 2048) x 2 bytes x 27 layers
+    CHECK(old.weightBytes - later.weightBytes == 27ull * (2048 * 16 * 576 + 16 * 512 * 2048) * 2);
+    // vllm#13109 printed 10.45 GiB of weights and 116,023 blocks
+    c.engineVersion = 7;
+    c.memoryFraction = 0.9;
+    c.activationBytes = static_cast<std::uint64_t>(0.94 * kGiB);
+    c.nonTorchBytes = static_cast<std::uint64_t>(0.16 * kGiB);
+    const auto row = estimate(awq, c, customGpu(79.22));
+    CHECK(std::abs(static_cast<double>(row.weightBytes) / kGiB - 10.45) < 0.1);
+    CHECK(std::abs(static_cast<double>(row.blocks) / 116023.0 - 1) < 0.01);
+}

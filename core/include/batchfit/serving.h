@@ -27,6 +27,12 @@ struct LayerWeights {
     std::uint64_t linearOutputs = 0; ///< sum of the linears' output features (per-channel scales)
     std::uint64_t linearInputs = 0;  ///< sum of their input features (GPTQ's g_idx)
     std::uint64_t other = 0;         ///< norms, biases, routers: kept in the model dtype, replicated
+    /// The attention's linears (part of splitLinear and all of kvLinear), which quantization_config's
+    /// modules_to_not_convert may keep in the model dtype.
+    std::uint64_t attentionLinear = 0;
+    bool attentionKept = false; ///< modules_to_not_convert names the attention: not quantized
+    /// MLA: the elements of vLLM 0.7's absorbed decode matrices (W_QR, W_Q_UK, W_UV_O), act dtype.
+    std::uint64_t mlaAbsorbed = 0;
 };
 
 /// A decoder-only model as a serving engine loads it, read from its Hugging Face config.json.

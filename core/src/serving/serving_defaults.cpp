@@ -81,6 +81,7 @@ Result<ServingConfig> resolveConfig(const ServingModel& m, const ServingConfig& 
     ServingConfig r = c;
     const bool v1 = c.engine == ServingEngine::Vllm, v0 = c.engine == ServingEngine::VllmV0;
     if (r.quant == WeightQuant::Auto) r.quant = m.quant;
+    if (v0) r.engineVersion = std::min(r.engineVersion, 10); // V0 shipped up to 0.10.2
     if (r.maxModelLen == 0) r.maxModelLen = m.maxPositions;
     if (r.maxModelLen > m.maxPositions)
         return makeError("--max-model-len " + std::to_string(r.maxModelLen) +

@@ -102,6 +102,10 @@ void reserve(const ServingModel& m, ServingEstimate& e, const GpuSpec& gpu, bool
     e.contextBytes = gpu.contextBytes + (e.tp > 1 ? ncclBytesPerCommunicator(e.tp) : 0);
     e.weightBytes = servingWeightBytes(m, c.quant, c.quantGroupSize, e.tp, e.firstLayer, e.stageLayers,
                                        firstStage, lastStage);
+    if (c.engine == ServingEngine::VllmV0 && c.engineVersion <= 7) // 0.7's MLA absorbed matrices, per rank
+        for (std::int64_t i = e.firstLayer; i < e.firstLayer + e.stageLayers; ++i)
+            e.weightBytes += m.layerWeights[static_cast<std::size_t>(i)].mlaAbsorbed /
+                             static_cast<U>(e.tp) * static_cast<U>(dtypeSize(m.dtype));
     e.activationBytes = c.activationBytes ? c.activationBytes : serving::profilePeak(m, c, e.tp, lastStage);
     e.nonTorchBytes = c.nonTorchBytes ? c.nonTorchBytes : serving::kNonTorchIncrease;
     const bool graphs = isV1(c) && c.engineVersion >= 20 && !c.enforceEager;

@@ -67,10 +67,18 @@ std::uint64_t servingWeightBytes(const ServingModel& m, WeightQuant quant, std::
         std::min<std::int64_t>(firstLayer + layers, static_cast<std::int64_t>(m.layerWeights.size()));
     for (std::int64_t i = std::max<std::int64_t>(firstLayer, 0); i < end; ++i) {
         const LayerWeights& w = m.layerWeights[static_cast<std::size_t>(i)];
-        const U n = w.splitLinear / t + w.kvLinear / kv * kvPerRank;
-        bytes +=
-            quantizedBytes(n, w.linearOutputs / t, w.linearInputs / t, quant, groupSize, b, m.nf4DoubleQuant);
-        bytes += w.other * static_cast<U>(b);
+        const U kvRank = w.kvLinear / kv * kvPerRank;
+        const U n = w.splitLinear / t + kvRank;
+        // Linears named in modules_to_not_convert stay in the model dtype; the scales follow the rest's
+        // share.
+        const U kept = w.attentionKept && quant != WeightQuant::None
+                           ? std::min(n, (w.attentionLinear - w.kvLinear) / t + kvRank)
+                           : 0;
+        const double share = n ? static_cast<double>(n - kept) / static_cast<double>(n) : 0;
+        bytes += quantizedBytes(n - kept, static_cast<U>(share * static_cast<double>(w.linearOutputs / t)),
+                                static_cast<U>(share * static_cast<double>(w.linearInputs / t)), quant,
+                                groupSize, b, m.nf4DoubleQuant);
+        bytes += (kept + w.other) * static_cast<U>(b);
     }
     // The rotary cos/sin cache: one row per position, persistent on every rank (vLLM's RotaryEmbedding).
     bytes += static_cast<U>(m.maxPositions) * static_cast<U>(m.rotaryDim) * static_cast<U>(b);

@@ -127,6 +127,32 @@ Result<Attention> mlaAttention(ServingModel& m, const Config& c) {
     return a;
 }
 
+/// quantization_config.modules_to_not_convert naming the attention ("self_attn", or its projections): those
+/// linears stay in the model dtype.
+bool attentionKept(const Config& c) {
+    const json& j = c.raw();
+    if (!j.contains("quantization_config") || !j["quantization_config"].is_object()) return false;
+    const json& q = j["quantization_config"];
+    if (!q.contains("modules_to_not_convert") || !q["modules_to_not_convert"].is_array()) return false;
+    for (const json& n : q["modules_to_not_convert"])
+        if (n.is_string() && (n.get<std::string>() == "self_attn" || n.get<std::string>() == "q_proj" ||
+                              n.get<std::string>() == "o_proj"))
+            return true;
+    return false;
+}
+
+/// vLLM 0.7's MLA matrix absorption (attention/backends/mla/utils.py process_weights_after_loading with
+/// VLLM_MLA_PERFORM_MATRIX_ABSORPTION, on by default): W_QR [q_in, heads x rope], W_Q_UK [q_in, heads x
+/// kv_lora_rank] and W_UV_O [heads x kv_lora_rank, hidden], kept beside the raw weights.
+std::uint64_t absorbedMla(const ServingModel& m, const Config& c, std::int64_t kvLoraRank) {
+    const json& j = c.raw();
+    const U qIn = j.contains("q_lora_rank") && j["q_lora_rank"].is_number_integer()
+                      ? j["q_lora_rank"].get<U>()
+                      : static_cast<U>(m.hidden);
+    const U h = static_cast<U>(m.heads), r = static_cast<U>(m.rotaryDim), l = static_cast<U>(kvLoraRank);
+    return qIn * h * r + qIn * h * l + h * l * static_cast<U>(m.hidden);
+}
+
 struct Moe {
     std::int64_t experts = 0, topK = 0, inner = 0, shared = 0;
     std::int64_t firstDense = 0, every = 1;
@@ -268,7 +294,9 @@ Result<ServingModel> readDecoder(const Config& c, const std::string& type) {
     const std::int64_t window = static_cast<std::int64_t>(c.real("sliding_window", 0));
     const U norms = static_cast<U>((type == "gemma2" || type == "gemma3_text" ? 4 : 2) * d);
     for (std::int64_t i = 0; i < layers; ++i) {
-        LayerWeights w{a.split, a.kv, a.outputs, a.inputs, a.other + norms};
+        LayerWeights w{a.split,         a.kv,           a.outputs,        a.inputs,
+                       a.other + norms, a.split + a.kv, attentionKept(c), 0};
+        if (mla) w.mlaAbsorbed = absorbedMla(m, c, latent - m.rotaryDim);
         addMlp(w, m, e, sparseAt(e, type, i));
         m.layerWeights.push_back(w);
         KvLayer k;
