@@ -25,6 +25,7 @@
 #include "batchfit/json_report.h"
 #include "batchfit/measurement.h"
 #include "batchfit/model_io.h"
+#include "batchfit/serving_plan.h"
 #include "batchfit/settings.h"
 #include "batchfit/training_config.h"
 #include "batchfit/what_if.h"
@@ -432,6 +433,42 @@ inline std::string measurementEntry(const std::uint8_t* data, std::size_t size) 
     const std::string text(reinterpret_cast<const char*>(data), size);
     auto m = parseMeasurement(text, "m.json");
     if (!m) return m.error().message.empty() ? "parseMeasurement: empty error message" : "";
+    return {};
+}
+
+/// readServingModel, then every engine's start-up arithmetic on a 24 GiB and an 80 GiB GPU: a clean error or an
+/// estimate whose answers agree: the most sequences at a context fit and one more does not (below the cap),
+/// the longest context for them fits, the map's cells are the single answers, nothing above 2^62 bytes.
+inline std::string servingEntry(const std::uint8_t* data, std::size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    auto m = readServingModel(text, "config.json");
+    if (!m) return m.error().message.empty() ? "readServingModel: empty error message" : "";
+    if (m->kv.empty() || m->kv.size() != m->layerWeights.size()) return "a model with no layers or mismatched layers";
+    for (const char* id : {"rtx-4090", "h100-80gb"}) {
+        const GpuSpec gpu = *findGpu(id);
+        for (ServingEngine engine : allServingEngines()) {
+            ServingConfig c;
+            c.engine = engine;
+            c.maxModelLen = std::min<std::int64_t>(m->maxPositions, 4096);
+            auto e = estimateServing(*m, c, gpu, 1 + static_cast<std::int64_t>(size % 3), 1);
+            if (!e) continue; // refused with a message (parallelism past the layers, a length past the model's)
+            if (e->weightBytes > (1ull << 62) || e->bytesPerToken > (1ull << 62)) return "bytes past 2^62";
+            if (e->failure != ServingEstimate::Failure::None) continue;
+            const std::int64_t ctx = e->config.maxModelLen;
+            const std::int64_t n = maxConcurrentSequences(*m, *e, ctx);
+            if (n < 1 || !servingCell(*m, *e, n, ctx).fits) return "the most sequences at max_model_len do not fit";
+            if (n != e->config.maxNumSeqs && servingCell(*m, *e, n + 1, ctx).fits) return "one more sequence fits";
+            const std::int64_t longest = maxContextAt(*m, *e, n);
+            if (longest < ctx || !servingCell(*m, *e, n, longest).fits) return "maxContextAt disagrees";
+            auto map = servingFitMap(*m, *e, servingAxis(ctx), servingAxis(n + 1));
+            if (!map) return "servingFitMap refused its own axes";
+            for (std::size_t r = 0; r < map->contexts.size(); ++r)
+                for (std::size_t k = 0; k < map->sequences.size(); ++k)
+                    if (map->at(r, k).fits != servingCell(*m, *e, map->sequences[k], map->contexts[r]).fits)
+                        return "a map cell disagrees with servingCell";
+            (void)servingJson(*m, *e, gpu, ctx, n, servingLevers(*m, c, gpu, 1, 1, ctx));
+        }
+    }
     return {};
 }
 

@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-all_targets=(model_loader hf_import estimate setup trace measurement)
+all_targets=(model_loader hf_import estimate setup trace measurement serving)
 [ -f core/include/batchfit/onnx_import.h ] && all_targets+=(onnx_import)
 
 if [ $# -lt 2 ]; then
@@ -76,6 +76,11 @@ make_seeds() {
       ;;
     measurement)
       cp "$root"/tests/data/measured/*.json "$dir"/ 2>/dev/null || true
+      ;;
+    serving)
+      cp "$root"/tests/data/hf/*.json "$dir"/
+      local f
+      for f in "$root"/tests/data/serving/configs/*.json; do cp "$f" "$dir/serving-$(basename "$f")"; done
       ;;
     estimate)
       local headers=('\x03\x00\x00\x07\x05\x40' '\x04\x0f\x49\x10\x1f\x00' '\x00\x16\x28\x3f\xff\xc0'

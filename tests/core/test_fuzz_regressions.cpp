@@ -109,3 +109,7 @@ TEST_CASE("fuzz regressions: allocator traces", "[fuzz]") {
 TEST_CASE("fuzz regressions: measurement files", "[fuzz]") {
     replay("measurement", fuzz::measurementEntry);
 }
+
+TEST_CASE("fuzz regressions: serving configs", "[fuzz]") {
+    replay("serving", fuzz::servingEntry);
+}

@@ -104,8 +104,8 @@ void reserve(const ServingModel& m, ServingEstimate& e, const GpuSpec& gpu, bool
                                        firstStage, lastStage);
     if (c.engine == ServingEngine::VllmV0 && c.engineVersion <= 7) // 0.7's MLA absorbed matrices, per rank
         for (std::int64_t i = e.firstLayer; i < e.firstLayer + e.stageLayers; ++i)
-            e.weightBytes += m.layerWeights[static_cast<std::size_t>(i)].mlaAbsorbed /
-                             static_cast<U>(e.tp) * static_cast<U>(dtypeSize(m.dtype));
+            e.weightBytes += m.layerWeights[static_cast<std::size_t>(i)].mlaAbsorbed / static_cast<U>(e.tp) *
+                             static_cast<U>(dtypeSize(m.dtype));
     e.activationBytes = c.activationBytes ? c.activationBytes : serving::profilePeak(m, c, e.tp, lastStage);
     e.nonTorchBytes = c.nonTorchBytes ? c.nonTorchBytes : serving::kNonTorchIncrease;
     const bool graphs = isV1(c) && c.engineVersion >= 20 && !c.enforceEager;
@@ -265,12 +265,20 @@ ServingCell servingCell(const ServingModel& m, const ServingEstimate& e, std::in
 std::uint64_t servingCacheBytes(const ServingModel& m, const ServingEstimate& e, std::int64_t sequences,
                                 std::int64_t context) {
     if (sequences < 1 || context < 1) return 0;
-    const U n = static_cast<U>(sequences), bs = static_cast<U>(std::max<std::int64_t>(e.config.blockSize, 1));
-    if (isV1(e.config)) return n * v1BlocksPerRequest(e, context) * e.bytesPerBlock;
-    if (e.config.engine == ServingEngine::VllmV0)
-        return n * cdiv(static_cast<U>(context), bs) * e.bytesPerBlock;
-    if (e.config.engine == ServingEngine::Sglang) return n * static_cast<U>(context) * e.bytesPerToken;
-    return n * hfRequestBytes(m, e, context, false);
+    const long double n = static_cast<long double>(sequences);
+    const U bs = static_cast<U>(std::max<std::int64_t>(e.config.blockSize, 1));
+    long double bytes = 0; // long double: 2^31 sequences of 2^26 tokens would wrap a uint64
+    if (isV1(e.config))
+        bytes = n * static_cast<long double>(v1BlocksPerRequest(e, context)) *
+                static_cast<long double>(e.bytesPerBlock);
+    else if (e.config.engine == ServingEngine::VllmV0)
+        bytes = n * static_cast<long double>(cdiv(static_cast<U>(context), bs)) *
+                static_cast<long double>(e.bytesPerBlock);
+    else if (e.config.engine == ServingEngine::Sglang)
+        bytes = n * static_cast<long double>(context) * static_cast<long double>(e.bytesPerToken);
+    else
+        bytes = n * static_cast<long double>(hfRequestBytes(m, e, context, false));
+    return static_cast<U>(std::min<long double>(bytes, 0x1p62L));
 }
 
 std::int64_t maxContextAt(const ServingModel& m, const ServingEstimate& e, std::int64_t sequences) {

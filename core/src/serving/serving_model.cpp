@@ -23,6 +23,16 @@ const std::set<std::string>& denseTypes() {
     return t;
 }
 
+/// A small whole number of the config: `def` unless the key holds an integer in [0, max] (a double such as
+/// 1e300 never reaches an integer cast).
+std::int64_t smallInt(const Config& c, const char* key, std::int64_t def,
+                      std::int64_t max = std::int64_t{1} << 31) {
+    const json& j = c.raw();
+    if (!j.contains(key) || !j[key].is_number_integer()) return def;
+    const std::int64_t v = j[key].get<std::int64_t>();
+    return v >= 0 && v <= max ? v : def;
+}
+
 /// The layer kinds: `layer_types` when the config lists them, else each family's rule (transformers'
 /// configuration_*.py): Gemma 2 alternates from a sliding layer 0, Gemma 3 has one global layer in
 /// `sliding_window_pattern`, Qwen sliding layers from max_window_layers when use_sliding_window, Mistral
@@ -46,9 +56,9 @@ Result<std::vector<bool>> slidingLayers(const Config& c, const std::string& type
         if (type == "gemma2")
             s = (i + 1) % 2 != 0;
         else if (type == "gemma3_text")
-            s = (i + 1) % std::max<std::int64_t>(c.real("sliding_window_pattern", 6), 1) != 0;
+            s = (i + 1) % std::max<std::int64_t>(smallInt(c, "sliding_window_pattern", 6), 1) != 0;
         else if (type == "qwen2" || type == "qwen3" || type == "qwen2_moe" || type == "qwen3_moe")
-            s = c.flag("use_sliding_window", false) && i >= c.real("max_window_layers", 0);
+            s = c.flag("use_sliding_window", false) && i >= smallInt(c, "max_window_layers", 0);
         else if (type == "mistral" || type == "phi3" || type == "mixtral")
             s = true;
         sliding[static_cast<std::size_t>(i)] = s;
@@ -111,6 +121,14 @@ Result<Attention> mlaAttention(ServingModel& m, const Config& c) {
     BF_TRY(nope, c.integer({"qk_nope_head_dim"}, 128));
     BF_TRY(vDim, c.integer({"v_head_dim"}, 128));
     BF_TRY(kvRank, c.integer({"kv_lora_rank"}, 512));
+    for (auto [key, v] : {std::pair<const char*, std::int64_t>{"qk_rope_head_dim", rope},
+                          {"qk_nope_head_dim", nope},
+                          {"v_head_dim", vDim},
+                          {"kv_lora_rank", kvRank},
+                          {"q_lora_rank", smallInt(c, "q_lora_rank", 0, std::int64_t{1} << 40)}})
+        if (v > (1 << 16))
+            return makeError(c.source() + ": $." + key + ": " + std::to_string(v) +
+                             " is too large (at most 65536)");
     const U d = static_cast<U>(m.hidden), h = static_cast<U>(m.heads), r = static_cast<U>(rope),
             n = static_cast<U>(nope), v = static_cast<U>(vDim), kvr = static_cast<U>(kvRank);
     const json& j = c.raw();
@@ -186,11 +204,11 @@ Result<Moe> readMoe(const Config& c, const std::string& type) {
     if (deepseek) {
         BF_TRY(s, c.integer({"n_shared_experts"}, 0));
         e.shared = s * w;
-        e.firstDense = static_cast<std::int64_t>(c.real("first_k_dense_replace", 0));
-        e.every = std::max<std::int64_t>(static_cast<std::int64_t>(c.real("moe_layer_freq", 1)), 1);
+        e.firstDense = smallInt(c, "first_k_dense_replace", 0);
+        e.every = std::max<std::int64_t>(smallInt(c, "moe_layer_freq", 1), 1);
         e.correctionBias = type == "deepseek_v3";
     } else {
-        e.every = std::max<std::int64_t>(static_cast<std::int64_t>(c.real("decoder_sparse_step", 1)), 1);
+        e.every = std::max<std::int64_t>(smallInt(c, "decoder_sparse_step", 1), 1);
         if (c.raw().contains("mlp_only_layers") && c.raw()["mlp_only_layers"].is_array())
             for (const auto& i : c.raw()["mlp_only_layers"])
                 if (i.is_number_integer()) e.denseLayers.insert(i.get<std::int64_t>());
@@ -266,8 +284,8 @@ Result<ServingModel> readDecoder(const Config& c, const std::string& type) {
                              " is too large (at most " + std::to_string(max) + ")");
     m.hidden = d, m.heads = heads, m.kvHeads = mla ? 1 : kv, m.headDim = headDim, m.vocab = vocab;
     m.intermediate = inner, m.maxPositions = positions;
-    m.rotaryDim =
-        static_cast<std::int64_t>(static_cast<double>(headDim) * c.real("partial_rotary_factor", 1.0));
+    m.rotaryDim = static_cast<std::int64_t>(static_cast<double>(headDim) *
+                                            std::clamp(c.real("partial_rotary_factor", 1.0), 0.0, 1.0));
     const bool gemma = type.rfind("gemma", 0) == 0;
     m.tiedEmbeddings = c.flag("tie_word_embeddings", gemma);
     Moe e;
@@ -291,7 +309,7 @@ Result<ServingModel> readDecoder(const Config& c, const std::string& type) {
     }
     auto sliding = slidingLayers(c, type, layers);
     if (!sliding) return sliding.error();
-    const std::int64_t window = static_cast<std::int64_t>(c.real("sliding_window", 0));
+    const std::int64_t window = smallInt(c, "sliding_window", 0);
     const U norms = static_cast<U>((type == "gemma2" || type == "gemma3_text" ? 4 : 2) * d);
     for (std::int64_t i = 0; i < layers; ++i) {
         LayerWeights w{a.split,         a.kv,           a.outputs,        a.inputs,

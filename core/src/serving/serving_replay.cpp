@@ -33,6 +33,13 @@ Result<HfGenerateReplay> replayHfGenerate(const ServingModel& m, const ServingEs
         newTokens > kMaxReplayedSteps)
         return makeError("generate() replay: sequences 1..1048576, prompt 1..2^26 and new tokens 1.." +
                          std::to_string(kMaxReplayedSteps) + " expected");
+    const long double total = static_cast<long double>(sequences) *
+                              static_cast<long double>(prompt + newTokens) *
+                              static_cast<long double>(std::max<U>(e.bytesPerToken, 1));
+    if (total > 0x1p60L)
+        return makeError("generate() replay: " + std::to_string(sequences) + " sequences of " +
+                         std::to_string(prompt + newTokens) +
+                         " tokens would hold more than 2^60 bytes of cache");
     std::vector<AllocatorEvent> events;
     std::uint64_t id = 1;
     auto alloc = [&](U size, int tag) {
