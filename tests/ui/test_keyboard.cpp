@@ -112,6 +112,14 @@ TEST_CASE("no two visible controls or menus share an Alt+letter", "[keyboard]") 
         INFO(c.join(QLatin1Char('\n')).toStdString());
         CHECK(c.isEmpty());
     }
+    // Serving mode has its own form: none of its letters may be a menu's.
+    w.setServingMode(true);
+    QCoreApplication::processEvents();
+    const QStringList serving = clashes(w);
+    INFO("serving mode: " << serving.join(QLatin1Char('\n')).toStdString());
+    CHECK(serving.isEmpty());
+    CHECK(mnemonics(w).contains(QLatin1Char('q'))); // Concurrent se&quences: the serving form is on screen
+    w.setServingMode(false);
 }
 
 TEST_CASE("Tab walks through every control, out of the tables, to the Apply button", "[keyboard]") {
