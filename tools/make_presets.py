@@ -371,6 +371,7 @@ def gpt2_small():
         block("h", h, repeat=n_layers),
         op("ln_f", "layernorm", eps=eps),
         op("lm_head", "linear", out_features=vocab, bias=False, tied_to="wte"),
+        op("loss_upcast", "cast", dtype="float32"),  # ForCausalLMLoss: logits.float()
         op("loss", "cross_entropy"),
     ]
     desc = ("GPT-2 small (Radford et al., 'Language Models are Unsupervised Multitask "
@@ -410,6 +411,7 @@ def llama_2_7b():
         block("layers", layer, repeat=n_layers),
         op("norm", "rmsnorm", eps=eps),
         op("lm_head", "linear", out_features=vocab, bias=False),
+        op("loss_upcast", "cast", dtype="float32"),  # ForCausalLMLoss: logits.float()
         op("loss", "cross_entropy"),
     ]
     desc = ("Llama 2 7B (Touvron et al., 'Llama 2: Open Foundation and Fine-Tuned Chat Models', "
@@ -731,6 +733,8 @@ class Counter:
             y = list(x)
             y[d] = sum(s[0][d] for s in ins)
             return (y, dt)
+        if o == "cast":
+            return (list(x), g("dtype", dt))
         if o == "cross_entropy":
             if len(x) not in (1, 2):
                 raise ModelError(f"{path}: cross_entropy logits must be [C] or [S,C], got {x}")

@@ -220,7 +220,7 @@ TEST_CASE("PEFT's published LoRA count: Llama-3.2-3B, r=32 on q_proj,v_proj trai
     CHECK(estimateAt(*m, 1, c).trainableParameterCount == 9175040); // QLoRA trains the same adapters
 }
 
-TEST_CASE("PEFT's measured LoRA peaks on Llama-3.2-3B stay within 10% (a different set-up: see the docs)",
+TEST_CASE("PEFT's measured LoRA peaks on Llama-3.2-3B: at most 20% above (a different set-up: see the docs)",
           "[qlora][lora][hf][published]") {
     // peft method_comparison/MetaMathQA/results (L40S, bf16, AdamW, batch 4, max_seq_length 768, no
     // checkpointing): memory_reserved() p99 over the training steps, GiB. BatchFit: sequence 768 throughout.
@@ -255,8 +255,10 @@ TEST_CASE("PEFT's measured LoRA peaks on Llama-3.2-3B stay within 10% (a differe
         REQUIRE(e);
         const double gib = static_cast<double>(e->reservedBytes) / (1ull << 30);
         // Reserved comes from the caching-allocator replay: not below their p99 step by much, and not far
-        // above it either.
+        // above it either. Since the fp32 loss transformers computes (ForCausalLMLoss upcasts the logits:
+        // 4 x 768 x 128256 fp32 elements saved, a copy and their gradients) BatchFit's every-step-at-768
+        // figure sits 15-19% above their p99, whose padded batches are mostly shorter than 768.
         CHECK(gib >= r.p99Gib * 0.97);
-        CHECK(gib <= r.p99Gib * 1.10);
+        CHECK(gib <= r.p99Gib * 1.20);
     }
 }

@@ -57,7 +57,7 @@ Result<Model> gpt2(const Config& c, const HfImportOptions& o) {
            c.flag("tie_word_embeddings", true)
                ? AttrList{{"out_features", vocab}, {"bias", false}, {"tied_to", std::string("wte")}}
                : AttrList{{"out_features", vocab}, {"bias", false}}));
-    m.layers.push_back(op("loss", "cross_entropy"));
+    addCausalLmLoss(m);
     return m;
 }
 
@@ -168,7 +168,7 @@ Result<Model> neox(const Config& c, const HfImportOptions& o) {
     m.layers.push_back(stack);
     m.layers.push_back(op("final_layer_norm", "layernorm", {{"eps", eps}}));
     m.layers.push_back(op("embed_out", "linear", {{"out_features", vocab}, {"bias", false}}));
-    m.layers.push_back(op("loss", "cross_entropy"));
+    addCausalLmLoss(m);
     return m;
 }
 

@@ -70,6 +70,14 @@ private:
     std::string m_source;
 };
 
+/// A causal LM's loss as transformers computes it (loss/loss_utils.py ForCausalLMLoss, every *ForCausalLM since
+/// 4.46): `logits = logits.float()` first, so the log-softmax that cross-entropy saves is fp32 whatever the
+/// model's dtype (a view, nothing new, in fp32).
+inline void addCausalLmLoss(Model& m) {
+    m.layers.push_back(op("loss_upcast", "cast", {{"dtype", std::string("float32")}}));
+    m.layers.push_back(op("loss", "cross_entropy"));
+}
+
 /// The name an imported model gets: _name_or_path, the Hugging Face cache id in `source`, the folder of a
 /// config.json or the file's name, the architecture, else model_type (hf_config.cpp).
 std::string hfModelName(const json& j, const std::string& source, const std::string& type);

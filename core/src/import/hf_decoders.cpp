@@ -191,7 +191,7 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
         m.layers.push_back(op("final_softcap_tanh", "tanh"));
         m.layers.push_back(op("final_softcap_mul", "scale", {{"factor", cap}}));
     }
-    m.layers.push_back(op("loss", "cross_entropy"));
+    addCausalLmLoss(m);
     return m;
 }
 
