@@ -115,25 +115,35 @@ Attention gqaAttention(const ServingModel& m, const Config& c, const std::string
     return a;
 }
 
+/// q_lora_rank: 0 when null or absent (q_proj straight from the hidden state), else 1..65536.
+Result<std::int64_t> qLoraRank(const Config& c) {
+    const json& j = c.raw();
+    if (!j.contains("q_lora_rank") || j["q_lora_rank"].is_null()) return std::int64_t{0};
+    if (!j["q_lora_rank"].is_number_integer() || j["q_lora_rank"].get<std::int64_t>() < 1 ||
+        j["q_lora_rank"].get<std::int64_t>() > (1 << 16))
+        return makeError(c.source() + ": $.q_lora_rank: expected null or an integer from 1 to 65536, got " +
+                         Config::describe(j["q_lora_rank"]));
+    return j["q_lora_rank"].get<std::int64_t>();
+}
+
 /// DeepSeek-V2/V3 multi-head latent attention (modeling_deepseek.py, DeepseekV2Attention).
 Result<Attention> mlaAttention(ServingModel& m, const Config& c) {
     BF_TRY(rope, c.integer({"qk_rope_head_dim"}, 64));
     BF_TRY(nope, c.integer({"qk_nope_head_dim"}, 128));
     BF_TRY(vDim, c.integer({"v_head_dim"}, 128));
     BF_TRY(kvRank, c.integer({"kv_lora_rank"}, 512));
+    BF_TRY(qRank, qLoraRank(c));
     for (auto [key, v] : {std::pair<const char*, std::int64_t>{"qk_rope_head_dim", rope},
                           {"qk_nope_head_dim", nope},
                           {"v_head_dim", vDim},
-                          {"kv_lora_rank", kvRank},
-                          {"q_lora_rank", smallInt(c, "q_lora_rank", 0, std::int64_t{1} << 40)}})
+                          {"kv_lora_rank", kvRank}})
         if (v > (1 << 16))
             return makeError(c.source() + ": $." + key + ": " + std::to_string(v) +
                              " is too large (at most 65536)");
     const U d = static_cast<U>(m.hidden), h = static_cast<U>(m.heads), r = static_cast<U>(rope),
             n = static_cast<U>(nope), v = static_cast<U>(vDim), kvr = static_cast<U>(kvRank);
-    const json& j = c.raw();
-    const bool qLora = j.contains("q_lora_rank") && j["q_lora_rank"].is_number_integer();
-    const U qr = qLora ? j["q_lora_rank"].get<U>() : 0;
+    const bool qLora = qRank > 0;
+    const U qr = static_cast<U>(qRank);
     Attention a;
     a.split =
         (qLora ? d * qr + qr * h * (n + r) : d * h * (n + r)) + d * (kvr + r) + kvr * h * (n + v) + h * v * d;
@@ -163,10 +173,8 @@ bool attentionKept(const Config& c) {
 /// VLLM_MLA_PERFORM_MATRIX_ABSORPTION, on by default): W_QR [q_in, heads x rope], W_Q_UK [q_in, heads x
 /// kv_lora_rank] and W_UV_O [heads x kv_lora_rank, hidden], kept beside the raw weights.
 std::uint64_t absorbedMla(const ServingModel& m, const Config& c, std::int64_t kvLoraRank) {
-    const json& j = c.raw();
-    const U qIn = j.contains("q_lora_rank") && j["q_lora_rank"].is_number_integer()
-                      ? j["q_lora_rank"].get<U>()
-                      : static_cast<U>(m.hidden);
+    const auto qRank = qLoraRank(c); // checked by mlaAttention before this runs
+    const U qIn = qRank && *qRank > 0 ? static_cast<U>(*qRank) : static_cast<U>(m.hidden);
     const U h = static_cast<U>(m.heads), r = static_cast<U>(m.rotaryDim), l = static_cast<U>(kvLoraRank);
     return qIn * h * r + qIn * h * l + h * l * static_cast<U>(m.hidden);
 }
@@ -302,7 +310,7 @@ Result<ServingModel> readDecoder(const Config& c, const std::string& type) {
         if (!r) return r.error();
         a = *r;
         latent =
-            c.raw()["kv_lora_rank"].is_number_integer() ? c.raw()["kv_lora_rank"].get<std::int64_t>() : 512;
+            smallInt(c, "kv_lora_rank", 512, 1 << 16); // mlaAttention has checked it (a missing key: 512)
         latent += m.rotaryDim;
     } else {
         a = gqaAttention(m, c, type);
