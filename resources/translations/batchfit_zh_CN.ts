@@ -2147,6 +2147,18 @@ Choose the GPU in the set-up; Save stores it.</source>
         <source>Se&amp;rving</source>
         <translation>推理部署(&amp;R)</translation>
     </message>
+    <message>
+        <source>Open a decoder&apos;s config.json in serving mode first.</source>
+        <translation>请先在推理部署模式下打开解码器模型的 config.json。</translation>
+    </message>
+    <message>
+        <source>Export Serving Report</source>
+        <translation>导出推理部署报告</translation>
+    </message>
+    <message>
+        <source>PDF (*.pdf);;PNG image (*.png)</source>
+        <translation>PDF (*.pdf);;PNG 图片 (*.png)</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MemoryChart</name>
@@ -3297,12 +3309,20 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>Hugging Face 配置 (config.json *.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <source>En&amp;gine:</source>
-        <translation>推理引擎(&amp;G)：</translation>
-    </message>
-    <message>
         <source>vLLM ve&amp;rsion:</source>
         <translation>vLLM 版本(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>&amp;GPU:</source>
+        <translation>GPU(&amp;G)：</translation>
+    </message>
+    <message>
+        <source>E&amp;ngine:</source>
+        <translation>推理引擎(&amp;N)：</translation>
+    </message>
+    <message>
+        <source>Custom · %1</source>
+        <translation>自定义 · %1</translation>
     </message>
 </context>
 <context>

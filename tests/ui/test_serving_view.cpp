@@ -19,6 +19,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 using namespace batchfit;
 
@@ -115,9 +116,16 @@ TEST_CASE("serving mode: Ctrl+2 shows it without the training docks, Ctrl+1 brin
     for (QDockWidget* d : w.findChildren<QDockWidget*>())
         if (d->isVisible()) back << d->objectName();
     CHECK(back == shown);
-    // The GPU is the training set-up's.
+    // The GPU is the training set-up's, and picking one in serving mode changes it there too (undoable).
     w.document()->setGpu(gpu("l40s"));
     CHECK(w.servingView()->estimate()->totalBytes == gpu("l40s").memoryBytes);
+    CHECK(w.servingView()->gpuBox()->currentData().toString() == QStringLiteral("l40s"));
+    w.servingView()->gpuBox()->setCurrentIndex(
+        w.servingView()->gpuBox()->findData(QStringLiteral("h100-80gb")));
+    CHECK(w.document()->gpu().id == "h100-80gb");
+    CHECK(w.servingView()->estimate()->totalBytes == gpu("h100-80gb").memoryBytes);
+    w.document()->undoStack()->undo();
+    CHECK(w.document()->gpu().id == "l40s");
 }
 
 TEST_CASE("serving set-up: saved with the model file and read back", "[serving]") {

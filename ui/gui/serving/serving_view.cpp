@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -59,7 +60,15 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent), m_gpu(customGpu(24.
     top->addWidget(open);
     layout->addLayout(top);
     auto* middle = new QHBoxLayout;
-    middle->addWidget(buildForm());
+    // The form scrolls rather than pushing the window past a 768-pixel screen (taller CJK rows).
+    auto* formScroll = new QScrollArea(this);
+    formScroll->setWidget(buildForm());
+    formScroll->setWidgetResizable(true);
+    formScroll->setFrameShape(QFrame::NoFrame);
+    formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    formScroll->setMinimumWidth(formScroll->widget()->sizeHint().width() + 16);
+    formScroll->setMinimumHeight(160);
+    middle->addWidget(formScroll);
     m_chart = new ServingChart(this);
     middle->addWidget(m_chart, 1);
     layout->addLayout(middle, 3);
@@ -106,6 +115,19 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent), m_gpu(customGpu(24.
 QWidget* ServingView::buildForm() {
     auto* box = new QGroupBox(tr("Serving set-up"), this);
     auto* form = new QFormLayout(box);
+    // The GPU is the document's, as in training mode: picking one here changes it there too.
+    m_gpuBox = new QComboBox(box);
+    for (const GpuSpec& g : gpuCatalogue())
+        m_gpuBox->addItem(
+            QStringLiteral("%1 · %2").arg(QString::fromStdString(g.name), ByteFormat::bytes(g.memoryBytes)),
+            QString::fromStdString(g.id));
+    m_gpuBox->setMinimumContentsLength(16);
+    m_gpuBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    connect(m_gpuBox, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_updating) return;
+        if (auto g = findGpu(m_gpuBox->currentData().toString().toStdString())) emit gpuPicked(*g);
+    });
+    form->addRow(tr("&GPU:"), m_gpuBox);
     m_engine = new QComboBox(box);
     m_engine->addItem(tr("vLLM (V1 engine)"), static_cast<int>(ServingEngine::Vllm));
     m_engine->addItem(tr("vLLM V0 engine"), static_cast<int>(ServingEngine::VllmV0));
@@ -134,7 +156,7 @@ QWidget* ServingView::buildForm() {
     m_tpBox = rangedBox("parallel.tp", 1, QString(), box);
     m_ppBox = rangedBox("parallel.pp", 1, QString(), box);
     m_eager = new QCheckBox(tr("no CUDA graphs (enforce_eager)"), box);
-    form->addRow(tr("En&gine:"), m_engine);
+    form->addRow(tr("E&ngine:"), m_engine);
     form->addRow(tr("vLLM ve&rsion:"), m_version);
     form->addRow(tr("GPU memory &utilization:"), m_fraction);
     form->addRow(tr("Max model &length:"), m_maxLen);
@@ -200,6 +222,13 @@ bool ServingView::setConfigPath(const QString& path) {
 
 void ServingView::setGpu(const GpuSpec& gpu) {
     m_gpu = gpu;
+    m_updating = true;
+    const int index = m_gpuBox->findData(QString::fromStdString(gpu.id));
+    if (index < 0 && m_gpuBox->findData(QStringLiteral("custom")) < 0)
+        m_gpuBox->addItem(tr("Custom · %1").arg(ByteFormat::bytes(gpu.memoryBytes)),
+                          QStringLiteral("custom"));
+    m_gpuBox->setCurrentIndex(index >= 0 ? index : m_gpuBox->findData(QStringLiteral("custom")));
+    m_updating = false;
     recompute();
 }
 

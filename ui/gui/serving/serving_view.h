@@ -56,11 +56,14 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     QPushButton* maxButton() const { return m_maxButton; }
     QComboBox* engineBox() const { return m_engine; }
+    QComboBox* gpuBox() const { return m_gpuBox; }
     QComboBox* kvDtypeBox() const { return m_kvDtype; }
 
 signals:
     /// The user changed a serving setting (saved with the model file's set-up).
     void configEdited(const batchfit::ServingConfig& config);
+    /// The user picked a GPU (the document's, shared with training mode).
+    void gpuPicked(const batchfit::GpuSpec& gpu);
 
 private:
     QWidget* buildForm();
@@ -83,6 +86,7 @@ private:
     bool m_updating = false;
 
     QLabel* m_modelLabel = nullptr;
+    QComboBox* m_gpuBox = nullptr;
     QComboBox* m_engine = nullptr;
     QComboBox* m_version = nullptr;
     QDoubleSpinBox* m_fraction = nullptr;

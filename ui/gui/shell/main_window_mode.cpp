@@ -60,6 +60,9 @@ void MainWindow::connectServing() {
     connect(m_doc, &Document::gpuChanged, m_serving, [this] { m_serving->setGpu(m_doc->gpu()); });
     connect(m_doc, &Document::servingChanged, m_serving, [this] { m_serving->setConfig(m_doc->serving()); });
     connect(m_serving, &ServingView::configEdited, m_doc, &Document::setServing);
+    connect(m_serving, &ServingView::gpuPicked, m_doc, [this](const GpuSpec& g) {
+        m_doc->editGpu(g, tr("GPU: %1").arg(QString::fromStdString(g.name)));
+    });
     connect(m_files->imports(), &ImportController::hfConfigImported, m_serving, &ServingView::setConfigPath);
 }
 
