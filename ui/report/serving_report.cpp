@@ -34,6 +34,30 @@ ReportTable::Row row(const QStringList& cells) {
     return r;
 }
 
+QString partName(ServingPart::Kind k) {
+    switch (k) {
+    case ServingPart::Kind::Total:
+        return batchfit::ReportText::tr("GPU memory");
+    case ServingPart::Kind::Context:
+        return batchfit::ReportText::tr("CUDA context, NCCL (before the engine)");
+    case ServingPart::Kind::Weights:
+        return batchfit::ReportText::tr("Weights");
+    case ServingPart::Kind::Activation:
+        return batchfit::ReportText::tr("Activation peak (profile run)");
+    case ServingPart::Kind::NonTorch:
+        return batchfit::ReportText::tr("Non-torch memory after start-up");
+    case ServingPart::Kind::CudaGraphs:
+        return batchfit::ReportText::tr("CUDA graphs");
+    case ServingPart::Kind::Margin:
+        return batchfit::ReportText::tr("Margin after capture");
+    case ServingPart::Kind::KvCache:
+        return batchfit::ReportText::tr("KV cache");
+    case ServingPart::Kind::KvPerToken:
+        return batchfit::ReportText::tr("KV cache per token");
+    }
+    return {};
+}
+
 QString leverTitle(const ServingLever& l) {
     if (l.id == "kv-fp8") return batchfit::ReportText::tr("fp8 KV cache");
     if (l.id == "max-model-len")
@@ -109,18 +133,8 @@ struct ServingPage {
         ReportTable t;
         t.columns = {column(batchfit::ReportText::tr("Part"), true),
                      column(batchfit::ReportText::tr("On one GPU"), false, Qt::AlignRight)};
-        const std::pair<QString, std::uint64_t> rows[] = {
-            {batchfit::ReportText::tr("GPU memory"), e.totalBytes},
-            {batchfit::ReportText::tr("CUDA context, NCCL (before the engine)"), e.contextBytes},
-            {batchfit::ReportText::tr("Weights"), e.weightBytes},
-            {batchfit::ReportText::tr("Activation peak (profile run)"), e.activationBytes},
-            {batchfit::ReportText::tr("Non-torch memory after start-up"), e.nonTorchBytes},
-            {batchfit::ReportText::tr("CUDA graphs"), e.cudaGraphBytes},
-            {batchfit::ReportText::tr("Margin after capture"), e.marginBytes},
-            {batchfit::ReportText::tr("KV cache"),
-             static_cast<std::uint64_t>(std::max<std::int64_t>(e.kvAvailableBytes, 0))},
-            {batchfit::ReportText::tr("KV cache per token"), e.bytesPerToken}};
-        for (const auto& [name, bytes] : rows) t.rows.push_back(row({name, T::bytes(bytes)}));
+        for (const ServingPart& part : servingParts(e))
+            t.rows.push_back(row({partName(part.kind), T::bytes(part.bytes)}));
         t.rows.back().ruleAbove = true;
         return t;
     }

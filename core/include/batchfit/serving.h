@@ -95,6 +95,25 @@ struct ServingEstimate {
     std::string message; ///< the engine's own words for the failure, or empty
 };
 
+/// One figure of the memory of one GPU, for the front ends to name in their own words.
+struct ServingPart {
+    enum class Kind {
+        Total,
+        Context,
+        Weights,
+        Activation,
+        NonTorch,
+        CudaGraphs,
+        Margin,
+        KvCache,
+        KvPerToken
+    } kind;
+    std::uint64_t bytes;
+};
+/// The parts in order: the GPU, what the engine holds before the cache, the cache and its bytes per token;
+/// CUDA graphs and the margin only when the engine has them.
+std::vector<ServingPart> servingParts(const ServingEstimate& e);
+
 /// The engine's start-up arithmetic for `model` on `gpu` with tensor x pipeline parallelism.
 Result<ServingEstimate> estimateServing(const ServingModel& model, const ServingConfig& config,
                                         const GpuSpec& gpu, std::int64_t tp = 1, std::int64_t pp = 1);

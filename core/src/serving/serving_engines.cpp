@@ -262,6 +262,20 @@ ServingCell servingCell(const ServingModel& m, const ServingEstimate& e, std::in
     return cell;
 }
 
+std::vector<ServingPart> servingParts(const ServingEstimate& e) {
+    using K = ServingPart::Kind;
+    std::vector<ServingPart> parts{{K::Total, e.totalBytes},
+                                   {K::Context, e.contextBytes},
+                                   {K::Weights, e.weightBytes},
+                                   {K::Activation, e.activationBytes},
+                                   {K::NonTorch, e.nonTorchBytes}};
+    if (e.cudaGraphBytes) parts.push_back({K::CudaGraphs, e.cudaGraphBytes});
+    if (e.marginBytes) parts.push_back({K::Margin, e.marginBytes});
+    parts.push_back({K::KvCache, static_cast<U>(std::max<std::int64_t>(e.kvAvailableBytes, 0))});
+    parts.push_back({K::KvPerToken, e.bytesPerToken});
+    return parts;
+}
+
 std::uint64_t servingCacheBytes(const ServingModel& m, const ServingEstimate& e, std::int64_t sequences,
                                 std::int64_t context) {
     if (sequences < 1 || context < 1) return 0;

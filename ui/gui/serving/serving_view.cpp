@@ -42,6 +42,30 @@ QSpinBox* rangedBox(const char* key, int unset, const QString& special, QWidget*
     return box;
 }
 
+QString partName(ServingPart::Kind k) {
+    switch (k) {
+    case ServingPart::Kind::Total:
+        return batchfit::ServingView::tr("GPU memory");
+    case ServingPart::Kind::Context:
+        return batchfit::ServingView::tr("CUDA context, NCCL (before the engine)");
+    case ServingPart::Kind::Weights:
+        return batchfit::ServingView::tr("Weights");
+    case ServingPart::Kind::Activation:
+        return batchfit::ServingView::tr("Activation peak (profile run)");
+    case ServingPart::Kind::NonTorch:
+        return batchfit::ServingView::tr("Non-torch memory after start-up");
+    case ServingPart::Kind::CudaGraphs:
+        return batchfit::ServingView::tr("CUDA graphs");
+    case ServingPart::Kind::Margin:
+        return batchfit::ServingView::tr("Margin after capture");
+    case ServingPart::Kind::KvCache:
+        return batchfit::ServingView::tr("KV cache");
+    case ServingPart::Kind::KvPerToken:
+        return batchfit::ServingView::tr("KV cache per token");
+    }
+    return {};
+}
+
 QString count(std::int64_t n) {
     return QLocale().toString(static_cast<qlonglong>(n));
 }
@@ -360,21 +384,10 @@ void ServingView::showBreakdown() {
     m_breakdown->clear();
     m_breakdown->setHorizontalHeaderLabels({tr("Part"), tr("On one GPU")});
     const ServingEstimate& e = *m_estimate;
-    const std::pair<QString, std::uint64_t> rows[] = {
-        {tr("GPU memory"), e.totalBytes},
-        {tr("CUDA context, NCCL (before the engine)"), e.contextBytes},
-        {tr("Weights"), e.weightBytes},
-        {tr("Activation peak (profile run)"), e.activationBytes},
-        {tr("Non-torch memory after start-up"), e.nonTorchBytes},
-        {tr("CUDA graphs"), e.cudaGraphBytes},
-        {tr("Margin after capture"), e.marginBytes},
-        {tr("KV cache"), static_cast<std::uint64_t>(std::max<std::int64_t>(e.kvAvailableBytes, 0))},
-        {tr("KV cache per token"), e.bytesPerToken},
-    };
-    for (const auto& [name, bytes] : rows) {
-        auto* value = new QStandardItem(ByteFormat::bytes(bytes));
+    for (const ServingPart& part : servingParts(e)) {
+        auto* value = new QStandardItem(ByteFormat::bytes(part.bytes));
         value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        m_breakdown->appendRow({new QStandardItem(name), value});
+        m_breakdown->appendRow({new QStandardItem(partName(part.kind)), value});
     }
 }
 
