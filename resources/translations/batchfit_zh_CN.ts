@@ -3047,6 +3047,10 @@ The measured points shown before, if any, are unchanged.</source>
         <source>chosen</source>
         <translation>当前选择</translation>
     </message>
+    <message>
+        <source>utilization × capacity</source>
+        <translation>显存利用率 × 容量</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::ServingHeatMap</name>

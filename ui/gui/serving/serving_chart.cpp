@@ -49,6 +49,7 @@ ServingChart::ServingChart(QWidget* parent) : QChartView(parent) {
     };
     m_capacity = line(tr("capacity"), ComponentStyle::capacityColor(), Qt::SolidLine);
     m_share = line(tr("KV cache ends"), palette().color(QPalette::WindowText), Qt::DashLine);
+    m_utilization = line(tr("utilization × capacity"), ComponentStyle::capacityColor(), Qt::DotLine);
     m_marker = line(tr("chosen"), palette().color(QPalette::WindowText), Qt::SolidLine);
     for (QLegendMarker* marker : chart->legend()->markers(m_marker)) marker->setVisible(false);
 }
@@ -105,6 +106,10 @@ void ServingChart::show(const ServingModel& model, const ServingEstimate& e, std
     const double last = static_cast<double>(maxSequences);
     m_capacity->replace({{1, cap}, {last, cap}});
     m_share->replace({{1, share}, {last, share}});
+    // vLLM's gpu_memory_utilization (SGLang's mem_fraction_static) of the capacity; generate() has none.
+    const bool engine = e.config.engine != ServingEngine::Hf && e.config.engine != ServingEngine::HfStatic;
+    const double util = static_cast<double>(e.requestedBytes) / kGiB;
+    m_utilization->replace(engine ? QList<QPointF>{{1, util}, {last, util}} : QList<QPointF>{});
     const double y = top / kGiB * 1.08;
     m_marker->replace({{static_cast<double>(current), 0}, {static_cast<double>(current), y}});
     m_x->setRange(1, last);

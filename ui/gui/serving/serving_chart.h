@@ -34,6 +34,7 @@ private:
     std::vector<QAreaSeries*> m_layers;
     QLineSeries* m_capacity = nullptr;
     QLineSeries* m_share = nullptr;
+    QLineSeries* m_utilization = nullptr;
     QLineSeries* m_marker = nullptr;
 };
 
