@@ -8,20 +8,6 @@
 #include <sstream>
 
 namespace batchfit {
-namespace {
-
-/// 1234567 -> "1,234,567".
-std::string grouped(std::uint64_t v) {
-    std::string digits = std::to_string(v), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-} // namespace
-
 Result<FitMap> cliFitMap(const CliOptions& o, const Model& model, const std::string& hfConfigPath) {
     FitMapOptions options;
     options.range = suggestedFitMapRange(model);
@@ -55,7 +41,8 @@ std::string fitMapText(const Model& model, const GpuSpec& gpu, const FitMap& map
         } else {
             const std::string batch = std::to_string(r.largest.largest) + (r.largest.capped ? "+" : "");
             std::snprintf(buf, sizeof buf, "%10lld   %13s   %15s   %18s   %10s\n",
-                          static_cast<long long>(r.sequence), batch.c_str(), grouped(r.tokensPerStep).c_str(),
+                          static_cast<long long>(r.sequence), batch.c_str(),
+                          grouped(static_cast<std::int64_t>(r.tokensPerStep)).c_str(),
                           formatBytes(r.peakAllocatedAtLargest).c_str(),
                           formatBytes(r.largest.requiredAtLargest).c_str());
         }

@@ -27,16 +27,6 @@ int fail(int code, const std::string& msg) {
     return code;
 }
 
-/// 1234567 -> "1,234,567".
-std::string grouped(std::int64_t v) {
-    std::string digits = std::to_string(v < 0 ? -v : v), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return (v < 0 ? "-" : "") + out;
-}
-
 std::string gib(double bytes) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1u << 30));

@@ -8,6 +8,16 @@
 
 namespace batchfit {
 
+std::string grouped(std::int64_t v) {
+    const std::uint64_t magnitude = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    std::string digits = std::to_string(magnitude), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return (v < 0 ? "-" : "") + out;
+}
+
 std::string formatBytes(std::uint64_t bytes) {
     char buf[64];
     const double b = static_cast<double>(bytes);

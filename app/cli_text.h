@@ -13,6 +13,8 @@
 namespace batchfit {
 
 std::string formatBytes(std::uint64_t bytes);
+/// 1234567 -> "1,234,567" (negative numbers keep their sign).
+std::string grouped(std::int64_t v);
 std::string estimateText(const Model& model, const TrainingConfig& config, const Estimate& e,
                          const std::optional<GpuSpec>& gpu, const std::optional<Verdict>& v,
                          const std::optional<MaxBatch>& m, int top);

@@ -87,9 +87,7 @@ U hfRequestBytes(const ServingModel& m, const ServingEstimate& e, std::int64_t l
     for (std::int64_t i = e.firstLayer; i < e.firstLayer + e.stageLayers; ++i) {
         const KvLayer& k = m.kv[static_cast<std::size_t>(i)];
         const U per = kvBytesPerToken(m, e.config.kvCacheDtype, e.tp, i, 1); // MLA: the latent, as in vLLM
-        const std::int64_t kept =
-            k.kind == KvLayer::Kind::Sliding ? std::min(len, staticCache ? k.window : k.window - 1) : len;
-        bytes += per * static_cast<U>(std::max<std::int64_t>(kept, 0));
+        bytes += per * static_cast<U>(serving::hfKeptTokens(k, len, staticCache));
         largestLayer = std::max(largestLayer, per * static_cast<U>(len));
     }
     return staticCache || !transient ? bytes : bytes + largestLayer;

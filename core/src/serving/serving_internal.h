@@ -2,6 +2,8 @@
 // Shared by the serving sources: the engines' defaults, the profile run's peak and the failure messages.
 #include "batchfit/serving.h"
 
+#include <algorithm>
+
 namespace batchfit::serving {
 
 /// Non-torch memory a vLLM worker gains after its start-up snapshot (cuBLAS, attention workspaces): the
@@ -17,6 +19,14 @@ Result<ServingConfig> resolveConfig(const ServingModel& m, const ServingConfig& 
 /// The profile run's activation peak on one rank: the forward of max_num_batched_tokens, or the sampler's
 /// logits on the last stage, whichever is larger (Hugging Face: one sequence's prefill and its logits).
 std::uint64_t profilePeak(const ServingModel& m, const ServingConfig& c, std::int64_t tp, bool lastStage);
+/// Tokens generate()'s cache keeps in a layer after `len`: every one, or a sliding layer's window - 1
+/// (DynamicSlidingWindowLayer) or window (StaticSlidingWindowLayer); never negative.
+inline std::int64_t hfKeptTokens(const KvLayer& k, std::int64_t len, bool staticCache) {
+    const std::int64_t kept =
+        k.kind == KvLayer::Kind::Sliding ? std::min(len, staticCache ? k.window : k.window - 1) : len;
+    return kept > 0 ? kept : 0;
+}
+
 /// Fills ServingEstimate::message with the engine's own words for its failure.
 void describeFailure(const ServingModel& m, ServingEstimate& e);
 

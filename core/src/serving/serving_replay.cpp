@@ -3,6 +3,7 @@
 // DynamicLayer.update), so the blocks never fit the next request and the reserve grows past what is allocated
 // (docs/serving.md 2.6).
 #include "batchfit/serving_plan.h"
+#include "serving/serving_internal.h"
 
 #include <algorithm>
 
@@ -17,11 +18,10 @@ using U = std::uint64_t;
 U layerHalfBytes(const ServingModel& m, const ServingEstimate& e, std::int64_t layer, std::int64_t sequences,
                  std::int64_t tokens) {
     const KvLayer& k = m.kv[static_cast<std::size_t>(layer)];
-    const std::int64_t kept = k.kind == KvLayer::Kind::Sliding ? std::min(tokens, k.window - 1) : tokens;
     const U perToken = kvBytesPerToken(m, e.config.kvCacheDtype, e.tp, layer, 1);
     // MLA keeps one latent (no separate values): its "half" is the whole, and the values are 0 bytes.
     const U half = k.kind == KvLayer::Kind::Mla ? perToken : perToken / 2;
-    return half * static_cast<U>(sequences) * static_cast<U>(std::max<std::int64_t>(kept, 0));
+    return half * static_cast<U>(sequences) * static_cast<U>(serving::hfKeptTokens(k, tokens, false));
 }
 
 } // namespace
