@@ -114,6 +114,11 @@ struct ServingPart {
 /// CUDA graphs and the margin only when the engine has them.
 std::vector<ServingPart> servingParts(const ServingEstimate& e);
 
+/// Where the KV cache ends on the GPU: what the engine holds before it (context, non-torch memory, weights,
+/// activation peak and margin, CUDA graphs) plus the cache itself (vLLM and SGLang allocate it whole at
+/// start-up; generate() grows into it).
+std::uint64_t servingKvEndBytes(const ServingEstimate& e);
+
 /// The engine's start-up arithmetic for `model` on `gpu` with tensor x pipeline parallelism.
 Result<ServingEstimate> estimateServing(const ServingModel& model, const ServingConfig& config,
                                         const GpuSpec& gpu, std::int64_t tp = 1, std::int64_t pp = 1);

@@ -274,6 +274,11 @@ std::vector<ServingPart> servingParts(const ServingEstimate& e) {
     return parts;
 }
 
+std::uint64_t servingKvEndBytes(const ServingEstimate& e) {
+    return e.contextBytes + e.nonTorchBytes + e.weightBytes + e.activationBytes + e.marginBytes +
+           e.cudaGraphBytes + static_cast<U>(std::max<std::int64_t>(e.kvAvailableBytes, 0));
+}
+
 std::uint64_t servingCacheBytes(const ServingModel& m, const ServingEstimate& e, std::int64_t sequences,
                                 std::int64_t context) {
     if (sequences < 1 || context < 1) return 0;

@@ -99,11 +99,7 @@ void ServingChart::show(const ServingModel& model, const ServingEstimate& e, std
         m_layers[k]->upperSeries()->replace(bounds[k + 1]);
     }
     const double cap = static_cast<double>(e.totalBytes) / kGiB;
-    // Where the KV cache ends: the parts before it plus what the engine gave it (vLLM and SGLang allocate it
-    // whole at start-up; generate() grows into it).
-    double before = 0;
-    for (double f : fixed) before += f;
-    const double share = (before + static_cast<double>(std::max<std::int64_t>(e.kvAvailableBytes, 0))) / kGiB;
+    const double share = static_cast<double>(servingKvEndBytes(e)) / kGiB;
     const double last = static_cast<double>(maxSequences);
     m_capacity->replace({{1, cap}, {last, cap}});
     m_share->replace({{1, share}, {last, share}});
