@@ -52,8 +52,11 @@ TEST_CASE("Hugging Face configs give the published parameter counts", "[hf]") {
     }
 }
 
-TEST_CASE("the gpt2 config gives the same estimate as the gpt2-small preset", "[hf]") {
-    // The preset is Hugging Face's eager GPT-2 (measured with torch 1.13); an import defaults to SDPA.
+TEST_CASE("the gpt2 config is the gpt2-small preset plus what transformers 5 does differently", "[hf]") {
+    // The preset is Hugging Face's eager GPT-2 as measured with torch 1.13 (the `bias` buffer mask, one fused
+    // tanh GELU). The import follows the newest transformers (docs/accuracy-real.md): NewGELUActivation in
+    // Python saves three more [S, 3072] tensors per block, and the causal mask is made per forward, not a
+    // saved 1024 x 1024 bool buffer. Nothing else may differ.
     HfImportOptions eager;
     eager.attention = "eager";
     Estimator a = estimator(hf("gpt2.json", eager));
@@ -62,9 +65,11 @@ TEST_CASE("the gpt2 config gives the same estimate as the gpt2-small preset", "[
         auto ea = a.estimate(batch), eb = b.estimate(batch);
         REQUIRE(ea);
         REQUIRE(eb);
-        CHECK(ea->savedActivationBytes == eb->savedActivationBytes);
-        CHECK(ea->peakAllocatedBytes == eb->peakAllocatedBytes);
+        const std::int64_t gelu = 12 * 3 * batch * 1024 * 3072 * 4, buffers = 12 * 1024 * 1024;
+        CHECK(static_cast<std::int64_t>(ea->savedActivationBytes - eb->savedActivationBytes) ==
+              gelu - buffers);
         CHECK(ea->optimizerStateBytes == eb->optimizerStateBytes);
+        CHECK(ea->parameterCount == eb->parameterCount);
     }
 }
 
@@ -106,7 +111,10 @@ TEST_CASE("a GPT-2 or BERT import runs SDPA by default, as transformers >= 4.42 
         INFO(file);
         const auto sdpa = estimateAt(hf(file), 1), old = estimateAt(hf(file, eager), 1);
         CHECK(sdpa.parameterCount == old.parameterCount);
-        CHECK(sdpa.savedActivationBytes * 2 < old.savedActivationBytes); // the S x S tensors are gone
+        // the S x S tensors are gone: at least the fp32 softmax and its dropout output, 12 layers x 12 heads
+        const std::int64_t s = std::string(file) == "gpt2.json" ? 1024 : 512;
+        CHECK(static_cast<std::int64_t>(old.savedActivationBytes - sdpa.savedActivationBytes) >=
+              12 * 12 * s * s * 8);
     }
 }
 

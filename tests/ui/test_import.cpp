@@ -66,7 +66,7 @@ std::uint64_t shownParameters(MainWindow& w) {
 
 } // namespace
 
-TEST_CASE("importing the gpt2 config fills the tree and matches the gpt2-small preset", "[import]") {
+TEST_CASE("importing the gpt2 config fills the tree and has the gpt2-small preset's parameters", "[import]") {
     Fixture f;
     MainWindow& w = f.window;
     test::ModalWatcher watcher;
@@ -97,8 +97,10 @@ TEST_CASE("importing the gpt2 config fills the tree and matches the gpt2-small p
     const Estimate preset = *w.shownEstimate();
     CHECK(imported.parameterCount == preset.parameterCount);
     CHECK(imported.parameterCount == 124439808ull);
-    CHECK(imported.savedActivationBytes == preset.savedActivationBytes);
-    CHECK(imported.peakAllocatedBytes == preset.peakAllocatedBytes);
+    // transformers 5's GPT-2 saves more than the torch 1.13 preset (its Python GELU; test_hf_import.cpp has
+    // the exact difference)
+    CHECK(imported.savedActivationBytes > preset.savedActivationBytes);
+    CHECK(imported.optimizerStateBytes == preset.optimizerStateBytes);
 }
 
 TEST_CASE("the import options reach the core", "[import]") {

@@ -183,6 +183,12 @@ Status GraphBuilder::countOp(const std::string& path) {
     return Ok{};
 }
 
+Result<int> GraphBuilder::addCast(const std::string& path, int tensor, DType dtype) {
+    Attributes a;
+    a.set("dtype", std::string(dtypeName(dtype)));
+    return addOp("cast", path, a, {tensor});
+}
+
 Result<int> GraphBuilder::addOp(const std::string& type, const std::string& path, const Attributes& attrs,
                                 const std::vector<int>& inputs) {
     const OpRule* rule = findOpRule(type);

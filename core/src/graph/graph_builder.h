@@ -36,6 +36,8 @@ public:
     /// Adds one op (primitive or composite) at `path`; returns its output tensor.
     Result<int> addOp(const std::string& type, const std::string& path, const Attributes& attrs,
                       const std::vector<int>& inputs);
+    /// `tensor.to(dtype)`: a cast op at `path` (a new tensor, nothing saved).
+    Result<int> addCast(const std::string& path, int tensor, DType dtype);
     /// Adds a primitive op and returns all its outputs.
     Result<std::vector<int>> addOpMulti(const std::string& type, const std::string& path,
                                         const Attributes& attrs, const std::vector<int>& inputs);
@@ -48,6 +50,8 @@ public:
     void beginSelectiveUnit();
     void endSelectiveUnit();
     bool selectiveCheckpointing() const;
+    /// True inside a block that activation checkpointing recomputes (torch.utils.checkpoint wraps it).
+    bool inCheckpointUnit() const { return m_currentUnit >= 0; }
 
     Result<Graph> build(const Model& model);
     /// Pipeline stages: `whole` is the model the stage is cut from (tensor parallelism splits its

@@ -38,7 +38,10 @@ Result<Model> gpt2(const Config& c, const HfImportOptions& o) {
                               {"dropout", c.real("attn_pdrop", 0.1)},
                               {"causal", true},
                               {"impl", impl},
-                              {"mask", std::string(impl == "eager" ? "buffer" : "none")},
+                              // transformers 5 builds an additive mask per forward (masking_utils), not
+                              // the old `bias` buffer: nothing saved
+                              {"mask", std::string("none")},
+                              {"kv_cache", c.flag("use_cache", true)},
                               {"max_positions", positions}}),
                           dropout("resid_dropout", c.real("resid_pdrop", 0.1))});
     a1.shortcut = ShortcutKind::Identity;
@@ -147,6 +150,8 @@ Result<Model> neox(const Config& c, const HfImportOptions& o) {
                                 {"causal", true},
                                 {"rope", true},
                                 {"max_positions", positions},
+                                {"softmax_dtype", std::string("float32")},
+                                {"kv_cache", c.flag("use_cache", true)},
                                 {"impl", impl}})};
     if (c.flag("use_parallel_residual", true)) {
         body.push_back(op("post_attention_layernorm", "layernorm", {{"eps", eps}}, {"@input"}));

@@ -70,9 +70,9 @@ private:
     std::string m_source;
 };
 
-/// A causal LM's loss as transformers computes it (loss/loss_utils.py ForCausalLMLoss, every *ForCausalLM since
-/// 4.46): `logits = logits.float()` first, so the log-softmax that cross-entropy saves is fp32 whatever the
-/// model's dtype (a view, nothing new, in fp32).
+/// A causal LM's loss as transformers computes it (loss/loss_utils.py ForCausalLMLoss, every *ForCausalLM
+/// since 4.46): `logits = logits.float()` first, so the log-softmax that cross-entropy saves is fp32 whatever
+/// the model's dtype (a view, nothing new, in fp32).
 inline void addCausalLmLoss(Model& m) {
     m.layers.push_back(op("loss_upcast", "cast", {{"dtype", std::string("float32")}}));
     m.layers.push_back(op("loss", "cross_entropy"));
@@ -97,16 +97,58 @@ inline Result<std::int64_t> sequence(const Config& c, const HfImportOptions& o, 
     return s;
 }
 
+/// An expert's activation (rules_moe.cpp's `act`): the tanh GELUs as one fused op.
 inline std::string act(const std::string& hf) {
     return hf == "gelu_new" || hf == "gelu_pytorch_tanh" || hf == "gelu_fast" ? "gelu_tanh" : hf;
 }
 
+/// transformers' activations written in Python (activations.py), op by op as autograd sees them: a multiply
+/// by a Python scalar or `1.0 + t` saves nothing (`scale`), a tensor product saves both operands. The tanh
+/// GELU of NewGELUActivation ("gelu_new": GPT-2, GPT-J, Phi-1/2) and AccurateGELUActivation, 0.5 * x * (1 +
+/// tanh(c * (x + 0.044715 * x**3))), saves x (pow), the tanh, 0.5x and 1 + tanh: three tensors of x's size
+/// more than F.gelu(approximate="tanh") ("gelu_pytorch_tanh"). FastGELUActivation saves six, QuickGELU (CLIP)
+/// one more than sigmoid. Measured under the newest torch and transformers: docs/accuracy-real.md.
+inline std::vector<Layer> pythonGelu(const std::string& hf, const std::string& x) {
+    auto scale = [](const char* name, double factor, const std::string& in, double offset = 0.0) {
+        AttrList a{{"factor", factor}};
+        if (offset != 0.0) a.push_back({"offset", offset});
+        return op(name, "scale", a, in.empty() ? std::vector<std::string>{} : std::vector<std::string>{in});
+    };
+    const double c = 0.7978845608028654; // sqrt(2 / pi)
+    if (hf == "quick_gelu")
+        return {scale("scaled", 1.702, x), op("sigmoid", "sigmoid"), op("out", "mul", {}, {x, "sigmoid"})};
+    if (hf == "gelu_fast")
+        return {scale("outer", 0.7978845608, x),
+                scale("cubic", 0.044715, x),
+                op("square", "mul", {}, {"cubic", x}),
+                scale("one_plus_square", 1.0, "", 1.0),
+                op("inner", "mul", {}, {"outer", "one_plus_square"}),
+                op("tanh", "tanh"),
+                scale("one_plus_tanh", 1.0, "", 1.0),
+                scale("half", 0.5, x),
+                op("out", "mul", {}, {"half", "one_plus_tanh"})};
+    return {op("cube", "pow", {{"exponent", 3.0}}, {x}),
+            scale("cubic", 0.044715, ""),
+            op("inner", "add", {}, {x, "cubic"}),
+            scale("inner_scaled", c, ""),
+            op("tanh", "tanh"),
+            scale("one_plus_tanh", 1.0, "", 1.0),
+            scale("half", 0.5, x),
+            op("out", "mul", {}, {"half", "one_plus_tanh"})};
+}
+
+/// The activation a config names (`hidden_act`, `activation_function`): one op for torch's fused kernels, a
+/// block of pointwise ops for the ones transformers writes in Python (pythonGelu). `inputs`: where it reads
+/// from (default: the previous layer).
 inline Layer activation(const std::string& name, const std::string& hf,
                         std::vector<std::string> inputs = {}) {
-    const std::string a = act(hf);
-    if (a == "gelu_tanh") return op(name, "gelu", {{"approximate", std::string("tanh")}}, std::move(inputs));
-    if (a == "silu" || a == "swish") return op(name, "silu", {}, std::move(inputs));
-    if (a == "relu") return op(name, "relu", {}, std::move(inputs));
+    if (hf == "gelu_new" || hf == "gelu_accurate" || hf == "gelu_fast" || hf == "quick_gelu") {
+        return block(name, pythonGelu(hf, inputs.empty() ? "@input" : inputs.front()));
+    }
+    if (hf == "gelu_pytorch_tanh")
+        return op(name, "gelu", {{"approximate", std::string("tanh")}}, std::move(inputs));
+    if (hf == "silu" || hf == "swish") return op(name, "silu", {}, std::move(inputs));
+    if (hf == "relu") return op(name, "relu", {}, std::move(inputs));
     return op(name, "gelu", {}, std::move(inputs));
 }
 

@@ -133,6 +133,8 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
                   {"max_positions", positions}, // the context: the fit map stops there (issue 30)
                   {"impl", impl},
                   {"dropout", c.real("attention_dropout", 0.0)},
+                  {"softmax_dtype", std::string("float32")}, // eager: softmax(..., dtype=torch.float32)
+                  {"kv_cache", c.flag("use_cache", true)},
                   {"qkv", std::string(phi3 ? "fused" : "separate")}};
     if (qkNorm) {
         attn.push_back({"qk_norm", true});

@@ -191,6 +191,19 @@ public:
             if (!rk) return rk.error();
             q = *rq, k = *rk;
         }
+        if (impl != "eager" && a.getBool("kv_cache").value_or(false) && !b.inCheckpointUnit()) {
+            // transformers' training forward with use_cache (the config's default) fills a DynamicCache:
+            // DynamicLayer.update's torch.cat([empty, k]) copies k and v, and SDPA saves the copies. Not
+            // under checkpointing (GradientCheckpointingLayer drops the cache). Eager: the matmuls' reshapes
+            // of the head-split k and v copy them anyway (the same bytes), so nothing changes there.
+            Attributes ca;
+            ca.set("copy", true);
+            auto ck = b.addOp("contiguous", path + ".cache_k", ca, {k});
+            if (!ck) return ck.error();
+            auto cv = b.addOp("contiguous", path + ".cache_v", ca, {v});
+            if (!cv) return cv.error();
+            k = *ck, v = *cv;
+        }
         const double drop = a.getDouble("dropout").value_or(0.0);
         int core;
         if (impl == "eager") {
@@ -234,7 +247,16 @@ public:
                 }
                 if (!s) return s.error();
             }
+            // transformers' eager_attention_forward (Llama-style decoders, GPT-NeoX): softmax(...,
+            // dtype=float32) .to(query.dtype): the fp32 probabilities are saved by the softmax, the cast back
+            // by the matmul
+            const DType scoreType = b.info(*s).dtype;
+            const bool fp32Softmax =
+                a.getString("softmax_dtype").value_or("") == "float32" && scoreType != DType::Float32;
+            if (fp32Softmax) s = b.addCast(path + ".softmax_upcast", *s, DType::Float32);
+            if (!s) return s.error();
             auto pr = b.addOp("softmax", path + ".softmax", {}, {*s});
+            if (pr && fp32Softmax) pr = b.addCast(path + ".softmax_downcast", *pr, scoreType);
             if (!pr) return pr.error();
             if (drop > 0) {
                 Attributes da;

@@ -1,6 +1,6 @@
 // add, mul, scale, concat, masked where. derivatives.yaml: add saves nothing; mul saves both operands (each
-// one only if the other needs a gradient); mul by a Python scalar saves nothing; cat saves only sizes;
-// where saves the condition.
+// one only if the other needs a gradient); mul by (or add of) a Python scalar saves nothing; cat saves only
+// sizes; where saves the condition.
 #include "ops/op_rule.h"
 
 namespace batchfit {
@@ -53,6 +53,9 @@ class ScaleRule : public OpRule {
 public:
     Result<OpPlan> plan(const OpContext& c) const override {
         if (!c.attrs.getDouble("factor")) return c.fail("scale needs a numeric 'factor'");
+        if (c.attrs.has("offset") && !c.attrs.getDouble("offset"))
+            return c.failAttribute("offset", "attribute 'offset' must be a number, got " +
+                                                 attrToString(*c.attrs.find("offset")));
         OpPlan p;
         p.outputs.push_back({c.inputs[0].shape, c.inputs[0].dtype, c.inputs[0].batched, true});
         return p;

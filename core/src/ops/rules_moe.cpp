@@ -169,9 +169,7 @@ public:
         const DType low = b.info(*logits).dtype; // the matmul dtype (half under autocast)
         int probsIn = *logits;
         if (low != DType::Float32) { // F.softmax(router_logits, dim=1, dtype=torch.float)
-            Attributes ca;
-            ca.set("dtype", std::string("float32"));
-            auto c = b.addOp("cast", path + ".router_float", ca, {probsIn});
+            auto c = b.addCast(path + ".router_float", probsIn, DType::Float32);
             if (!c) return c.error();
             probsIn = *c;
         }
@@ -185,9 +183,7 @@ public:
         int weights = (*routed)[0];
         const int indices = (*routed)[1];
         if (x.dtype != DType::Float32) { // routing_weights.to(hidden_states.dtype)
-            Attributes ca;
-            ca.set("dtype", std::string(dtypeName(x.dtype)));
-            auto c = b.addOp("cast", path + ".routing_weights", ca, {weights});
+            auto c = b.addCast(path + ".routing_weights", weights, x.dtype);
             if (!c) return c.error();
             weights = *c;
         }
@@ -195,9 +191,7 @@ public:
         const bool amp = x.dtype != low;
         if (amp) { // one half copy of the rows for all experts (each expert's casts are modelled in
                    // moe_expert)
-            Attributes ca;
-            ca.set("dtype", std::string(dtypeName(low)));
-            auto c = b.addOp("cast", path + ".experts_input", ca, {xLow});
+            auto c = b.addCast(path + ".experts_input", xLow, low);
             if (!c) return c.error();
             xLow = *c;
         }

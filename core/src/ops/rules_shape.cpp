@@ -168,7 +168,8 @@ class ContiguousRule : public OpRule {
 public:
     Result<OpPlan> plan(const OpContext& c) const override {
         const auto& in = c.inputs[0];
-        if (in.contiguous) return viewPlan(in, in.shape, true);
+        // copy: a new tensor even from a contiguous input (x.clone(), torch.cat([empty, x]))
+        if (in.contiguous && !c.flag("copy", false)) return viewPlan(in, in.shape, true);
         OpPlan p;
         p.outputs.push_back({in.shape, in.dtype, in.batched, true});
         p.grad = GradKind::Passthrough;
