@@ -12,7 +12,7 @@ using namespace batchfit::test;
 
 namespace {
 
-Model hf(const std::string& file, HfImportOptions o = {}) {
+Model hf(const std::string& file, const HfImportOptions& o = {}) {
     auto m = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/" + file, o);
     if (!m) FAIL(m.error().message);
     return *m;
@@ -52,13 +52,47 @@ TEST_CASE("Hugging Face configs give the published parameter counts", "[hf]") {
     }
 }
 
+TEST_CASE("a ViT config imports as ViTForImageClassification: an image in, num_labels out", "[hf]") {
+    const Model vit = hf("vit-base-patch16-224.json");
+    CHECK(vit.inputShape == Shape{3, 224, 224});
+    CHECK(vit.inputDtype == DType::Float32);
+    // google/vit-base-patch16-224: 86,567,656 parameters (model.num_parameters(); 197 positions, 1,000
+    // classes)
+    CHECK(estimator(vit).parameterCount() == 86567656ull);
+    CHECK(vit.description.find("image 224x224") != std::string::npos);
+    HfImportOptions seq;
+    seq.sequenceLength = 256;
+    auto refused = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/vit-base-patch16-224.json", seq);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("not a sequence length") != std::string::npos);
+    auto odd = importHfConfig(
+        R"({"model_type": "vit", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+            "image_size": 30, "patch_size": 16})",
+        "config.json");
+    REQUIRE_FALSE(odd);
+    CHECK(odd.error().message.find("$.image_size: 30 must be a multiple of patch_size 16") !=
+          std::string::npos);
+}
+
+TEST_CASE("Gemma 2 imports with eager attention: transformers has no SDPA for it", "[hf]") {
+    const auto saved = [](const char* attention) {
+        HfImportOptions o;
+        o.sequenceLength = 1024;
+        if (attention) o.attention = std::string(attention);
+        return estimateAt(hf("gemma-2-2b.json", o), 1).savedActivationBytes;
+    };
+    const auto byDefault = saved(nullptr);
+    CHECK(byDefault == saved("eager"));
+    CHECK(byDefault > saved("flash"));
+}
+
 TEST_CASE("the gpt2 config is the gpt2-small preset plus what transformers 5 does differently", "[hf]") {
     // The preset is Hugging Face's eager GPT-2 as measured with torch 1.13 (the `bias` buffer mask, one fused
     // tanh GELU). The import follows the newest transformers (docs/accuracy-real.md): NewGELUActivation in
     // Python saves three more [S, 3072] tensors per block, and the causal mask is made per forward, not a
     // saved 1024 x 1024 bool buffer. Nothing else may differ.
     HfImportOptions eager;
-    eager.attention = "eager";
+    eager.attention.emplace("eager");
     Estimator a = estimator(hf("gpt2.json", eager));
     Estimator b = estimator(preset("gpt2-small"));
     for (std::int64_t batch : {1, 4}) {

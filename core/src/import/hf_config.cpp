@@ -115,9 +115,7 @@ Result<Model> bert(const Config& c, const HfImportOptions& o, bool roberta) {
             op("decoder", "linear",
                {{"out_features", vocab}, {"tied_to", std::string("embeddings.word_embeddings")}}));
     } else {
-        std::int64_t labels = 2;
-        if (c.raw().contains("id2label") && c.raw()["id2label"].is_object() && !c.raw()["id2label"].empty())
-            labels = static_cast<std::int64_t>(c.raw()["id2label"].size());
+        const std::int64_t labels = numLabels(c);
         m.layers.push_back(
             op("first_token", "select", {{"dim", std::int64_t{0}}, {"index", std::int64_t{0}}}));
         m.layers.push_back(op("pooler", "linear", {{"out_features", d}}));
@@ -180,8 +178,8 @@ Result<Model> neox(const Config& c, const HfImportOptions& o) {
 } // namespace
 
 std::vector<std::string> hfSupportedModelTypes() {
-    return {"gpt2",   "bert",        "roberta", "llama",   "mistral",   "qwen2",     "qwen3",   "gemma",
-            "gemma2", "gemma3_text", "phi3",    "mixtral", "qwen2_moe", "qwen3_moe", "gpt_neox"};
+    return {"gpt2",   "bert",        "roberta", "llama",   "mistral",   "qwen2",     "qwen3",    "gemma",
+            "gemma2", "gemma3_text", "phi3",    "mixtral", "qwen2_moe", "qwen3_moe", "gpt_neox", "vit"};
 }
 
 namespace hf {
@@ -275,6 +273,8 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
             m = decoder(c, options, type);
         else if (type == "gpt_neox")
             m = neox(c, options);
+        else if (type == "vit")
+            m = vit(c, options);
         else {
             std::string known;
             for (const auto& t : hfSupportedModelTypes()) known += (known.empty() ? "" : ", ") + t;
@@ -287,8 +287,11 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
     if (!m) return m;
     if (cancelled()) return makeError(source + ": import cancelled");
     m->name = hf::hfModelName(j, source, type);
-    m->description = "Imported from a Hugging Face config.json (model_type " + type + ", sequence " +
-                     std::to_string(m->inputShape[0]) + ")";
+    m->description = "Imported from a Hugging Face config.json (model_type " + type +
+                     (m->inputShape.size() == 3 ? ", image " + std::to_string(m->inputShape[1]) + "x" +
+                                                      std::to_string(m->inputShape[2])
+                                                : ", sequence " + std::to_string(m->inputShape[0])) +
+                     ")";
     return m;
 }
 

@@ -156,6 +156,22 @@ inline Layer dropout(const std::string& name, double p) {
     return op(name, "dropout", {{"p", p}});
 }
 
+/// A classifier's classes: `num_labels`, else the size of `id2label` (as PretrainedConfig reads them),
+/// else 2.
+inline std::int64_t numLabels(const Config& c) {
+    const json& j = c.raw();
+    if (j.contains("num_labels") && j["num_labels"].is_number_integer() &&
+        j["num_labels"].get<std::int64_t>() > 0 &&
+        j["num_labels"].get<std::int64_t>() <= (std::int64_t{1} << 24))
+        return j["num_labels"].get<std::int64_t>();
+    if (j.contains("id2label") && j["id2label"].is_object() && !j["id2label"].empty())
+        return static_cast<std::int64_t>(j["id2label"].size());
+    return 2;
+}
+
+/// ViTForImageClassification (hf_vision.cpp).
+Result<Model> vit(const Config& c, const HfImportOptions& o);
+
 /// Llama-style decoders: llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi3 and the sparse-MoE
 /// mixtral, qwen2_moe, qwen3_moe (hf_decoders.cpp).
 Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::string& type);

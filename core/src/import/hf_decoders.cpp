@@ -114,7 +114,9 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
     const bool qkNorm = type == "qwen3" || type == "qwen3_moe" || type == "gemma3_text";
     const double eps = c.real("rms_norm_eps", 1e-6);
     const bool tied = c.flag("tie_word_embeddings", gemma);
-    const std::string impl = o.attention.value_or("flash");
+    // Gemma 2 has no SDPA in transformers (`_supports_sdpa = False`: SDPA cannot soft-cap), so eager is its
+    // default; flash means the flash-attn package (`attn_implementation="flash_attention_2"`)
+    const std::string impl = o.attention.value_or(type == "gemma2" ? "eager" : "flash");
     const std::string hidden =
         c.str("hidden_activation", c.str("hidden_act", gemma ? "gelu_pytorch_tanh" : "silu"));
     Model m;
