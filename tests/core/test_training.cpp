@@ -232,3 +232,23 @@ TEST_CASE("optimizer states are allocated per state tensor, as torch's optimizer
     c.amsgrad = true;
     CHECK(batchfit::test::estimator(m, c).estimate(1)->atPeak[Component::OptimizerStates] == 6 * 512);
 }
+
+TEST_CASE("a tied head's two gradients are summed out of place, as torch's InputBuffer does", "[training]") {
+    // The head's gradient (mm's backward: the .t() view of its result) arrives first; the engine cannot reuse
+    // a view's storage (input_buffer.cpp, can_accumulate_inplace), so the embedding's gradient and the sum
+    // exist beside it: three weight-sized tensors at the embedding's backward (measured under torch 2.15,
+    // docs/accuracy-real.md). With SGD that is the step's peak: the weight plus three gradients.
+    const Model m = parseOrFail(R"({"format": "batchfit-model", "version": 1, "name": "tied",
+        "input": {"shape": [8], "dtype": "int64"},
+        "layers": [{"name": "wte", "op": "embedding", "num_embeddings": 100000, "embedding_dim": 64},
+                   {"name": "lm_head", "op": "linear", "out_features": 100000, "bias": false, "tied_to": "wte"},
+                   {"name": "loss", "op": "cross_entropy"}]})");
+    TrainingConfig c;
+    c.optimizer = OptimizerKind::Sgd;
+    c.cublasWorkspaceBytes = 0;
+    const auto e = estimateAt(m, 1, c);
+    const std::uint64_t weight = 100000ull * 64 * 4;
+    CHECK(e.parameterCount == 6400000ull);
+    CHECK(e.peakAllocatedBytes >= 4 * weight);
+    CHECK(e.peakAllocatedBytes < 4 * weight + weight / 8); // the logits are gone by then
+}

@@ -82,6 +82,7 @@ Status Scheduler::run() {
     m_recompInst.assign(nt, -1);
     m_gradOf.assign(nt, -1);
     m_paramGrad.assign(m_graph.params.size(), -1);
+    m_gradIsWeightView.assign(m_graph.params.size(), 0);
     m_paramLayer.assign(m_graph.params.size(), -1);
     m_unitOps.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
     for (std::size_t i = 0; i < m_graph.ops.size(); ++i) {
@@ -433,8 +434,15 @@ void Scheduler::backwardOp(int opIndex) {
         }
         if (g < 0) {
             g = newInstance(bytes, Component::Gradients, s);
+            // mm's backward gives a linear weight's gradient as the .t() view of its result
+            m_gradIsWeightView[static_cast<std::size_t>(p)] = op.type == "linear" && p == op.params.front();
         } else {
+            // A second gradient for the same parameter (a tied embedding and head): the engine's InputBuffer
+            // reuses the first in place only when it holds its storage alone (input_buffer.cpp,
+            // can_accumulate_inplace); a view's base holds it too, so `old + new` makes a third tensor.
+            // Measured under torch 2.15 (docs/accuracy-real.md: GPT-2's tied head).
             transient(bytes, Component::Gradients, s);
+            if (m_gradIsWeightView[static_cast<std::size_t>(p)]) transient(bytes, Component::Gradients, s);
         }
     }
     transient(op.bwdWorkspace, Component::Temporaries, s);

@@ -61,6 +61,7 @@ private:
     std::vector<std::vector<int>> m_savedBy; ///< per op: instances saved for its backward
     std::vector<int> m_gradOf;               ///< per tensor: its gradient instance in this backward
     std::vector<int> m_paramGrad;            ///< per parameter: its .grad instance
+    std::vector<char> m_gradIsWeightView; ///< per parameter: its first gradient came from a linear (backward)
     std::vector<int> m_paramLayer;
     std::vector<std::vector<int>> m_unitOps;
     std::vector<std::vector<int>> m_unitHeld;
