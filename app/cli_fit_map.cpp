@@ -17,6 +17,7 @@ Result<FitMap> cliFitMap(const CliOptions& o, const Model& model, const std::str
     if (hfConfigPath.empty()) return computeFitMap(model, o.config, *o.gpu, options);
     HfImportOptions hf{std::nullopt, o.attention};
     if (o.moeLoad) hf.moeLoad = *o.moeLoad;
+    if (o.moeImpl) hf.moeImpl = *o.moeImpl;
     return computeFitMap(
         [&hfConfigPath, &hf](std::int64_t seq) {
             HfImportOptions at = hf;

@@ -40,8 +40,10 @@ Model:
                          (gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text,
                          phi3 (also phi-4), gpt_neox, the mixtures of experts mixtral, qwen2_moe,
                          qwen3_moe, and vit, whose input is an image of its image_size); with --seq N
-                         (default: the config's maximum), --moe-load balanced|worst (tokens per expert:
-                         top_k/experts of them, or all on top_k experts) and --attention
+                         (default: the config's maximum), --moe-impl grouped_mm|loop (the experts as
+                         transformers 5 runs them, every routed row at once, or one at a time as 4.x did),
+                         --moe-load balanced|worst (with loop, tokens per expert: top_k/experts of them, or
+                         all on top_k experts) and --attention
                          flash|mem_efficient|eager (default flash: SDPA, what transformers runs on torch 2: the
                          flash kernel on sm_80+ and MI200/MI300 in half precision, else memory-efficient; eager
                          for Gemma 2, which has no SDPA, old transformers, torch 1.13 or output_attentions)

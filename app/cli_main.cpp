@@ -50,6 +50,7 @@ Result<Model> loadModel(const CliOptions& o, std::optional<Model> fileModel) {
         }
         HfImportOptions hf{o.sequence, o.attention};
         if (o.moeLoad) hf.moeLoad = *o.moeLoad;
+        if (o.moeImpl) hf.moeImpl = *o.moeImpl;
         return importHfConfigFile(path, hf);
     }
     if (!o.onnxFile.empty()) {
@@ -249,7 +250,7 @@ int main(int argc, char** argv) {
 
     if (!o.preset.empty() + !o.modelFile.empty() + !o.hfConfig.empty() + !o.onnxFile.empty() > 1)
         return fail(kUsage, "give one of --preset, --model, --hf-config and --onnx");
-    if ((o.sequence || o.attention || o.moeLoad) && o.hfConfig.empty())
+    if ((o.sequence || o.attention || o.moeLoad || o.moeImpl) && o.hfConfig.empty())
         return fail(kUsage, "--seq, --attention and --moe-load apply to --hf-config imports");
     if ((o.seqFrom || o.seqTo || o.seqStep) && o.command != "fit-map")
         return fail(kUsage, "--seq-from, --seq-to and --seq-step apply to fit-map");

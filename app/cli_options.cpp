@@ -163,6 +163,11 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             if (v != "balanced" && v != "worst")
                 return makeError("--moe-load must be balanced or worst, got '" + v + "'");
             o.moeLoad = v;
+        } else if (a == "--moe-impl") {
+            BF_NEXT(v);
+            if (v != "grouped_mm" && v != "loop")
+                return makeError("--moe-impl must be grouped_mm or loop, got '" + v + "'");
+            o.moeImpl = v;
         } else if (a == "--seq") {
             BF_NEXT(v);
             auto r = parseInt(v, a, 1, std::int64_t{1} << 24);

@@ -22,6 +22,7 @@ struct CliOptions {
     std::optional<std::int64_t> sequence;
     std::optional<std::string> attention;
     std::optional<std::string> moeLoad; ///< --moe-load balanced|worst (HF mixture-of-experts imports)
+    std::optional<std::string> moeImpl; ///< --moe-impl grouped_mm|loop (HF mixture-of-experts imports)
     std::int64_t batch = 1;
     bool batchGiven = false;
     std::optional<GpuSpec> gpu;

@@ -23,6 +23,9 @@ struct HfImportOptions {
     /// tokens * top_k / experts, rounded up per sample) or "worst" (every token's top_k choices land on the
     /// same top_k experts: they each get every token). Anything else is refused.
     std::string moeLoad = "balanced";
+    /// The experts' implementation: "grouped_mm" (transformers 5's default: every routed row at once,
+    /// whatever the routing) or "loop" (transformers 4: one expert at a time, where moeLoad matters).
+    std::string moeImpl = "grouped_mm";
     /// Polled between the import's steps (any thread); returning true abandons the import with the Error
     /// "<source>: import cancelled". Empty: never cancelled.
     std::function<bool()> cancelled = {};

@@ -255,6 +255,11 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
                          ": MoE load must be \"balanced\" (each expert gets tokens * top_k / experts) or "
                          "\"worst\" (top_k experts get every token), got \"" +
                          options.moeLoad + "\"");
+    if (options.moeImpl != "grouped_mm" && options.moeImpl != "loop")
+        return makeError(source +
+                         ": MoE implementation must be \"grouped_mm\" (transformers 5) or \"loop\" "
+                         "(transformers 4), got \"" +
+                         options.moeImpl + "\"");
     if (!isDecoderType(type) && (j.contains("num_local_experts") || j.contains("num_experts") ||
                                  j.contains("n_routed_experts") || type.find("moe") != std::string::npos))
         return makeError(

@@ -119,6 +119,11 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
     const std::string impl = o.attention.value_or(type == "gemma2" ? "eager" : "flash");
     const std::string hidden =
         c.str("hidden_activation", c.str("hidden_act", gemma ? "gelu_pytorch_tanh" : "silu"));
+    // GemmaRMSNorm scales by (1 + weight) in fp32 before casting back: the fp32 normalized tensor is saved
+    const auto norm = [&](const std::string& name) {
+        return gemma ? op(name, "rmsnorm", {{"eps", eps}, {"gemma_scale", true}})
+                     : op(name, "rmsnorm", {{"eps", eps}});
+    };
     Model m;
     m.inputShape = {seq};
     m.inputDtype = DType::Int64;
@@ -141,6 +146,7 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
     if (qkNorm) {
         attn.push_back({"qk_norm", true});
         attn.push_back({"qk_norm_eps", eps});
+        if (gemma) attn.push_back({"qk_norm_gemma_scale", true});
     }
     if (gemma2) {
         attn.push_back(
@@ -148,9 +154,8 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
         if (const double cap = c.real("attn_logit_softcapping", 0.0); cap > 0)
             attn.push_back({"softcap", cap});
     }
-    std::vector<Layer> attnLayers{op("input_layernorm", "rmsnorm", {{"eps", eps}}),
-                                  op("self_attn", "attention", attn)};
-    if (gemma2) attnLayers.push_back(op("post_attention_layernorm", "rmsnorm", {{"eps", eps}}));
+    std::vector<Layer> attnLayers{norm("input_layernorm"), op("self_attn", "attention", attn)};
+    if (gemma2) attnLayers.push_back(norm("post_attention_layernorm"));
     Layer a = block("", attnLayers);
     a.shortcut = ShortcutKind::Identity;
     const std::string preMlp = gemma2 ? "pre_feedforward_layernorm" : "post_attention_layernorm";
@@ -158,15 +163,15 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
         Layer f;
         if (sparse) {
             AttrList ma{{"experts", mc.experts},     {"top_k", mc.topK},  {"intermediate", mc.inner},
-                        {"norm_topk_prob", mc.norm}, {"load", o.moeLoad}, {"act", act(hidden)}};
-            if (type == "mixtral") ma.push_back({"names", std::string("w1,w3,w2")});
+                        {"norm_topk_prob", mc.norm}, {"load", o.moeLoad}, {"act", act(hidden)},
+                        {"impl", o.moeImpl}};
             if (mc.sharedInner > 0) ma.push_back({"shared_intermediate", mc.sharedInner});
-            f = block("", {op(preMlp, "rmsnorm", {{"eps", eps}}),
-                           op(type == "mixtral" ? "block_sparse_moe" : "mlp", "moe", ma)});
+            // transformers 5 names Mixtral's block `mlp` too (4.x: block_sparse_moe with w1, w3, w2)
+            f = block("", {norm(preMlp), op("mlp", "moe", ma)});
         } else {
-            f = mlpLayers(hidden, inner, d, phi3, {op(preMlp, "rmsnorm", {{"eps", eps}})});
+            f = mlpLayers(hidden, inner, d, phi3, {norm(preMlp)});
         }
-        if (gemma2) f.layers.push_back(op("post_feedforward_layernorm", "rmsnorm", {{"eps", eps}}));
+        if (gemma2) f.layers.push_back(norm("post_feedforward_layernorm"));
         f.shortcut = ShortcutKind::Identity;
         return f;
     };
@@ -184,7 +189,7 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
         m.layers.push_back(stack);
         start = end;
     }
-    m.layers.push_back(op("norm", "rmsnorm", {{"eps", eps}}));
+    m.layers.push_back(norm("norm"));
     m.layers.push_back(
         op("lm_head", "linear",
            tied ? AttrList{{"out_features", vocab}, {"bias", false}, {"tied_to", std::string("embed_tokens")}}

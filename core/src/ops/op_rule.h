@@ -129,6 +129,7 @@ void registerEmbeddingOps();
 void registerLossOps();
 void registerAttentionOps();
 void registerMoeOps();
+void registerMoeGroupedOps();
 void registerOpaqueOps();
 void registerPointwiseOps();
 void registerSdpaOps();

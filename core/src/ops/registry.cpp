@@ -31,6 +31,7 @@ void ensureRegistered() {
         registerPointwiseOps();
         registerAttentionOps();
         registerMoeOps();
+        registerMoeGroupedOps();
         registerSdpaOps();
         registerQuantLinearOps();
         registerParallelOps();

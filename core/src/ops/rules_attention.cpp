@@ -168,6 +168,7 @@ public:
                 if (!v) return v.error();
                 Attributes na;
                 na.set("eps", a.getDouble("qk_norm_eps").value_or(1e-6));
+                na.set("gemma_scale", a.getBool("qk_norm_gemma_scale").value_or(false)); // Gemma 3
                 auto n = b.addOp("rmsnorm", path + "." + name, na, {*v});
                 if (!n) return n.error();
                 Attributes ba;
@@ -181,7 +182,8 @@ public:
             q = *nq, k = *nk;
         }
         if (a.getBool("rope").value_or(false)) {
-            const TensorInfo table{{seq, h.headDim}, b.info(q).dtype, true, true};
+            // transformers' rotary embedding runs on position_ids [1, S]: one cos and one sin for the batch
+            const TensorInfo table{{seq, h.headDim}, b.info(q).dtype, false, true};
             const std::string key = "rope " + std::to_string(seq) + "x" + std::to_string(h.headDim) + " " +
                                     std::string(dtypeName(table.dtype));
             int cos = b.sharedConstant(key + " cos", table), sin = b.sharedConstant(key + " sin", table);
@@ -216,7 +218,18 @@ public:
                 if (!rv) return rv.error();
                 k = *rk, v = *rv;
             }
+            // torch.matmul on the head-split views reshapes them for bmm: a view into a fused projection (or
+            // a DynamicCache's torch.cat) becomes a copy of its own, and the copy is what autograd saves
+            auto own = [&](int t, const char* name) -> Result<int> {
+                if (b.info(t).contiguous) return t;
+                return b.addOp("contiguous", path + "." + name, {}, {t});
+            };
             b.beginSelectiveUnit();
+            auto oq = own(q, "q_copy");
+            if (!oq) return oq.error();
+            auto ok = own(k, "k_copy");
+            if (!ok) return ok.error();
+            q = *oq, k = *ok;
             Attributes ha;
             ha.set("heads", h.heads);
             auto s = b.addOp("attn_scores", path + ".scores", ha, {q, k});
@@ -264,7 +277,9 @@ public:
                 pr = b.addOp("dropout", path + ".attn_dropout", da, {*pr});
                 if (!pr) return pr.error();
             }
-            auto ctxT = b.addOp("attn_context", path + ".context", ha, {*pr, v});
+            auto ov = own(v, "v_copy");
+            if (!ov) return ov.error();
+            auto ctxT = b.addOp("attn_context", path + ".context", ha, {*pr, *ov});
             if (!ctxT) return ctxT.error();
             b.endSelectiveUnit();
             auto m = b.addOp("merge_heads", path + ".merge_heads", {}, {*ctxT});

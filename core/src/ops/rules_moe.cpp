@@ -1,5 +1,6 @@
 // Sparse mixture of experts (transformers' MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock,
-// Qwen3MoeSparseMoeBlock), expanded into: the router linear, softmax in fp32, top-k (+ renormalisation), one
+// Qwen3MoeSparseMoeBlock), expanded into (impl "loop", transformers 4; "grouped_mm", transformers 5's
+// default, is rules_moe_grouped.cpp): the router linear, softmax in fp32, top-k (+ renormalisation), one
 // fused op per expert, the index_add_ combine, and Qwen2-MoE's shared expert. What each piece saves was
 // measured with saved_tensors_hooks under torch 1.13 (tests/torch/moe_saved.py; tests/core/test_moe.cpp holds
 // the numbers):
@@ -119,6 +120,52 @@ public:
     }
 };
 
+struct Experts {
+    std::int64_t experts, topK, inner;
+    std::string load, act, names;
+};
+
+/// transformers 4: one expert at a time (moe_expert), index_add_ into the output (moe_combine).
+Result<int> loopExperts(GraphBuilder& b, const std::string& path, const Experts& ex, int x, DType low,
+                        int indices, int weights) {
+    const std::int64_t seq = b.info(x).shape[0];
+    int xLow = x;
+    const bool amp = b.info(x).dtype != low;
+    if (amp) { // one half copy of the rows for all experts (each expert's casts are modelled in moe_expert)
+        auto c = b.addCast(path + ".experts_input", xLow, low);
+        if (!c) return c.error();
+        xLow = *c;
+    }
+    const std::int64_t balanced = (seq * ex.topK + ex.experts - 1) / ex.experts;
+    std::vector<int> parts;
+    for (std::int64_t e = 0; e < ex.experts; ++e) {
+        Attributes ea;
+        ea.set("tokens", ex.load == "worst" ? (e < ex.topK ? seq : std::int64_t{0}) : balanced);
+        ea.set("intermediate", ex.inner);
+        ea.set("names", ex.names);
+        ea.set("act", ex.act);
+        ea.set("amp", amp);
+        auto out =
+            b.addOpMulti("moe_expert", path + ".experts." + std::to_string(e), ea, {xLow, indices, weights});
+        if (!out) return out.error();
+        parts.push_back((*out)[0]);
+        parts.push_back((*out)[1]);
+    }
+    Attributes ma;
+    ma.set("rows", seq);
+    return b.addOp("moe_combine", path + ".index_add", ma, parts);
+}
+
+/// transformers 5: every routed row at once through two grouped matmuls (rules_moe_grouped.cpp). Every
+/// (token, expert) pair is computed whatever the load, so `load` does not change it.
+Result<int> groupedExperts(GraphBuilder& b, const std::string& path, const Experts& ex, int x, int indices,
+                           int weights) {
+    Attributes ga;
+    ga.set("experts", ex.experts);
+    ga.set("intermediate", ex.inner);
+    return b.addOp("moe_grouped", path + ".experts", ga, {x, indices, weights});
+}
+
 class MoeRule : public OpRule {
 public:
     bool composite() const override { return true; }
@@ -152,11 +199,17 @@ public:
         if (projNames(a).size() != 3)
             return ctx.failAttribute("names", "names must list the three expert projections, e.g. "
                                               "\"gate_proj,up_proj,down_proj\"");
+        const std::string impl = a.getString("impl").value_or("loop");
+        if (impl != "loop" && impl != "grouped_mm")
+            return ctx.failAttribute("impl",
+                                     "impl must be \"loop\" (one expert at a time, transformers 4) or "
+                                     "\"grouped_mm\" (transformers 5's default), got \"" +
+                                         impl + "\"");
         const std::string act = a.getString("act").value_or("silu");
         if (act != "silu" && act != "gelu" && act != "gelu_tanh")
             return ctx.failAttribute("act",
                                      "act must be \"silu\", \"gelu\" or \"gelu_tanh\", got \"" + act + "\"");
-        const std::int64_t seq = x.shape[0], d = x.shape[1];
+        const std::int64_t d = x.shape[1];
 
         auto linear = [&](const std::string& name, int in, std::int64_t out) {
             Attributes la;
@@ -187,32 +240,10 @@ public:
             if (!c) return c.error();
             weights = *c;
         }
-        int xLow = inputs[0];
-        const bool amp = x.dtype != low;
-        if (amp) { // one half copy of the rows for all experts (each expert's casts are modelled in
-                   // moe_expert)
-            auto c = b.addCast(path + ".experts_input", xLow, low);
-            if (!c) return c.error();
-            xLow = *c;
-        }
-        const std::int64_t balanced = (seq * *topK + *experts - 1) / *experts;
-        std::vector<int> parts;
-        for (std::int64_t e = 0; e < *experts; ++e) {
-            Attributes ea;
-            ea.set("tokens", load == "worst" ? (e < *topK ? seq : std::int64_t{0}) : balanced);
-            ea.set("intermediate", *inner);
-            ea.set("names", a.getString("names").value_or("gate_proj,up_proj,down_proj"));
-            ea.set("act", act);
-            ea.set("amp", amp);
-            auto out = b.addOpMulti("moe_expert", path + ".experts." + std::to_string(e), ea,
-                                    {xLow, indices, weights});
-            if (!out) return out.error();
-            parts.push_back((*out)[0]);
-            parts.push_back((*out)[1]);
-        }
-        Attributes ma;
-        ma.set("rows", seq);
-        auto y = b.addOp("moe_combine", path + ".index_add", ma, parts);
+        const Experts ex{*experts, *topK, *inner,
+                         load,     act,   a.getString("names").value_or("gate_proj,up_proj,down_proj")};
+        auto y = impl == "grouped_mm" ? groupedExperts(b, path, ex, inputs[0], indices, weights)
+                                      : loopExperts(b, path, ex, inputs[0], low, indices, weights);
         if (!y) return y.error();
         if (*sharedInner == 0) return y;
 

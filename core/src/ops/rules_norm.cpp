@@ -129,10 +129,18 @@ public:
         p.createdRoles = {"rstd"};
         p.saved = {{SavedDecl::Kind::Created, 0}};
         if (affine) {
-            p.created.push_back({in.shape, in.dtype, in.batched, true});
+            // GemmaRMSNorm (gemma_scale): `h * r * (1.0 + weight.float())` in fp32, then type_as(x): the fp32
+            // normalized tensor and the fp32 (1 + weight) are saved
+            const bool gemma = c.flag("gemma_scale", false);
+            p.created.push_back({in.shape, gemma ? DType::Float32 : in.dtype, in.batched, true});
             p.createdRoles.push_back("normalized");
             p.saved.push_back({SavedDecl::Kind::Created, 1});
             p.saved.push_back({SavedDecl::Kind::Param, 0});
+            if (gemma) {
+                p.created.push_back({{in.shape.back()}, DType::Float32, false, true});
+                p.createdRoles.push_back("1 + weight (fp32)");
+                p.saved.push_back({SavedDecl::Kind::Created, 2});
+            }
         }
         if (in.dtype == DType::Float32) {
             p.saved.push_back({SavedDecl::Kind::Input, 0});
