@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""The config route against real Hugging Face transformers (issue 28): docs/accuracy-real.md.
+
+    python3 tools/accuracy_real.py measure [--only NAME,NAME+lora,...] [--out tests/data/real/accuracy-real.json]
+    python3 tools/accuracy_real.py check BATCHFIT_CLI [--data ...] [--doc docs/accuracy-real.md] [--write-doc]
+
+measure (the measurement virtual environment, scripts/measure-venv.sh: the newest torch and transformers): for
+every family, the fixture config.json of tests/data/hf, cut to two layers (and, for the mixtures of experts,
+narrower experts so that the model fits this machine's memory), is built by transformers itself
+(`AutoConfig.for_model`, the architecture class the config names), in fp32 and in bf16, with eager and with SDPA
+attention, and one training forward with labels runs on the CPU. It records:
+
+* parameters: `sum(p.numel() for p in model.parameters())`;
+* saved bytes: the unique storages autograd saves during forward and loss (saved_tensors_hooks,
+  tools/saved_lib.py), parameters excluded, the input ids included.
+
+Two CPU/CUDA differences are taken out so that the CPU measures what the GPU runs:
+
+* dropout: torch's CPU `F.dropout` saves a float noise tensor, CUDA's fused kernel (`native_dropout`) a bool
+  mask. The measurement runs `F.dropout` as `torch.native_dropout`, which is what CUDA runs (Dropout.cpp,
+  `is_fused_kernel_acceptable`).
+* SDPA with attention dropout: CUDA's flash and memory-efficient kernels take the dropout, the CPU falls back to
+  the math path. SDPA rows set the config's attention dropout to 0 (in both the measurement and the estimate).
+
+check (any python3, no torch): estimates each row again with `batchfit-cli estimate --hf-config` (the row's
+config, --seq, --batch, --precision fp32|pure-bf16, --attention eager|flash) and fails when the parameters differ
+or the saved bytes are off by more than 1%. --write-doc rewrites the table in docs/accuracy-real.md.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HF = os.path.join(ROOT, "tests", "data", "hf")
+DATA = os.path.join(ROOT, "tests", "data", "real", "accuracy-real.json")
+DOC = os.path.join(ROOT, "docs", "accuracy-real.md")
+BEGIN, END = "<!-- BEGIN accuracy_real.py -->", "<!-- END accuracy_real.py -->"
+SAVED_BOUND = 0.01
+HEAP_BOUND = 0.10
+BATCH, SEQ = 2, 256
+
+LAYERS = ("num_hidden_layers", "n_layer")
+ATTENTION_DROPOUT = ("attn_pdrop", "attention_dropout", "attention_probs_dropout_prob")
+
+# name, fixture in tests/data/hf, overrides besides two layers
+FAMILIES = [
+    ("gpt2", "gpt2.json", {}),
+    ("bert", "bert-base-uncased.json", {}),
+    ("llama-3.2", "llama-3.2-3b.json", {}),
+    ("qwen3", "qwen3-0.6b.json", {}),
+    ("qwen2", "qwen2-0.5b.json", {}),
+    ("mistral", "mistral-7b.json", {}),
+    ("gemma", "gemma-2b.json", {}),
+    ("gemma2", "gemma-2-2b.json", {}),
+    ("gemma3", "gemma-3-1b-it.json", {}),
+    ("phi3", "phi-3-mini-4k.json", {}),
+    ("gpt-neox", "pythia-160m.json", {}),
+    ("mixtral", "mixtral-8x7b.json", {"intermediate_size": 2048}),
+    ("qwen3-moe", "qwen3-30b-a3b.json", {"num_experts": 32}),
+    ("vit", "vit-base-patch16-224.json", {}),
+]
+
+# PEFT's own get_peft_model on the same models (SDPA): name, fixture, overrides, LoraConfig fields
+LORA = [
+    ("gpt2", "gpt2.json", {}, {"r": 8, "target_modules": ["c_attn"]}),
+    ("llama-3.2", "llama-3.2-3b.json", {}, {"r": 16, "target_modules": ["q_proj", "v_proj"]}),
+    ("qwen3", "qwen3-0.6b.json", {}, {"r": 8, "target_modules": "all-linear", "lora_dropout": 0.05}),
+    ("mistral", "mistral-7b.json", {}, {"r": 32, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj",
+                                                                     "gate_proj", "up_proj", "down_proj"]}),
+]
+
+
+def row_config(fixture, overrides, attention):
+    with open(os.path.join(HF, fixture)) as f:
+        cfg = json.load(f)
+    for k in LAYERS:
+        if k in cfg:
+            cfg[k] = 2
+    cfg.update(overrides)
+    if attention == "sdpa":
+        for k in ATTENTION_DROPOUT:
+            if k in cfg:
+                cfg[k] = 0.0
+    return cfg
+
+
+def build(cfg, attention, dtype):
+    import torch
+    import transformers
+    fields = dict(cfg)
+    config = transformers.AutoConfig.for_model(fields.pop("model_type"), **fields)
+    arch = (cfg.get("architectures") or [""])[0]
+    cls = getattr(transformers, arch, None)
+    if cls is None or not any(arch.endswith(s) for s in ("ForCausalLM", "ForMaskedLM", "ForImageClassification")):
+        cls = transformers.AutoModelForCausalLM
+    torch.manual_seed(0)
+    make = cls.from_config if cls is transformers.AutoModelForCausalLM else cls._from_config
+    model = make(config, attn_implementation=attention, dtype=dtype)
+    return model.train(), config
+
+
+def measure_one(name, fixture, overrides, dtype_name, attention, lora=None):
+    import torch
+    from saved_lib import SavedRecorder
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype_name]
+    cfg = row_config(fixture, overrides, attention)
+    model, config = build(cfg, attention, dtype)
+    key = f"{name}/{dtype_name}/{attention}"
+    if lora:
+        import peft
+        model = peft.get_peft_model(model, peft.LoraConfig(**lora))
+        targets = lora["target_modules"]
+        key += f"/lora-r{lora['r']}-{targets if isinstance(targets, str) else ','.join(targets)}"
+    seq = SEQ
+    if cfg["model_type"] == "vit":  # an image batch and its classes
+        seq, side = None, cfg.get("image_size", 224)
+        inputs = {"pixel_values": torch.randn(BATCH, cfg.get("num_channels", 3), side, side, dtype=dtype),
+                  "labels": torch.randint(config.num_labels, (BATCH,))}
+    else:
+        ids = torch.randint(config.vocab_size, (BATCH, SEQ))
+        inputs = {"input_ids": ids, "labels": ids}
+    with SavedRecorder(exclude_tensors=list(model.parameters())) as rec:
+        out = model(**inputs)
+    rec.attribute(out.loss)
+    by_node = {}
+    for r in rec.records:
+        if r["new"]:
+            slot = f"{r['node']}.{r['slot']} {r['dtype']}"
+            by_node[slot] = by_node.get(slot, 0) + r["storage_bytes"]
+    saved = rec.total
+    # the unpack hook each saved tensor keeps refers to the recorder, which holds the tensors: a cycle through
+    # C++ that the garbage collector cannot see; break it, or every model measured stays in memory
+    rec.tensors.clear()
+    del out
+    peak = peak_op = None
+    if attention == "sdpa":
+        peak, peak_op = step_heap_peak(model, inputs)
+    return {"key": key, "model": name, "fixture": fixture, "config": cfg, "lora": lora,
+            "dtype": dtype_name, "attention": attention, "batch": BATCH, "seq": seq,
+            "parameters": sum(p.numel() for p in model.parameters()),
+            "trainable": sum(p.numel() for p in model.parameters() if p.requires_grad), "saved_bytes": saved,
+            "heap_peak": peak, "heap_peak_op": peak_op,
+            "saved_by_node": dict(sorted(by_node.items(), key=lambda kv: -kv[1]))}
+
+
+def step_heap_peak(model, inputs):
+    """A Trainer-like step, `model(**inputs).loss.backward()` (the outputs, logits included, are dropped before
+    the backward, as Trainer.compute_loss returns only the loss), AdamW (foreach) and zero_grad: the CPU heap
+    peak of the third step over what lives across steps (accuracy_torch2.heap_peak)."""
+    import torch
+    from accuracy_torch2 import heap_peak
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4, foreach=True)
+
+    def step():
+        model(**inputs).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    step()  # the first step creates the optimizer states; the measured one is steady-state
+    step()
+    return heap_peak(step)
+
+
+def cuda_dropout():
+    """F.dropout as CUDA's fused kernel runs it: native_dropout, a bool mask saved for backward."""
+    import torch
+    import torch.nn.functional as F
+
+    def dropout(x, p=0.5, training=True, inplace=False):
+        if not training or p == 0:
+            return x
+        return torch.native_dropout(x, p, True)[0]
+    F.dropout = dropout
+
+
+def cmd_measure(args):
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import torch
+    import transformers
+    cuda_dropout()
+    only = set(args.only.split(",")) if args.only else None
+    rows = []
+    if os.path.exists(args.out) and only:
+        with open(args.out) as f:
+            rows = [r for r in json.load(f)["rows"]
+                    if (r["model"] + "+lora" if r.get("lora") else r["model"]) not in only]
+    order = [f[0] for f in FAMILIES]
+
+    def save(row):  # after every row: a long run that stops keeps what it measured
+        rows.append(row)
+        rows.sort(key=lambda r: (bool(r.get("lora")), order.index(r["model"]), r["dtype"] != "fp32",
+                                 r["attention"] != "eager"))
+        os.makedirs(os.path.dirname(args.out), exist_ok=True)
+        with open(args.out + ".tmp", "w") as f:
+            json.dump({"torch": torch.__version__, "transformers": transformers.__version__, "rows": rows}, f,
+                      indent=1)
+            f.write("\n")
+        os.replace(args.out + ".tmp", args.out)
+        print(f"{row['key']:28s} params {row['parameters']:>12,d} trainable {row['trainable']:>12,d} "
+              f"saved {row['saved_bytes']:>14,d}", flush=True)
+
+    for name, fixture, overrides in FAMILIES:
+        if not only or name in only:
+            for dtype in ("fp32", "bf16"):
+                for attention in ("eager", "sdpa"):
+                    try:
+                        save(measure_one(name, fixture, overrides, dtype, attention))
+                    except ValueError as e:  # Gemma 2: "does not support ... scaled_dot_product_attention"
+                        if attention != "sdpa" or "scaled_dot_product_attention" not in str(e):
+                            raise
+                        print(f"{name}/{dtype}/sdpa: transformers has no SDPA for it (eager is its default)")
+    for name, fixture, overrides, lora in LORA:
+        if not only or name + "+lora" in only:
+            for dtype in ("fp32", "bf16"):
+                save(measure_one(name, fixture, overrides, dtype, "sdpa", lora))
+
+
+def estimate(cli, row, tmp):
+    path = os.path.join(tmp, row["key"].replace("/", "_") + ".json")
+    with open(path, "w") as f:
+        json.dump(row["config"], f)
+    cmd = [cli, "estimate", "--hf-config", path, "--batch", str(row["batch"]),
+           "--precision", "pure-bf16" if row["dtype"] == "bf16" else "fp32", "--optimizer", "adamw", "--impl",
+           "foreach", "--cublas-workspace-kib", "0",
+           "--attention", "eager" if row["attention"] == "eager" else "flash", "--json"]
+    if row["seq"]:
+        cmd += ["--seq", str(row["seq"])]
+    if row.get("lora"):
+        lora, targets = row["lora"], row["lora"]["target_modules"]
+        cmd += ["--lora-rank", str(lora["r"]), "--lora-dropout", str(lora.get("lora_dropout", 0.0)),
+                "--lora-targets", targets if isinstance(targets, str) else ",".join(targets)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")
+    e = json.loads(r.stdout)
+    t, at = e["totals"], e["at_peak"]
+    return {"parameters": t["parameter_count"], "trainable": t["trainable_parameter_count"],
+            "saved_bytes": t["saved_activation_bytes"],
+            "heap_peak": e["peak_allocated_bytes"] - at["parameter_bytes"] - at["optimizer_state_bytes"],
+            "peak_op": e["peak_op"]}
+
+
+def problems_of(row, e):
+    out = []
+    for k in ("parameters", "trainable"):
+        if e[k] != row[k]:
+            out.append(f"{k}: estimated {e[k]:,d}, measured {row[k]:,d}")
+    e["saved_error"] = (e["saved_bytes"] - row["saved_bytes"]) / row["saved_bytes"]
+    if abs(e["saved_error"]) > SAVED_BOUND:
+        out.append(f"saved: estimated {e['saved_bytes']:,d}, measured {row['saved_bytes']:,d} "
+                   f"({100 * e['saved_error']:+.2f}%)")
+    e["heap_error"] = None
+    if row.get("heap_peak"):
+        e["heap_error"] = (e["heap_peak"] - row["heap_peak"]) / row["heap_peak"]
+        if abs(e["heap_error"]) > HEAP_BOUND:
+            out.append(f"heap peak: estimated {e['heap_peak']:,d}, measured {row['heap_peak']:,d} "
+                       f"({100 * e['heap_error']:+.2f}%)")
+    return out
+
+
+def table(rows, ests):
+    lines = ["| model | fixture | weights | attention | PEFT LoRA | parameters | trainable | saved MiB measured | "
+             "estimated | error | step peak MiB measured | estimated | error |",
+             "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r, e in zip(rows, ests):
+        marks = {k: "" if e[k] == r[k] else f" (estimated {e[k]:,d})" for k in ("parameters", "trainable")}
+        lora = r.get("lora")
+        peft = "–" if not lora else (f"r={lora['r']} `{lora['target_modules']}`" if isinstance(
+            lora["target_modules"], str) else f"r={lora['r']} {','.join(lora['target_modules'])}") + (
+            f", dropout {lora['lora_dropout']}" if lora and lora.get("lora_dropout") else "")
+        lines.append(f"| {r['model']} | `{r['fixture']}` | {r['dtype']} | {r['attention']} | {peft} | "
+                     f"{r['parameters']:,d}{marks['parameters']} | {r['trainable']:,d}{marks['trainable']} | "
+                     f"{r['saved_bytes'] / 2**20:,.2f} | "
+                     f"{e['saved_bytes'] / 2**20:,.2f} | {100 * e['saved_error']:+.2f}% | "
+                     + (f"{r['heap_peak'] / 2**20:,.1f} | {e['heap_peak'] / 2**20:,.1f} | {100 * e['heap_error']:+.1f}% |"
+                        if r.get("heap_peak") else "– | – | – |"))
+    return "\n".join(lines)
+
+
+def cmd_check(args):
+    with open(args.data) as f:
+        data = json.load(f)
+    rows, ests, failures = data["rows"], [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in rows:
+            e = estimate(args.cli, row, tmp)
+            problems = problems_of(row, e)
+            ests.append(e)
+            failures += bool(problems)
+            heap = f" step peak {100 * e['heap_error']:+.1f}%" if e["heap_error"] is not None else ""
+            print(f"{'FAIL' if problems else 'ok  '} {row['key']:28s} saved {100 * e['saved_error']:+.2f}%{heap}"
+                  + "".join(f"\n     {p}" for p in problems))
+    if args.write_doc:
+        with open(args.doc) as f:
+            doc = f.read()
+        head, rest = doc.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        versions = f"Measured under torch {data['torch']}, transformers {data['transformers']}.\n\n"
+        with open(args.doc, "w") as f:
+            f.write(head + BEGIN + "\n" + versions + table(rows, ests) + "\n" + END + tail)
+    print(f"{len(rows) - failures}/{len(rows)} rows within the bounds")
+    return 1 if failures else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--only")
+    m.add_argument("--out", default=DATA)
+    c = sub.add_parser("check")
+    c.add_argument("cli")
+    c.add_argument("--data", default=DATA)
+    c.add_argument("--doc", default=DOC)
+    c.add_argument("--write-doc", action="store_true")
+    args = p.parse_args()
+    if args.cmd == "measure":
+        cmd_measure(args)
+        return 0
+    return cmd_check(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
