@@ -784,6 +784,14 @@ Choose the GPU in the set-up; Save stores it.</source>
         <source>&amp;Attention:</source>
         <translation>注意力(&amp;A)：</translation>
     </message>
+    <message>
+        <source>an image of %1 per sample</source>
+        <translation>每个样本一张 %1 的图像</translation>
+    </message>
+    <message>
+        <source>Input:</source>
+        <translation>输入：</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::ImportController</name>

@@ -146,6 +146,21 @@ TEST_CASE("the Hugging Face dialog starts at a training length, not at Mistral's
     CHECK(imported.inputShape == Shape{2048});
 }
 
+TEST_CASE("the Hugging Face dialog shows a ViT's image instead of a sequence length", "[import]") {
+    test::app();
+    const QString path = data(QStringLiteral("hf/vit-base-patch16-224.json"));
+    const Model preview = *importHfConfigFile(path.toStdString());
+    HfImportDialog dialog(path, preview);
+    CHECK(dialog.sequenceBox() == nullptr);
+    auto* image = dialog.findChild<QLabel*>(QStringLiteral("imageInput"));
+    REQUIRE(image);
+    CHECK(image->text().contains(QStringLiteral("3 × 224 × 224")));
+    CHECK_FALSE(dialog.options().sequenceLength); // a sequence length would be refused for a ViT
+    const auto imported = importHfConfigFile(path.toStdString(), dialog.options());
+    REQUIRE(imported);
+    CHECK(imported->inputShape == Shape{3, 224, 224});
+}
+
 TEST_CASE("a malformed or refused config keeps the old model and names the file", "[import][errors]") {
     Fixture f;
     QTemporaryDir dir;
