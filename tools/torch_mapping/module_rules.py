@@ -3,7 +3,7 @@ import torch
 import torch.nn as nn
 
 from .tables import CLONING_INPLACE, IDENTITY_MODULES, TORCH_MAJOR
-from .tracing import Ref
+from .tracing import Ref, is_hf_conv1d
 from .values import Const, Param, Tup, Unmappable, _compact, _is_default
 
 
@@ -26,6 +26,8 @@ class ModuleRules:
             return self.conv(n, m, 2, transpose=True)
         if isinstance(m, nn.Linear):
             return self.linear(n, self.tin(n.args[0]), m.weight, m.bias)
+        if is_hf_conv1d(m):  # addmm(bias, x.view(-1, nx), weight): what a linear saves
+            return self.linear(n, self.tin(n.args[0]), m.weight, m.bias, out_features=int(m.weight.shape[1]))
         if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)) or name == "SyncBatchNorm":
             return self.batchnorm(n, m)
         if isinstance(m, nn.LayerNorm):
@@ -146,10 +148,10 @@ class ModuleRules:
         opname = "conv_transpose2d" if transpose else f"conv{d}d"
         return self.emit(n, opname, [x], claims=params, **attrs)
 
-    def linear(self, n, x, weight, bias):
+    def linear(self, n, x, weight, bias, out_features=None):
         if weight is None:
             raise Unmappable("linear without a weight")
-        attrs = {"out_features": int(weight.shape[0])}
+        attrs = {"out_features": int(weight.shape[0]) if out_features is None else out_features}
         tied = None
         wkey = weight.data_ptr()
         if wkey in self.owner:

@@ -74,13 +74,13 @@ class ShapeRules:
         shape = self.ps_shape(n.args[0])
         if not isinstance(idx, tuple):
             idx = (idx,)
-        # the first index must take the whole batch
-        if not idx or not (isinstance(idx[0], slice) and idx[0] == slice(None, None, None)):
-            raise Unmappable(f"indexing that does not keep the batch dimension: {idx}")
-        if any(i is Ellipsis for i in idx):
+        if any(i is Ellipsis for i in idx):  # x[..., :h] (rotate_half): the ellipsis covers the batch too
             e = idx.index(Ellipsis)
             fill = len(shape) + 1 - (len(idx) - 1 - sum(1 for i in idx if i is None))
             idx = idx[:e] + (slice(None),) * fill + idx[e + 1:]
+        # the first index must take the whole batch
+        if not idx or not (isinstance(idx[0], slice) and idx[0] == slice(None, None, None)):
+            raise Unmappable(f"indexing that does not keep the batch dimension: {idx}")
         out = x
         dim = 0  # per-sample dim of the current tensor
         cur = list(shape)

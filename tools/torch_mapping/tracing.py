@@ -215,8 +215,13 @@ def _internal(path):
 LEAF_CLASS_NAMES = {"NativeDropout", "StochasticDepth", "DropPath"}
 
 
+def is_hf_conv1d(m):
+    """transformers' Conv1D (GPT-2's c_attn, c_fc, c_proj): a linear whose weight is stored [in, out]."""
+    return type(m).__name__ == "Conv1D" and type(m).__module__.startswith("transformers")
+
+
 def default_is_leaf(m, qualname):
-    if type(m).__name__ in LEAF_CLASS_NAMES:
+    if type(m).__name__ in LEAF_CLASS_NAMES or is_hf_conv1d(m):
         return True
     mod = type(m).__module__
     return (mod.startswith("torch.nn") or mod.startswith("torch.ao.nn")) and not isinstance(m, nn.Sequential)
@@ -610,6 +615,25 @@ def _eager_once(model, x, leaf_paths, pnames):
     return tr.nodes, (tr.keep, rec)
 
 
+def _batch_divergence(a, b, first):
+    """The message for runs at batch 1 and 2 that differ: where, what each ran, and what to try."""
+    def where(n):
+        at = f"{n.module_path or '<top level>'}"
+        return at + (f" ({n.location})" if n.location else "")
+    if first is None:  # one run is a prefix of the other
+        first = min(len(a), len(b))
+        longer = a if len(a) > len(b) else b
+        what = f"only batch {1 if longer is a else 2} runs {longer[first].target_name()} in {where(longer[first])}"
+    else:
+        p, q = a[first], b[first]
+        what = (f"operation {first + 1} differs in {where(p)}: batch 1 runs {p.target_name()}, batch 2 runs "
+                f"{q.target_name()}")
+    return ("the model runs different operations at batch 1 and batch 2 (control flow depends on the batch "
+            f"size): {what}. Export a wrapper that makes the path fixed (for Hugging Face models: "
+            "use_cache=False, return_dict=True, and an explicit attention_mask of ones, which keeps the mask "
+            "code on one branch), or a batch-independent variant of that module; cannot export it")
+
+
 def trace_eager(model, inputs, leaf_paths=()):
     pnames = param_name_map(model)
     runs = []
@@ -621,10 +645,10 @@ def trace_eager(model, inputs, leaf_paths=()):
         del keep, rec
         gc.collect()
     a, b = runs
-    if len(a) != len(b) or any(p.kind != q.kind or p.target is not q.target and p.target != q.target
-                               for p, q in zip(a, b)):
-        raise TraceError("the model runs different operations at batch 1 and batch 2 (control flow depends on "
-                         "the batch size); cannot export it")
+    first = next((i for i, (p, q) in enumerate(zip(a, b))
+                  if p.kind != q.kind or p.target is not q.target and p.target != q.target), None)
+    if first is not None or len(a) != len(b):
+        raise TraceError(_batch_divergence(a, b, first))
     for p, q in zip(a, b):
         p.vals[1] = q.vals[0]
         p.saved[1] = q.saved[0]

@@ -46,7 +46,8 @@ class TinyLM(nn.Module):
             h = block(h)
         a = torch.relu(self.proj(h))
         b = torch.tanh(self.proj(h * 0.5))
-        h = h + torch.cat([a, b], dim=-1)
+        r = torch.cat([a, b], dim=-1)
+        h = h + torch.cat((-r[..., 16:], r[..., :16]), dim=-1)  # rotate_half's slicing: x[..., :k], x[..., k:]
         return self.head(self.ln_f(h))
 
 
