@@ -2,6 +2,8 @@
 // recognised by the layer names each family uses.
 #include "batchfit/lora_targets.h"
 
+#include "ops/attention_names.h"
+
 #include <set>
 
 namespace batchfit {
@@ -22,14 +24,7 @@ void walk(const std::vector<Layer>& layers, const std::string& prefix, std::set<
             head = path;
         } else if (l.op == "attention") {
             attention = true;
-            if (l.attrs.getString("qkv").value_or("separate") == "fused") {
-                names.insert("qkv_proj");
-            } else {
-                names.insert("q_proj");
-                names.insert("k_proj");
-                names.insert("v_proj");
-            }
-            names.insert("out_proj");
+            for (const auto& n : attentionProjectionNames(l.attrs)) names.insert(n);
         }
     }
 }

@@ -35,6 +35,7 @@ Result<Model> gpt2(const Config& c, const HfImportOptions& o) {
                           op("attn", "attention",
                              {{"heads", heads},
                               {"qkv", std::string("fused")},
+                              {"names", std::string("c_attn,c_proj")}, // PEFT's target_modules see these
                               {"dropout", c.real("attn_pdrop", 0.1)},
                               {"causal", true},
                               {"impl", impl},
@@ -92,11 +93,12 @@ Result<Model> bert(const Config& c, const HfImportOptions& o, bool roberta) {
          op("add_token_type", "add", {}, {"add_position", "token_type_embeddings"}),
          op("LayerNorm", "layernorm", {{"eps", eps}}), dropout("dropout", hp)});
     m.layers.push_back(emb);
-    Layer att = block(
-        "attention",
-        {op("self", "attention",
-            {{"heads", heads}, {"dropout", c.real("attention_probs_dropout_prob", 0.1)}, {"impl", impl}}),
-         dropout("dropout", hp)});
+    Layer att = block("attention", {op("self", "attention",
+                                       {{"heads", heads},
+                                        {"names", std::string("query,key,value,dense")},
+                                        {"dropout", c.real("attention_probs_dropout_prob", 0.1)},
+                                        {"impl", impl}}),
+                                    dropout("dropout", hp)});
     att.shortcut = ShortcutKind::Identity;
     att.after = {op("LayerNorm", "layernorm", {{"eps", eps}})};
     Layer ffn = block("ffn", {op("intermediate", "linear", {{"out_features", inner}}),
@@ -145,6 +147,7 @@ Result<Model> neox(const Config& c, const HfImportOptions& o) {
                             op("attention", "attention",
                                {{"heads", heads},
                                 {"qkv", std::string("fused")},
+                                {"names", std::string("query_key_value,dense")},
                                 {"causal", true},
                                 {"rope", true},
                                 {"max_positions", positions},

@@ -142,7 +142,8 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
                   {"dropout", c.real("attention_dropout", 0.0)},
                   {"softmax_dtype", std::string("float32")}, // eager: softmax(..., dtype=torch.float32)
                   {"kv_cache", c.flag("use_cache", true)},
-                  {"qkv", std::string(phi3 ? "fused" : "separate")}};
+                  {"qkv", std::string(phi3 ? "fused" : "separate")},
+                  {"names", std::string(phi3 ? "qkv_proj,o_proj" : "q_proj,k_proj,v_proj,o_proj")}};
     if (qkNorm) {
         attn.push_back({"qk_norm", true});
         attn.push_back({"qk_norm_eps", eps});

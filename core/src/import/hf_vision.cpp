@@ -4,9 +4,10 @@
 
 namespace batchfit::hf {
 
-/// ViTForImageClassification: the patch convolution, flatten + transpose, the [CLS] token, the learned position
-/// embeddings, pre-norm encoder layers (eager attention's softmax in fp32, as every transformers 5 encoder
-/// here), the final LayerNorm and a linear classifier on the [CLS] token, cross-entropy over `num_labels`.
+/// ViTForImageClassification: the patch convolution, flatten + transpose, the [CLS] token, the learned
+/// position embeddings, pre-norm encoder layers (eager attention's softmax in fp32, as every transformers 5
+/// encoder here), the final LayerNorm and a linear classifier on the [CLS] token, cross-entropy over
+/// `num_labels`.
 Result<Model> vit(const Config& c, const HfImportOptions& o) {
     BF_TRY(d, c.integer({"hidden_size"}));
     BF_TRY(layers, c.layerCount({"num_hidden_layers"}));
@@ -36,6 +37,7 @@ Result<Model> vit(const Config& c, const HfImportOptions& o) {
     Layer att = block("attention", {op("layernorm_before", "layernorm", {{"eps", eps}}),
                                     op("attention", "attention",
                                        {{"heads", heads},
+                                        {"names", std::string("query,key,value,dense")},
                                         {"bias", c.flag("qkv_bias", true)},
                                         {"dropout", c.real("attention_probs_dropout_prob", 0.0)},
                                         {"softmax_dtype", std::string("float32")},

@@ -6,6 +6,7 @@
 // qk_norm (Qwen3, Gemma 3) adds an RMSNorm over head_dim on q and k; softcap (Gemma 2, eager only: SDPA has
 // no soft-capping, flash-attn's is in the kernel) adds scores / cap, tanh, * cap.
 #include "graph/graph_builder.h"
+#include "ops/attention_names.h"
 #include "ops/op_rule.h"
 
 #include <cmath>
@@ -140,9 +141,10 @@ public:
             la.set("bias", withBias);
             return b.addOp("linear", path + "." + name, la, {in});
         };
+        const auto names = attentionProjectionNames(a);
         int q, k, v;
         if (qkv == "fused") {
-            auto all = linear("qkv_proj", inputs[0], qw + 2 * kvw, bias);
+            auto all = linear(names[0], inputs[0], qw + 2 * kvw, bias);
             if (!all) return all.error();
             Attributes sa;
             sa.set("sizes", std::vector<std::int64_t>{qw, kvw, kvw});
@@ -150,11 +152,11 @@ public:
             if (!parts) return parts.error();
             q = (*parts)[0], k = (*parts)[1], v = (*parts)[2];
         } else {
-            auto rq = linear("q_proj", inputs[0], qw, bias);
+            auto rq = linear(names[0], inputs[0], qw, bias);
             if (!rq) return rq.error();
-            auto rk = linear("k_proj", inputs[0], kvw, bias);
+            auto rk = linear(names[1], inputs[0], kvw, bias);
             if (!rk) return rk.error();
-            auto rv = linear("v_proj", inputs[0], kvw, bias);
+            auto rv = linear(names[2], inputs[0], kvw, bias);
             if (!rv) return rv.error();
             q = *rq, k = *rk, v = *rv;
         }
@@ -293,8 +295,20 @@ public:
             b.endSelectiveUnit();
             if (!o) return o.error();
             core = *o;
+            if (qkv == "fused" && a.getBool("rope").value_or(false)) {
+                // The rotary embedding of a fused projection's q (Phi-3, GPT-NeoX) is a new head-major
+                // [B, H, S, hd] tensor (its input view is not dense), and the kernel's output follows q's
+                // layout: `transpose(1, 2).contiguous()` before o_proj is then a copy, which o_proj saves
+                // beside the output the kernel saved. Measured (docs/accuracy-real.md); with a dense q
+                // (GPT-2's split view, Llama's own projection) the output is already [B, S, H, hd].
+                Attributes ca;
+                ca.set("copy", true);
+                auto m = b.addOp("contiguous", path + ".merge_heads", ca, {core});
+                if (!m) return m.error();
+                core = *m;
+            }
         }
-        return linear("out_proj", core, x.shape[1], a.getBool("out_bias").value_or(true));
+        return linear(names.back(), core, x.shape[1], a.getBool("out_bias").value_or(true));
     }
 };
 

@@ -134,12 +134,13 @@ public:
             const bool gemma = c.flag("gemma_scale", false);
             p.created.push_back({in.shape, gemma ? DType::Float32 : in.dtype, in.batched, true});
             p.createdRoles.push_back("normalized");
-            p.saved.push_back({SavedDecl::Kind::Created, 1});
+            // `weight * y` saves y only for the weight's gradient: a frozen norm (LoRA) keeps it not
+            p.saved.push_back({SavedDecl::Kind::Created, 1, -1, 0});
             p.saved.push_back({SavedDecl::Kind::Param, 0});
             if (gemma) {
                 p.created.push_back({{in.shape.back()}, DType::Float32, false, true});
                 p.createdRoles.push_back("1 + weight (fp32)");
-                p.saved.push_back({SavedDecl::Kind::Created, 2});
+                p.saved.push_back({SavedDecl::Kind::Created, 2, 0});
             }
         }
         if (in.dtype == DType::Float32) {
