@@ -69,6 +69,8 @@ TEST_CASE("LoRA targets: names, all-linear, and errors that say what to give", "
     auto bad = Estimator::create(m, lora(2, 0, Precision::Fp32, {"proj"}), 0);
     REQUIRE_FALSE(bad); // PEFT matches the name or a "."-separated suffix, not any suffix
     CHECK(bad.error().message.find("--lora-targets 'proj' matches no linear layer") != std::string::npos);
+    CHECK(bad.error().message.find("this model's linears: ") != std::string::npos);
+    CHECK(bad.error().message.find("v_proj") != std::string::npos);
     const Model other =
         parseOrFail(R"({"format":"batchfit-model","version":1,"name":"cnn","input":{"shape":[16]},
       "layers":[{"name":"fc1","op":"linear","out_features":8},{"name":"fc2","op":"linear","out_features":2},

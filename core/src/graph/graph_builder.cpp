@@ -596,10 +596,13 @@ Result<Graph> GraphBuilder::build(const Model& model) {
     if (auto unused = unusedLoraTargets(); !unused.empty()) {
         std::string list;
         for (const auto& u : unused) list += (list.empty() ? "'" : "', '") + u;
+        std::string names; // what this model has, so that the user can pick
+        for (const auto& n : loraTargetInfo(model).names) names += (names.empty() ? "" : ", ") + n;
         return makeError(model.name + ": --lora-targets " + list + "' " +
                          (unused.size() == 1 ? "matches" : "match") +
                          " no linear layer (a target is a linear's name or the end of its path after a '.', "
-                         "as PEFT's target_modules)");
+                         "as PEFT's target_modules; this model's linears: " +
+                         names + ")");
     }
     bool anyTrainable = false;
     for (const auto& p : m_graph.params) anyTrainable = anyTrainable || p.trainable;
