@@ -20,7 +20,10 @@ void walk(const std::vector<Layer>& layers, const std::string& prefix, std::set<
             walk(l.after, path, names, head, attention);
         } else if (l.op == "linear") {
             names.insert(l.name);
-            if (auto m = l.attrs.getString("module")) names.insert(m->substr(m->find_last_of('.') + 1));
+            if (auto m = l.attrs.getString("module")) {
+                const auto dot = m->find_last_of('.');
+                names.insert(dot == std::string::npos ? *m : m->substr(dot + 1));
+            }
             head = path;
         } else if (l.op == "attention") {
             attention = true;

@@ -110,6 +110,19 @@ private:
         return out;
     }
 
+    /// A repeated block split into runs (`first_index`: Qwen-MoE's dense and sparse layers), each run its own
+    /// sibling of the same name: allowed when every run is indexed and their indices do not overlap.
+    static bool disjointSegment(const std::vector<Layer>& earlier, const Layer& l) {
+        if (!l.isBlock() || l.firstIndex < 0) return false;
+        for (const Layer& e : earlier) {
+            if (e.name != l.name) continue;
+            if (!e.isBlock() || e.firstIndex < 0) return false;
+            if (l.firstIndex < e.firstIndex + e.repeat && e.firstIndex < l.firstIndex + l.repeat)
+                return false;
+        }
+        return true;
+    }
+
     Result<std::vector<Layer>> layerList(const json& j, const std::string& path, int depth) {
         if (!j.is_array()) return fail(path, "expected an array of layers, got " + kind(j));
         std::vector<Layer> out;
@@ -118,7 +131,7 @@ private:
             std::string p = path + "[" + std::to_string(i) + "]";
             auto l = layer(j[i], p, depth);
             if (!l) return l.error();
-            if (!l->name.empty() && !names.insert(l->name).second)
+            if (!l->name.empty() && !names.insert(l->name).second && !disjointSegment(out, *l))
                 return fail(p + ".name", "duplicate name '" + l->name + "' among siblings");
             out.push_back(std::move(*l));
         }

@@ -140,3 +140,27 @@ TEST_CASE("the grouped_mm moe op saves what transformers 5's grouped_mm_experts_
     // the fused 3D weights: gate_up_proj [4, 16, 32] and down_proj [4, 32, 8], as many as three per expert
     CHECK(estimateAt(m, 1).parameterCount == 32 * 32 + 32 + 4 * 32 + 4 * 16 * 32 + 4 * 32 * 8);
 }
+
+TEST_CASE("a mixture of experts with dense and sparse runs of layers saves and loads back", "[hf][moe]") {
+    // decoder_sparse_step 2: layers alternate dense and sparse, each run a "layers" block with its
+    // first_index; the file must load again (found by fuzzing: "duplicate name 'layers' among siblings")
+    std::string text = readFile(std::string(BATCHFIT_TEST_DATA) + "/hf/qwen3-30b-a3b.json");
+    const auto at = text.find("\"decoder_sparse_step\": 1");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 24, "\"decoder_sparse_step\": 2");
+    HfImportOptions o;
+    o.sequenceLength = 128;
+    auto m = importHfConfig(text, "config.json", o);
+    REQUIRE(m);
+    CHECK(m->layers.size() > 4); // embed_tokens, 48 single-layer runs, norm, lm_head, loss
+    auto back = parseModel(serializeModel(*m), "saved.json");
+    REQUIRE(back);
+    CHECK(*back == *m);
+    // overlapping runs of one name stay an error
+    auto twice = *m;
+    for (auto& l : twice.layers)
+        if (l.name == "layers" && l.firstIndex == 1) l.firstIndex = 0;
+    auto bad = parseModel(serializeModel(twice), "twice.json");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.find("duplicate name 'layers'") != std::string::npos);
+}
