@@ -101,6 +101,174 @@ public:
     }
 };
 
+struct Qkv {
+    int q, k, v;
+};
+
+Result<int> addLinear(GraphBuilder& b, const std::string& path, int in, std::int64_t out, bool bias) {
+    Attributes la;
+    la.set("out_features", out);
+    la.set("bias", bias);
+    return b.addOp("linear", path, la, {in});
+}
+
+/// q, k and v: the projections (fused and split, or three), Qwen3/Gemma 3's per-head norms, the rotary
+/// embedding.
+Result<Qkv> projections(GraphBuilder& b, const std::string& path, const Attributes& a, int x, const Heads& h,
+                        const std::vector<std::string>& names) {
+    const bool bias = a.getBool("bias").value_or(true);
+    const std::int64_t qw = h.heads * h.headDim, kvw = h.kvHeads * h.headDim;
+    Qkv t{};
+    if (a.getString("qkv").value_or("separate") == "fused") {
+        auto all = addLinear(b, path + "." + names[0], x, qw + 2 * kvw, bias);
+        if (!all) return all.error();
+        Attributes sa;
+        sa.set("sizes", std::vector<std::int64_t>{qw, kvw, kvw});
+        auto parts = b.addOpMulti("split", path + ".split", sa, {*all});
+        if (!parts) return parts.error();
+        t = {(*parts)[0], (*parts)[1], (*parts)[2]};
+    } else {
+        auto rq = addLinear(b, path + "." + names[0], x, qw, bias);
+        if (!rq) return rq.error();
+        auto rk = addLinear(b, path + "." + names[1], x, kvw, bias);
+        if (!rk) return rk.error();
+        auto rv = addLinear(b, path + "." + names[2], x, kvw, bias);
+        if (!rv) return rv.error();
+        t = {*rq, *rk, *rv};
+    }
+    const std::int64_t seq = b.info(x).shape[0];
+    if (a.getBool("qk_norm").value_or(false)) {
+        // Qwen3 / Gemma 3: RMSNorm over head_dim of each head of q and k (a view [S, H, hd]), before RoPE
+        auto norm = [&](int in, std::int64_t heads, const std::string& name) -> Result<int> {
+            Attributes va;
+            va.set("shape", std::vector<std::int64_t>{seq, heads, h.headDim});
+            auto v = b.addOp("reshape", path + "." + name + ".view", va, {in});
+            if (!v) return v.error();
+            Attributes na;
+            na.set("eps", a.getDouble("qk_norm_eps").value_or(1e-6));
+            na.set("gemma_scale", a.getBool("qk_norm_gemma_scale").value_or(false)); // Gemma 3
+            auto n = b.addOp("rmsnorm", path + "." + name, na, {*v});
+            if (!n) return n.error();
+            Attributes ba;
+            ba.set("shape", std::vector<std::int64_t>{seq, heads * h.headDim});
+            return b.addOp("reshape", path + "." + name + ".merge", ba, {*n});
+        };
+        auto nq = norm(t.q, h.heads, "q_norm");
+        if (!nq) return nq.error();
+        auto nk = norm(t.k, h.kvHeads, "k_norm");
+        if (!nk) return nk.error();
+        t.q = *nq, t.k = *nk;
+    }
+    if (a.getBool("rope").value_or(false)) {
+        // transformers' rotary embedding runs on position_ids [1, S]: one cos and one sin for the batch
+        const TensorInfo table{{seq, h.headDim}, b.info(t.q).dtype, false, true};
+        const std::string key = "rope " + std::to_string(seq) + "x" + std::to_string(h.headDim) + " " +
+                                std::string(dtypeName(table.dtype));
+        int cos = b.sharedConstant(key + " cos", table), sin = b.sharedConstant(key + " sin", table);
+        auto rq = b.addOp("rope", path + ".rope_q", {}, {t.q, cos, sin});
+        if (!rq) return rq.error();
+        auto rk = b.addOp("rope", path + ".rope_k", {}, {t.k, cos, sin});
+        if (!rk) return rk.error();
+        t.q = *rq, t.k = *rk;
+    }
+    return t;
+}
+
+/// Scores, mask, softmax (in fp32 with `softmax_dtype`), dropout and `@ v`, written out: the S x S tensors.
+Result<int> eagerCore(GraphBuilder& b, const std::string& path, const Attributes& a, Qkv t, const Heads& h,
+                      std::int64_t seq) {
+    if (h.kvHeads != h.heads) {
+        Attributes ra;
+        ra.set("times", h.heads / h.kvHeads);
+        auto rk = b.addOp("repeat_kv", path + ".repeat_k", ra, {t.k});
+        if (!rk) return rk.error();
+        auto rv = b.addOp("repeat_kv", path + ".repeat_v", ra, {t.v});
+        if (!rv) return rv.error();
+        t.k = *rk, t.v = *rv;
+    }
+    // torch.matmul on the head-split views reshapes them for bmm: a view into a fused projection (or a
+    // DynamicCache's torch.cat) becomes a copy of its own, and the copy is what autograd saves
+    auto own = [&](int in, const char* name) -> Result<int> {
+        if (b.info(in).contiguous) return in;
+        return b.addOp("contiguous", path + "." + name, {}, {in});
+    };
+    b.beginSelectiveUnit();
+    auto oq = own(t.q, "q_copy");
+    if (!oq) return oq.error();
+    auto ok = own(t.k, "k_copy");
+    if (!ok) return ok.error();
+    Attributes ha;
+    ha.set("heads", h.heads);
+    auto s = b.addOp("attn_scores", path + ".scores", ha, {*oq, *ok});
+    if (!s) return s.error();
+    Attributes sc;
+    sc.set("factor", a.getDouble("scaling").value_or(1.0 / std::sqrt(static_cast<double>(h.headDim))));
+    s = b.addOp("scale", path + ".scale", sc, {*s});
+    if (!s) return s.error();
+    if (const double cap = a.getDouble("softcap").value_or(0.0); cap > 0) {
+        // Gemma 2: scores / cap, tanh (saves its result), * cap
+        Attributes down, up;
+        down.set("factor", 1.0 / cap);
+        up.set("factor", cap);
+        s = b.addOp("scale", path + ".softcap_div", down, {*s});
+        if (s) s = b.addOp("tanh", path + ".softcap_tanh", {}, {*s});
+        if (s) s = b.addOp("scale", path + ".softcap_mul", up, {*s});
+        if (!s) return s.error();
+    }
+    if (a.getBool("causal").value_or(false)) {
+        if (a.getString("mask").value_or("none") == "buffer") {
+            Attributes ma;
+            ma.set("max_positions", a.getInt("max_positions").value_or(seq));
+            s = b.addOp("causal_where", path + ".mask", ma, {*s});
+        } else {
+            s = b.addOp("scale", path + ".mask", sc, {*s}); // scores + mask: a new tensor, saves nothing
+        }
+        if (!s) return s.error();
+    }
+    // transformers' eager_attention_forward (Llama-style decoders, GPT-NeoX): softmax(..., dtype=float32)
+    // .to(query.dtype): the fp32 probabilities are saved by the softmax, the cast back by the matmul
+    const DType scoreType = b.info(*s).dtype;
+    const bool fp32Softmax =
+        a.getString("softmax_dtype").value_or("") == "float32" && scoreType != DType::Float32;
+    if (fp32Softmax) s = b.addCast(path + ".softmax_upcast", *s, DType::Float32);
+    if (!s) return s.error();
+    auto pr = b.addOp("softmax", path + ".softmax", {}, {*s});
+    if (pr && fp32Softmax) pr = b.addCast(path + ".softmax_downcast", *pr, scoreType);
+    if (!pr) return pr.error();
+    if (const double drop = a.getDouble("dropout").value_or(0.0); drop > 0) {
+        Attributes da;
+        da.set("p", drop);
+        pr = b.addOp("dropout", path + ".attn_dropout", da, {*pr});
+        if (!pr) return pr.error();
+    }
+    auto ov = own(t.v, "v_copy");
+    if (!ov) return ov.error();
+    auto ctxT = b.addOp("attn_context", path + ".context", ha, {*pr, *ov});
+    if (!ctxT) return ctxT.error();
+    b.endSelectiveUnit();
+    return b.addOp("merge_heads", path + ".merge_heads", {}, {*ctxT});
+}
+
+/// SDPA's flash or memory-efficient kernel (rules_sdpa.cpp).
+Result<int> fusedCore(GraphBuilder& b, const std::string& path, const Attributes& a, const Qkv& t,
+                      const std::string& impl) {
+    Attributes fa = a;
+    fa.set("impl", impl);
+    b.beginSelectiveUnit();
+    auto o = b.addOp("sdpa", path + ".sdpa", fa, {t.q, t.k, t.v});
+    b.endSelectiveUnit();
+    if (!o) return o.error();
+    if (a.getString("qkv").value_or("separate") != "fused" || !a.getBool("rope").value_or(false)) return o;
+    // The rotary embedding of a fused projection's q (Phi-3, GPT-NeoX) is a new head-major [B, H, S, hd]
+    // tensor (its input view is not dense), and the kernel's output follows q's layout: `transpose(1, 2)
+    // .contiguous()` before o_proj is then a copy, which o_proj saves beside the output the kernel saved.
+    // Measured (docs/accuracy-real.md); with a dense q (GPT-2's split view, Llama's own projection) the
+    // output is already [B, S, H, hd].
+    Attributes ca;
+    ca.set("copy", true);
+    return b.addOp("contiguous", path + ".merge_heads", ca, {*o});
+}
+
 class AttentionRule : public OpRule {
 public:
     bool composite() const override { return true; }
@@ -132,69 +300,11 @@ public:
         const std::string qkv = a.getString("qkv").value_or("separate");
         if (qkv != "separate" && qkv != "fused")
             return makeError(path + ": qkv must be \"separate\" or \"fused\"");
-        const bool bias = a.getBool("bias").value_or(true);
-        const std::int64_t qw = h.heads * h.headDim, kvw = h.kvHeads * h.headDim;
 
-        auto linear = [&](const std::string& name, int in, std::int64_t out, bool withBias) {
-            Attributes la;
-            la.set("out_features", out);
-            la.set("bias", withBias);
-            return b.addOp("linear", path + "." + name, la, {in});
-        };
         const auto names = attentionProjectionNames(a);
-        int q, k, v;
-        if (qkv == "fused") {
-            auto all = linear(names[0], inputs[0], qw + 2 * kvw, bias);
-            if (!all) return all.error();
-            Attributes sa;
-            sa.set("sizes", std::vector<std::int64_t>{qw, kvw, kvw});
-            auto parts = b.addOpMulti("split", path + ".split", sa, {*all});
-            if (!parts) return parts.error();
-            q = (*parts)[0], k = (*parts)[1], v = (*parts)[2];
-        } else {
-            auto rq = linear(names[0], inputs[0], qw, bias);
-            if (!rq) return rq.error();
-            auto rk = linear(names[1], inputs[0], kvw, bias);
-            if (!rk) return rk.error();
-            auto rv = linear(names[2], inputs[0], kvw, bias);
-            if (!rv) return rv.error();
-            q = *rq, k = *rk, v = *rv;
-        }
-        const std::int64_t seq = x.shape[0];
-        if (a.getBool("qk_norm").value_or(false)) {
-            // Qwen3 / Gemma 3: RMSNorm over head_dim of each head of q and k (a view [S, H, hd]), before RoPE
-            auto norm = [&](int t, std::int64_t heads, const std::string& name) -> Result<int> {
-                Attributes va;
-                va.set("shape", std::vector<std::int64_t>{seq, heads, h.headDim});
-                auto v = b.addOp("reshape", path + "." + name + ".view", va, {t});
-                if (!v) return v.error();
-                Attributes na;
-                na.set("eps", a.getDouble("qk_norm_eps").value_or(1e-6));
-                na.set("gemma_scale", a.getBool("qk_norm_gemma_scale").value_or(false)); // Gemma 3
-                auto n = b.addOp("rmsnorm", path + "." + name, na, {*v});
-                if (!n) return n.error();
-                Attributes ba;
-                ba.set("shape", std::vector<std::int64_t>{seq, heads * h.headDim});
-                return b.addOp("reshape", path + "." + name + ".merge", ba, {*n});
-            };
-            auto nq = norm(q, h.heads, "q_norm");
-            if (!nq) return nq.error();
-            auto nk = norm(k, h.kvHeads, "k_norm");
-            if (!nk) return nk.error();
-            q = *nq, k = *nk;
-        }
-        if (a.getBool("rope").value_or(false)) {
-            // transformers' rotary embedding runs on position_ids [1, S]: one cos and one sin for the batch
-            const TensorInfo table{{seq, h.headDim}, b.info(q).dtype, false, true};
-            const std::string key = "rope " + std::to_string(seq) + "x" + std::to_string(h.headDim) + " " +
-                                    std::string(dtypeName(table.dtype));
-            int cos = b.sharedConstant(key + " cos", table), sin = b.sharedConstant(key + " sin", table);
-            auto rq = b.addOp("rope", path + ".rope_q", {}, {q, cos, sin});
-            if (!rq) return rq.error();
-            auto rk = b.addOp("rope", path + ".rope_k", {}, {k, cos, sin});
-            if (!rk) return rk.error();
-            q = *rq, k = *rk;
-        }
+        auto qkvs = projections(b, path, a, inputs[0], h, names);
+        if (!qkvs) return qkvs.error();
+        Qkv t = *qkvs;
         if (impl != "eager" && a.getBool("kv_cache").value_or(false) && !b.inCheckpointUnit()) {
             // transformers' training forward with use_cache (the config's default) fills a DynamicCache:
             // DynamicLayer.update's torch.cat([empty, k]) copies k and v, and SDPA saves the copies. Not
@@ -202,113 +312,17 @@ public:
             // of the head-split k and v copy them anyway (the same bytes), so nothing changes there.
             Attributes ca;
             ca.set("copy", true);
-            auto ck = b.addOp("contiguous", path + ".cache_k", ca, {k});
+            auto ck = b.addOp("contiguous", path + ".cache_k", ca, {t.k});
             if (!ck) return ck.error();
-            auto cv = b.addOp("contiguous", path + ".cache_v", ca, {v});
+            auto cv = b.addOp("contiguous", path + ".cache_v", ca, {t.v});
             if (!cv) return cv.error();
-            k = *ck, v = *cv;
+            t.k = *ck, t.v = *cv;
         }
-        const double drop = a.getDouble("dropout").value_or(0.0);
-        int core;
-        if (impl == "eager") {
-            if (h.kvHeads != h.heads) {
-                Attributes ra;
-                ra.set("times", h.heads / h.kvHeads);
-                auto rk = b.addOp("repeat_kv", path + ".repeat_k", ra, {k});
-                if (!rk) return rk.error();
-                auto rv = b.addOp("repeat_kv", path + ".repeat_v", ra, {v});
-                if (!rv) return rv.error();
-                k = *rk, v = *rv;
-            }
-            // torch.matmul on the head-split views reshapes them for bmm: a view into a fused projection (or
-            // a DynamicCache's torch.cat) becomes a copy of its own, and the copy is what autograd saves
-            auto own = [&](int t, const char* name) -> Result<int> {
-                if (b.info(t).contiguous) return t;
-                return b.addOp("contiguous", path + "." + name, {}, {t});
-            };
-            b.beginSelectiveUnit();
-            auto oq = own(q, "q_copy");
-            if (!oq) return oq.error();
-            auto ok = own(k, "k_copy");
-            if (!ok) return ok.error();
-            q = *oq, k = *ok;
-            Attributes ha;
-            ha.set("heads", h.heads);
-            auto s = b.addOp("attn_scores", path + ".scores", ha, {q, k});
-            if (!s) return s.error();
-            Attributes sc;
-            sc.set("factor",
-                   a.getDouble("scaling").value_or(1.0 / std::sqrt(static_cast<double>(h.headDim))));
-            s = b.addOp("scale", path + ".scale", sc, {*s});
-            if (!s) return s.error();
-            if (const double cap = a.getDouble("softcap").value_or(0.0); cap > 0) {
-                // Gemma 2: scores / cap, tanh (saves its result), * cap
-                Attributes down, up;
-                down.set("factor", 1.0 / cap);
-                up.set("factor", cap);
-                s = b.addOp("scale", path + ".softcap_div", down, {*s});
-                if (s) s = b.addOp("tanh", path + ".softcap_tanh", {}, {*s});
-                if (s) s = b.addOp("scale", path + ".softcap_mul", up, {*s});
-                if (!s) return s.error();
-            }
-            if (a.getBool("causal").value_or(false)) {
-                if (a.getString("mask").value_or("none") == "buffer") {
-                    Attributes ma;
-                    ma.set("max_positions", a.getInt("max_positions").value_or(seq));
-                    s = b.addOp("causal_where", path + ".mask", ma, {*s});
-                } else {
-                    s = b.addOp("scale", path + ".mask", sc,
-                                {*s}); // scores + mask: a new tensor, saves nothing
-                }
-                if (!s) return s.error();
-            }
-            // transformers' eager_attention_forward (Llama-style decoders, GPT-NeoX): softmax(...,
-            // dtype=float32) .to(query.dtype): the fp32 probabilities are saved by the softmax, the cast back
-            // by the matmul
-            const DType scoreType = b.info(*s).dtype;
-            const bool fp32Softmax =
-                a.getString("softmax_dtype").value_or("") == "float32" && scoreType != DType::Float32;
-            if (fp32Softmax) s = b.addCast(path + ".softmax_upcast", *s, DType::Float32);
-            if (!s) return s.error();
-            auto pr = b.addOp("softmax", path + ".softmax", {}, {*s});
-            if (pr && fp32Softmax) pr = b.addCast(path + ".softmax_downcast", *pr, scoreType);
-            if (!pr) return pr.error();
-            if (drop > 0) {
-                Attributes da;
-                da.set("p", drop);
-                pr = b.addOp("dropout", path + ".attn_dropout", da, {*pr});
-                if (!pr) return pr.error();
-            }
-            auto ov = own(v, "v_copy");
-            if (!ov) return ov.error();
-            auto ctxT = b.addOp("attn_context", path + ".context", ha, {*pr, *ov});
-            if (!ctxT) return ctxT.error();
-            b.endSelectiveUnit();
-            auto m = b.addOp("merge_heads", path + ".merge_heads", {}, {*ctxT});
-            if (!m) return m.error();
-            core = *m;
-        } else {
-            Attributes fa = a;
-            fa.set("impl", impl);
-            b.beginSelectiveUnit();
-            auto o = b.addOp("sdpa", path + ".sdpa", fa, {q, k, v});
-            b.endSelectiveUnit();
-            if (!o) return o.error();
-            core = *o;
-            if (qkv == "fused" && a.getBool("rope").value_or(false)) {
-                // The rotary embedding of a fused projection's q (Phi-3, GPT-NeoX) is a new head-major
-                // [B, H, S, hd] tensor (its input view is not dense), and the kernel's output follows q's
-                // layout: `transpose(1, 2).contiguous()` before o_proj is then a copy, which o_proj saves
-                // beside the output the kernel saved. Measured (docs/accuracy-real.md); with a dense q
-                // (GPT-2's split view, Llama's own projection) the output is already [B, S, H, hd].
-                Attributes ca;
-                ca.set("copy", true);
-                auto m = b.addOp("contiguous", path + ".merge_heads", ca, {core});
-                if (!m) return m.error();
-                core = *m;
-            }
-        }
-        return linear(names.back(), core, x.shape[1], a.getBool("out_bias").value_or(true));
+        auto core =
+            impl == "eager" ? eagerCore(b, path, a, t, h, x.shape[0]) : fusedCore(b, path, a, t, impl);
+        if (!core) return core.error();
+        return addLinear(b, path + "." + names.back(), *core, x.shape[1],
+                         a.getBool("out_bias").value_or(true));
     }
 };
 
