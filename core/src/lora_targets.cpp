@@ -20,10 +20,7 @@ void walk(const std::vector<Layer>& layers, const std::string& prefix, std::set<
             walk(l.after, path, names, head, attention);
         } else if (l.op == "linear") {
             names.insert(l.name);
-            if (auto m = l.attrs.getString("module")) {
-                const auto dot = m->find_last_of('.');
-                names.insert(dot == std::string::npos ? *m : m->substr(dot + 1));
-            }
+            if (auto m = l.attrs.getString("module")) names.insert(lastNameComponent(*m));
             head = path;
         } else if (l.op == "attention") {
             attention = true;
@@ -33,6 +30,11 @@ void walk(const std::vector<Layer>& layers, const std::string& prefix, std::set<
 }
 
 } // namespace
+
+std::string lastNameComponent(const std::string& dotted) {
+    const auto dot = dotted.find_last_of('.');
+    return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
+}
 
 LoraTargetInfo loraTargetInfo(const Model& model) {
     std::set<std::string> names;

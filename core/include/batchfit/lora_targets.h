@@ -17,5 +17,7 @@ struct LoraTargetInfo {
 };
 
 LoraTargetInfo loraTargetInfo(const Model& model);
+/// The part of a dotted name after its last '.' (all of it without one): a target or module's own name.
+std::string lastNameComponent(const std::string& dotted);
 
 } // namespace batchfit

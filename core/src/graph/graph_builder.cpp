@@ -183,6 +183,12 @@ Status GraphBuilder::countOp(const std::string& path) {
     return Ok{};
 }
 
+Result<int> GraphBuilder::addCopy(const std::string& path, int tensor) {
+    Attributes a;
+    a.set("copy", true);
+    return addOp("contiguous", path, a, {tensor});
+}
+
 Result<int> GraphBuilder::addCast(const std::string& path, int tensor, DType dtype) {
     Attributes a;
     a.set("dtype", std::string(dtypeName(dtype)));

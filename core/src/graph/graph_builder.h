@@ -38,6 +38,8 @@ public:
                       const std::vector<int>& inputs);
     /// `tensor.to(dtype)`: a cast op at `path` (a new tensor, nothing saved).
     Result<int> addCast(const std::string& path, int tensor, DType dtype);
+    /// A copy of `tensor` at `path` even when it is contiguous (`x.clone()`, `torch.cat([empty, x])`).
+    Result<int> addCopy(const std::string& path, int tensor);
     /// Adds a primitive op and returns all its outputs.
     Result<std::vector<int>> addOpMulti(const std::string& type, const std::string& path,
                                         const Attributes& attrs, const std::vector<int>& inputs);

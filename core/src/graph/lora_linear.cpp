@@ -58,8 +58,7 @@ std::vector<std::string> GraphBuilder::unusedLoraTargets() const {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < m_loraTargets.size(); ++i) {
         const std::string& t = m_loraTargets[i];
-        const auto dot = t.find_last_of('.');
-        const std::string name = dot == std::string::npos ? t : t.substr(dot + 1);
+        const std::string name = lastNameComponent(t);
         const bool elsewhere = std::find(whole.names.begin(), whole.names.end(), name) != whole.names.end();
         if (!m_loraTargetUsed[i] && !elsewhere) out.push_back(t);
     }

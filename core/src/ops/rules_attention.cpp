@@ -264,9 +264,7 @@ Result<int> fusedCore(GraphBuilder& b, const std::string& path, const Attributes
     // .contiguous()` before o_proj is then a copy, which o_proj saves beside the output the kernel saved.
     // Measured (docs/accuracy-real.md); with a dense q (GPT-2's split view, Llama's own projection) the
     // output is already [B, S, H, hd].
-    Attributes ca;
-    ca.set("copy", true);
-    return b.addOp("contiguous", path + ".merge_heads", ca, {*o});
+    return b.addCopy(path + ".merge_heads", *o);
 }
 
 class AttentionRule : public OpRule {
@@ -310,11 +308,9 @@ public:
             // DynamicLayer.update's torch.cat([empty, k]) copies k and v, and SDPA saves the copies. Not
             // under checkpointing (GradientCheckpointingLayer drops the cache). Eager: the matmuls' reshapes
             // of the head-split k and v copy them anyway (the same bytes), so nothing changes there.
-            Attributes ca;
-            ca.set("copy", true);
-            auto ck = b.addOp("contiguous", path + ".cache_k", ca, {t.k});
+            auto ck = b.addCopy(path + ".cache_k", t.k);
             if (!ck) return ck.error();
-            auto cv = b.addOp("contiguous", path + ".cache_v", ca, {t.v});
+            auto cv = b.addCopy(path + ".cache_v", t.v);
             if (!cv) return cv.error();
             t.k = *ck, t.v = *cv;
         }
