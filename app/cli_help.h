@@ -14,6 +14,8 @@ same for inference.
 
 Commands:
   estimate     peak memory at --batch, its components, where the peak happens, top layers
+  check-fit    a CI guard: one line, "fits" or "out of memory", for --batch on --gpu; exit 0 when it fits, 1
+               when it does not, 2 for anything else (a usage error or bad input)
   max-batch    the largest batch (and multiple of 8) that fits --gpu
   sweep        peak memory over a range of batch sizes
   fit-map      for a token-sequence model (--hf-config, an LLM preset): the largest micro-batch that fits
@@ -74,13 +76,14 @@ inline constexpr const char* kCliHelpTail = R"(Output:
   --help                 print this help
 
 Exit codes:
-  0  success (estimate/check with --gpu: it fits)
-  1  it does not fit the GPU (estimate with --gpu; max-batch when not even batch 1 fits; fit-map when
+  0  success (estimate/check/check-fit with --gpu: it fits)
+  1  it does not fit the GPU (estimate and check-fit with --gpu; max-batch when not even batch 1 fits; fit-map when
      batch 1 fits at none of the lengths; serve when the engine would not start or --batch sequences of
      --seq tokens do not fit)
   2  usage error (unknown command or option, bad value)
   3  bad input: the model file or preset cannot be loaded, validated or estimated
   4  the report could not be written
+  check-fit exits 2 where the others exit 2, 3 or 4: a guard tells "fits", "does not fit" and "cannot say"
 )";
 
 /// The whole --help text.

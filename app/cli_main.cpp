@@ -1,158 +1,42 @@
-// batchfit-cli: the estimation core for scripts and CI.
-#include "batchfit/estimator.h"
-#include "batchfit/fit_plan.h"
-#include "batchfit/hf_cache.h"
-#include "batchfit/hf_import.h"
-#include "batchfit/json_report.h"
-#include "batchfit/measurement.h"
-#include "batchfit/model_io.h"
-#include "batchfit/onnx_import.h"
-#include "batchfit/presets.h"
-#include "cli_allocator.h"
-#include "cli_fit_map.h"
-#include "cli_help.h"
-#include "cli_options.h"
-#include "cli_serve.h"
-#include "cli_text.h"
+// batchfit-cli: the estimation core for scripts and CI (the commands are in cli_run.cpp; this adds the Qt
+// report renderers when the desktop build has them).
+#include "cli_run.h"
 
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
 #include <iostream>
-#include <optional>
 
 #ifdef BATCHFIT_HAVE_REPORT
+#include "batchfit/estimator.h"
 #include "report/headless_app.h"
 #include "report/report_exporter.h"
 #include "report/report_language.h"
+#include "report/serving_report.h"
 #endif
 
 using namespace batchfit;
 
 namespace {
 
-enum Exit { kOk = 0, kNoFit = 1, kUsage = 2, kBadInput = 3, kReportFailed = 4 };
+#ifdef BATCHFIT_HAVE_REPORT
+enum Exit { kOk = 0, kUsage = 2, kBadInput = 3, kReportFailed = 4 };
 
-int fail(int code, const std::string& msg) {
-    std::cerr << "batchfit-cli: " << msg << "\n";
+int fail(const CliIo& io, int code, const std::string& msg) {
+    io.err << "batchfit-cli: " << msg << "\n";
     return code;
 }
 
-/// `fileModel`: the --model file's model, already read by main() with its training section.
-Result<Model> loadModel(const CliOptions& o, std::optional<Model> fileModel) {
-    if (!o.hfConfig.empty()) {
-        // A model id (ORG/NAME) that is not a file: its config.json from the local Hugging Face cache.
-        std::string path = o.hfConfig;
-        if (!std::filesystem::exists(path) && isHfModelId(path)) {
-            auto cached = findCachedHfConfig(path);
-            if (!cached) return cached.error();
-            path = *cached;
-        }
-        HfImportOptions hf{o.sequence, o.attention};
-        if (o.moeLoad) hf.moeLoad = *o.moeLoad;
-        if (o.moeImpl) hf.moeImpl = *o.moeImpl;
-        return importHfConfigFile(path, hf);
-    }
-    if (!o.onnxFile.empty()) {
-        OnnxImportOptions onnx;
-        if (o.onnxLoss) {
-            auto loss = parseOnnxLoss(*o.onnxLoss);
-            if (!loss) return loss.error();
-            onnx.loss = *loss;
-        }
-        onnx.allowOpaque = o.onnxAllowOpaque;
-        return importOnnxFile(o.onnxFile, onnx);
-    }
-    if (fileModel) return std::move(*fileModel);
-    return loadPreset(o.preset.empty() ? "resnet50" : o.preset);
-}
-
-int listPresets(const CliOptions& o) {
-    for (const auto& p : presetList()) {
-        auto m = loadPreset(p.id);
-        auto e = m ? Estimator::create(*m, TrainingConfig{}) : Result<Estimator>(m.error());
-        if (o.json) continue;
-        std::printf("%-16s %-48s %15llu params\n", p.id.c_str(), p.title.c_str(),
-                    static_cast<unsigned long long>(e ? e->parameterCount() : 0));
-    }
-    if (o.json) {
-        std::string s = "[\n";
-        auto list = presetList();
-        for (std::size_t i = 0; i < list.size(); ++i)
-            s += "  {\"id\": \"" + list[i].id + "\", \"title\": \"" + list[i].title + "\"}" +
-                 (i + 1 < list.size() ? ",\n" : "\n");
-        std::cout << s << "]\n";
-    }
-    return kOk;
-}
-
-int listGpus(const CliOptions& o) {
-    if (o.json) {
-        std::cout << gpuCatalogueJson();
-        return kOk;
-    }
-    // By family, the picker's groups; the capacity's source is in --json.
-    for (const std::string& family : gpuFamilies()) {
-        std::cout << family << ":\n";
-        for (const GpuSpec& g : gpuCatalogue())
-            if (g.family == family)
-                std::printf("  %-22s %-40s %-7s %10s\n", g.id.c_str(), g.name.c_str(), g.arch.c_str(),
-                            formatBytes(g.memoryBytes).c_str());
-    }
-    return kOk;
-}
-
-// `gpus --fit`: which catalogue GPUs fit the model at the set-up given, and the largest batch on each.
-int listGpuFits(const CliOptions& o, const Model& model) {
-    const std::vector<GpuFit> fits = fitAcrossCatalogue(model, o.config);
-    if (o.json) std::cout << gpuFitsJson(fits);
-    for (std::size_t i = 0; i < fits.size() && !o.json; ++i) {
-        const GpuFit& f = fits[i];
-        std::printf("%-22s %-40s %10s   %s\n", f.gpu.id.c_str(), f.gpu.name.c_str(),
-                    formatBytes(f.gpu.memoryBytes).c_str(),
-                    f.maxBatch > 0 ? ("largest batch " + std::to_string(f.maxBatch)).c_str()
-                                   : "does not fit");
-    }
-    const auto smallest = smallestGpuThatFits(fits, o.batch);
-    if (!o.json) {
-        if (smallest)
-            std::cout << "Smallest GPU that fits batch " << o.batch << ": " << smallest->gpu.name << "\n";
-        else
-            std::cout << "No catalogue GPU fits batch " << o.batch << "\n";
-    }
-    return smallest ? kOk : kNoFit;
-}
-
-// `fit-map`: the largest micro-batch and the tokens per step at each sequence length on --gpu; an
-// --hf-config model is imported again at each length (from the local cache for a model id).
-int fitMap(const CliOptions& o, const Model& model) {
-    std::string hfPath = o.hfConfig;
-    if (!hfPath.empty() && !std::filesystem::exists(hfPath) && isHfModelId(hfPath)) {
-        auto cached = findCachedHfConfig(hfPath);
-        if (!cached) return fail(kBadInput, cached.error().message);
-        hfPath = *cached;
-    }
-    auto map = cliFitMap(o, model, hfPath);
-    if (!map) return fail(kBadInput, map.error().message);
-    std::cout << (o.json ? fitMapJson(model, o.config, *o.gpu, *map) : fitMapText(model, *o.gpu, *map));
-    for (const FitMapRow& r : map->rows)
-        if (r.largest.largest > 0) return kOk;
-    return kNoFit;
-}
-
-#ifdef BATCHFIT_HAVE_REPORT
 // `report`: renders with batchfit_report on a headless QGuiApplication (works with no display, e.g. in CI).
-int writeReportFile(const CliOptions& o, const Model& model, const std::optional<Measurement>& measured) {
+int writeReportFile(const CliOptions& o, const Model& model, const std::optional<Measurement>& measured,
+                    const CliIo& io) {
     const QString out = QString::fromStdString(o.out);
     const std::string formats = reportExtensionsText().toStdString();
-    if (o.out.empty()) return fail(kUsage, "report needs --out FILE (" + formats + ")");
+    if (o.out.empty()) return fail(io, kUsage, "report needs --out FILE (" + formats + ")");
     if (!reportFormatForPath(out))
-        return fail(kUsage, "--out: unknown report format '" + o.out + "' (use " + formats + ")");
-    if (!o.gpu) return fail(kUsage, "report needs --gpu (a catalogue id or a capacity such as 24GiB)");
+        return fail(io, kUsage, "--out: unknown report format '" + o.out + "' (use " + formats + ")");
+    if (!o.gpu) return fail(io, kUsage, "report needs --gpu (a catalogue id or a capacity such as 24GiB)");
     if (const ReportLanguage lang(QString::fromStdString(o.lang)); !lang.ok())
-        return fail(kUsage, "--lang: " + lang.error().toStdString());
+        return fail(io, kUsage, "--lang: " + lang.error().toStdString());
     if (!ensureGuiApplication())
-        return fail(kReportFailed, "cannot start the Qt GUI library to render the report");
+        return fail(io, kReportFailed, "cannot start the Qt GUI library to render the report");
     ReportRequest request;
     request.model = model;
     request.config = o.config;
@@ -162,195 +46,43 @@ int writeReportFile(const CliOptions& o, const Model& model, const std::optional
     request.topLayers = o.top;
     if (measured) {
         auto est = Estimator::create(model, o.config, *o.gpu);
-        if (!est) return fail(kBadInput, est.error().message);
+        if (!est) return fail(io, kBadInput, est.error().message);
         auto cmp = compareMeasurement(*est, *measured);
-        if (!cmp) return fail(kBadInput, o.measuredFile + ": " + cmp.error().message);
+        if (!cmp) return fail(io, kBadInput, o.measuredFile + ": " + cmp.error().message);
         request.measured = measuredPoints(*cmp);
         request.comparisons = std::move(*cmp);
     }
     auto data = buildReportData(request);
-    if (!data)
-        return fail(kBadInput,
-                    (o.modelFile.empty() ? (o.hfConfig.empty() ? (o.onnxFile.empty() ? "" : o.onnxFile + ": ")
-                                                               : o.hfConfig + ": ")
-                                         : o.modelFile + ": ") +
-                        data.error().message);
-    if (auto written = writeReport(*data, out); !written) return fail(kReportFailed, written.error().message);
-    std::cout << "wrote " << o.out << "\n";
+    if (!data) {
+        const std::string& file = !o.modelFile.empty()  ? o.modelFile
+                                  : !o.hfConfig.empty() ? o.hfConfig
+                                                        : o.onnxFile;
+        return fail(io, kBadInput, (file.empty() ? "" : file + ": ") + data.error().message);
+    }
+    if (auto written = writeReport(*data, out); !written)
+        return fail(io, kReportFailed, written.error().message);
+    io.out << "wrote " << o.out << "\n";
     return kOk;
+}
+
+Status writeServingReport(const CliOptions& o, const ServingModel& model, std::int64_t sequences,
+                          std::int64_t context) {
+    if (!ensureGuiApplication()) return Error{"cannot start the Qt GUI library to render the report", {}};
+    ServingReportRequest r;
+    r.model = model, r.config = o.serving, r.gpu = *o.gpu, r.tp = o.config.parallel.tp,
+    r.pp = o.config.parallel.pp;
+    r.sequences = sequences, r.context = context, r.language = QString::fromStdString(o.lang);
+    return exportServingReport(r, QString::fromStdString(o.out));
 }
 #endif
 
 } // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    auto parsed = parseCliOptions(args);
-    if (!parsed) return fail(kUsage, parsed.error().message);
-    CliOptions o = *parsed;
-    std::optional<Model> fileModel;
-    if (!o.modelFile.empty() && !o.help && !o.version) {
-        // A model saved with its training set-up (format version 2): the set-up is the default, options
-        // override.
-        auto doc = loadModelDocument(o.modelFile);
-        if (!doc) return fail(kBadInput, doc.error().message);
-        // An unknown GPU id: the GUI opens the file on the default GPU with a warning; a script must not get
-        // a verdict for a GPU it did not ask for, so without --gpu that is an error here.
-        const bool gpuGiven = std::find(args.begin(), args.end(), "--gpu") != args.end();
-        for (const std::string& w : doc->warnings) {
-            if (!gpuGiven)
-                return fail(kBadInput, w.substr(0, w.find("; showing")) + " (give --gpu to choose one)");
-            std::cerr << "batchfit-cli: warning: " << w << "\n";
-        }
-        if (doc->setup) {
-            CliOptions base;
-            auto gpu = setupGpu(*doc->setup);
-            if (!gpu) return fail(kBadInput, o.modelFile + ": " + gpu.error().message);
-            base.gpu = *gpu;
-            base.batch = doc->setup->batch;
-            base.config = doc->setup->config;
-            base.serving = doc->setup->serving;
-            auto again = parseCliOptions(args, base);
-            if (!again) return fail(kUsage, again.error().message);
-            o = *again;
-        }
-        fileModel = std::move(doc->model);
-    }
-    if (o.version) {
-        std::cout << "batchfit-cli " << BATCHFIT_VERSION << "\n";
-        return kOk;
-    }
-    if (o.help || o.command.empty()) {
-        std::cout << cliHelp();
-        return o.help ? kOk : kUsage;
-    }
-    if (o.command == "presets") return listPresets(o);
-    if (o.command == "allocator-replay") {
-        if (o.trace.empty())
-            return fail(kUsage, "allocator-replay needs a trace file: allocator-replay TRACE");
-        bool oom = false;
-        auto out = allocatorReplayOutput(o, oom);
-        if (!out) return fail(kBadInput, out.error().message);
-        std::cout << *out;
-        return oom ? kNoFit : kOk;
-    }
-    if (!o.trace.empty() || o.capacity || o.memoryFraction)
-        return fail(kUsage, "a trace file, --capacity and --memory-fraction apply to allocator-replay");
-    if (!o.traceOut.empty() && o.command != "estimate")
-        return fail(kUsage, "--trace-out applies to estimate");
-    if (o.command == "gpus" && !o.fit) return listGpus(o);
-    if (o.command == "serve") return cliServe(o);
-    if (o.command != "estimate" && o.command != "max-batch" && o.command != "sweep" && o.command != "check" &&
-        o.command != "report" && o.command != "gpus" && o.command != "fit-map")
-        return fail(kUsage, "unknown command '" + o.command + "' (see --help)");
-#ifndef BATCHFIT_HAVE_REPORT
-    if (o.command == "report")
-        return fail(kReportFailed, "this batchfit-cli was built without Qt: reports need the desktop build");
-#endif
-
-    if (!o.preset.empty() + !o.modelFile.empty() + !o.hfConfig.empty() + !o.onnxFile.empty() > 1)
-        return fail(kUsage, "give one of --preset, --model, --hf-config and --onnx");
-    if ((o.sequence || o.attention || o.moeLoad || o.moeImpl) && o.hfConfig.empty())
-        return fail(kUsage, "--seq, --attention and --moe-load apply to --hf-config imports");
-    if ((o.seqFrom || o.seqTo || o.seqStep) && o.command != "fit-map")
-        return fail(kUsage, "--seq-from, --seq-to and --seq-step apply to fit-map");
-    if (o.command == "fit-map" && o.sequence)
-        return fail(kUsage, "fit-map takes the sequence lengths as --seq-from A --seq-to B, not --seq");
-    if (o.command == "fit-map" && !o.config.replaySequences.empty())
-        return fail(kUsage, "--replay-seqs does not apply to fit-map: each of its rows is one fixed length");
-    if (o.command == "fit-map" && !o.gpu)
-        return fail(kUsage, "fit-map needs --gpu (a catalogue id or a capacity such as 24GiB)");
-    if ((o.onnxLoss || o.onnxAllowOpaque) && o.onnxFile.empty())
-        return fail(kUsage, "--onnx-loss and --onnx-allow-opaque apply to --onnx imports");
-    if (!o.measuredFile.empty() && o.command != "estimate" && o.command != "report")
-        return fail(kUsage, "--measured applies to estimate and report");
-    auto model = loadModel(o, std::move(fileModel));
-    if (!model) return fail(kBadInput, model.error().message);
-    std::optional<Measurement> measured;
-    if (!o.measuredFile.empty()) {
-        auto m = loadMeasurementFile(o.measuredFile);
-        if (!m) return fail(kBadInput, m.error().message);
-        if (!m->optimizer.empty() && m->optimizer != optimizerName(o.config.optimizer))
-            std::cerr << "batchfit-cli: note: " << o.measuredFile << " was measured with " << m->optimizer
-                      << ", the estimate uses " << optimizerName(o.config.optimizer)
-                      << " (see --optimizer)\n";
-        // Autograd formulas differ between torch 1.13 and 2.x: compare with the rules of the torch measured.
-        const bool measuredOld = m->torchVersion.rfind("1.", 0) == 0;
-        if (!m->torchVersion.empty() && measuredOld != (o.config.torch == TorchRules::Torch113))
-            std::cerr << "batchfit-cli: note: " << o.measuredFile << " was measured with torch "
-                      << m->torchVersion << ", the estimate follows torch " << torchRulesName(o.config.torch)
-                      << "'s rules (see --torch)\n";
-        measured = std::move(*m);
-    }
+    CliReportHooks hooks;
 #ifdef BATCHFIT_HAVE_REPORT
-    if (o.command == "report") return writeReportFile(o, *model, measured);
+    hooks.report = writeReportFile;
+    hooks.serving = writeServingReport;
 #endif
-    if (o.command == "gpus") return listGpuFits(o, *model);
-    if (o.command == "fit-map") return fitMap(o, *model);
-    auto est =
-        o.gpu ? Estimator::create(*model, o.config, *o.gpu) : Estimator::create(*model, o.config, 536870912);
-    if (!est) return fail(kBadInput, (o.modelFile.empty() ? "" : o.modelFile + ": ") + est.error().message);
-
-    if (o.command == "check") {
-        auto e = est->estimate(1);
-        if (!e) return fail(kBadInput, e.error().message);
-        if (o.json) {
-            ReportInput in{&*model, &o.config, o.gpu, &*e, std::nullopt, std::nullopt, 0};
-            std::cout << estimateJson(in);
-        } else {
-            std::cout << model->name << ": OK (" << e->layers.size() - 1 << " layers, " << e->parameterCount
-                      << " parameters, input " << shapeToString(model->inputShape) << " "
-                      << dtypeName(model->inputDtype) << ")\n";
-        }
-        return kOk;
-    }
-    if (o.command == "max-batch") {
-        if (!o.gpu) return fail(kUsage, "max-batch needs --gpu");
-        const MaxBatch m = est->maxBatch(o.gpu->memoryBytes);
-        if (o.json)
-            std::cout << maxBatchJson(*model, o.config, *o.gpu, m, est->usableBytes(o.gpu->memoryBytes));
-        else
-            std::cout << model->name << " on " << o.gpu->name << ": largest batch " << m.largest
-                      << (m.capped ? "+" : "")
-                      << (m.largestMultipleOf8 > 0
-                              ? " (largest multiple of 8: " + std::to_string(m.largestMultipleOf8) + ")"
-                              : std::string())
-                      << ", needs " << formatBytes(m.requiredAtLargest) << " of "
-                      << formatBytes(est->usableBytes(o.gpu->memoryBytes)) << " usable\n";
-        return m.largest > 0 ? kOk : kNoFit;
-    }
-    if (o.command == "sweep") {
-        std::optional<std::uint64_t> capacity;
-        if (o.gpu) capacity = o.gpu->memoryBytes;
-        auto pts = est->sweep(o.from, o.to, o.step, o.logScale, capacity);
-        if (!pts) return fail(kUsage, pts.error().message);
-        std::optional<std::uint64_t> usable;
-        if (o.gpu) usable = est->usableBytes(o.gpu->memoryBytes);
-        std::cout << (o.json ? sweepJson(*model, o.config, *pts, usable) : sweepText(*pts, usable));
-        return kOk;
-    }
-    auto e = est->estimate(o.batch, o.timeline);
-    if (!e) return fail(kBadInput, e.error().message);
-    if (!o.traceOut.empty())
-        if (auto st = writeStepTrace(o, *est); !st) return fail(kBadInput, st.error().message);
-    std::optional<Verdict> v;
-    std::optional<MaxBatch> m;
-    if (o.gpu) {
-        v = *est->verdict(o.batch, o.gpu->memoryBytes);
-        m = est->maxBatch(o.gpu->memoryBytes);
-    }
-    std::vector<MeasurementComparison> comparisons;
-    if (measured) {
-        auto cmp = compareMeasurement(*est, *measured);
-        if (!cmp) return fail(kBadInput, o.measuredFile + ": " + cmp.error().message);
-        comparisons = std::move(*cmp);
-    }
-    if (o.json) {
-        const ReportInput in{&*model, &o.config, o.gpu, &*e, v, m, o.top, measured ? &comparisons : nullptr};
-        std::cout << estimateJson(in);
-    } else {
-        std::cout << estimateText(*model, o.config, *e, o.gpu, v, m, o.top);
-        if (measured) std::cout << measuredText(o.measuredFile, *measured, comparisons);
-    }
-    return v && !v->fits ? kNoFit : kOk;
+    return runCli(std::vector<std::string>(argv + 1, argv + argc), CliIo{std::cout, std::cerr}, hooks);
 }

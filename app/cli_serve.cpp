@@ -5,11 +5,6 @@
 #include "batchfit/serving_plan.h"
 #include "cli_text.h"
 
-#ifdef BATCHFIT_HAVE_REPORT
-#include "report/headless_app.h"
-#include "report/serving_report.h"
-#endif
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -22,8 +17,8 @@ namespace {
 
 constexpr int kOk = 0, kNoFit = 1, kUsage = 2, kBadInput = 3;
 
-int fail(int code, const std::string& msg) {
-    std::cerr << "batchfit-cli: " << msg << "\n";
+int fail(std::ostream& err, int code, const std::string& msg) {
+    err << "batchfit-cli: " << msg << "\n";
     return code;
 }
 
@@ -162,48 +157,41 @@ std::string hfReplayText(const CliReplay& c, std::int64_t sequences) {
 
 } // namespace
 
-int cliServe(const CliOptions& o) {
+int cliServe(const CliOptions& o, const CliIo& io, const ServingReportHook& report) {
     if (o.hfConfig.empty())
-        return fail(kUsage,
+        return fail(io.err, kUsage,
                     "serve needs --hf-config FILE|ORG/NAME (a decoder's config.json, or a model id in the "
                     "local Hugging Face cache)");
-    if (!o.gpu) return fail(kUsage, "serve needs --gpu (a catalogue id or a capacity such as 24GiB)");
+    if (!o.gpu) return fail(io.err, kUsage, "serve needs --gpu (a catalogue id or a capacity such as 24GiB)");
     std::string path = o.hfConfig;
     if (!std::filesystem::exists(path) && isHfModelId(path)) {
         auto cached = findCachedHfConfig(path);
-        if (!cached) return fail(kBadInput, cached.error().message);
+        if (!cached) return fail(io.err, kBadInput, cached.error().message);
         path = *cached;
     }
     auto model = readServingModelFile(path);
-    if (!model) return fail(kBadInput, model.error().message);
+    if (!model) return fail(io.err, kBadInput, model.error().message);
     const ParallelConfig& p = o.config.parallel;
     auto e = estimateServing(*model, o.serving, *o.gpu, p.tp, p.pp);
-    if (!e) return fail(kBadInput, e.error().message);
+    if (!e) return fail(io.err, kBadInput, e.error().message);
     const std::int64_t context = o.sequence.value_or(e->config.maxModelLen);
     if (context < 1 || context > e->config.maxModelLen)
-        return fail(kUsage, "--seq " + std::to_string(context) + " is beyond --max-model-len " +
-                                std::to_string(e->config.maxModelLen));
+        return fail(io.err, kUsage,
+                    "--seq " + std::to_string(context) + " is beyond --max-model-len " +
+                        std::to_string(e->config.maxModelLen));
     const std::int64_t sequences = o.batchGiven ? o.batch : 1;
     const auto levers = servingLevers(*model, o.serving, *o.gpu, p.tp, p.pp, context);
     const std::int64_t now =
         e->failure == ServingEstimate::Failure::None ? maxConcurrentSequences(*model, *e, context) : 0;
     const CliReplay replay = hfReplay(*model, *e, sequences, context);
-    std::cout << (o.json ? servingJson(*model, *e, *o.gpu, context, sequences, levers,
-                                       replay.replay ? &*replay.replay : nullptr, replay.prompt)
-                         : servingText(*model, *e, *o.gpu, context, sequences) +
-                               leversText(levers, context, now) + hfReplayText(replay, sequences));
+    io.out << (o.json ? servingJson(*model, *e, *o.gpu, context, sequences, levers,
+                                    replay.replay ? &*replay.replay : nullptr, replay.prompt)
+                      : servingText(*model, *e, *o.gpu, context, sequences) +
+                            leversText(levers, context, now) + hfReplayText(replay, sequences));
     if (!o.out.empty()) {
-#ifdef BATCHFIT_HAVE_REPORT
-        if (!ensureGuiApplication()) return fail(4, "cannot start the Qt GUI library to render the report");
-        ServingReportRequest r;
-        r.model = *model, r.config = o.serving, r.gpu = *o.gpu, r.tp = p.tp, r.pp = p.pp;
-        r.sequences = sequences, r.context = context, r.language = QString::fromStdString(o.lang);
-        if (auto st = exportServingReport(r, QString::fromStdString(o.out)); !st)
-            return fail(4, st.error().message);
-        std::cerr << "wrote " << o.out << "\n";
-#else
-        return fail(kUsage, "--out needs the Qt build (the report library)");
-#endif
+        if (!report) return fail(io.err, kUsage, "--out needs the Qt build (the report library)");
+        if (auto st = report(o, *model, sequences, context); !st) return fail(io.err, 4, st.error().message);
+        io.err << "wrote " << o.out << "\n";
     }
     const bool fits = e->failure == ServingEstimate::Failure::None &&
                       servingCell(*model, *e, sequences, context).fits &&
