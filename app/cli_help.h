@@ -64,6 +64,8 @@ inline constexpr const char* kCliHelpTail = R"(Output:
                          its length); --hf-config models are imported again at each length
   --seq-step N           fit-map: add N (default: double, at most 64 lengths, up to 16777216)
   --trace-out FILE       estimate: write the step's allocations and frees as an allocator trace
+  --save FILE            estimate: write the model with this set-up (with --gpu: GPU, batch, every setting) as
+                         a model file; `batchfit --model FILE` opens it in the desktop app
   --capacity SIZE        allocator-replay: the GPU's memory (24GiB, 512MiB or bytes; default: the trace's
                          device_total_bytes); --context-mib N is taken off it
   --memory-fraction F    allocator-replay: torch.cuda.set_per_process_memory_fraction(F) (what makes

@@ -137,6 +137,9 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
         } else if (a == "--out") {
             BF_NEXT(v);
             o.out = v;
+        } else if (a == "--save") {
+            BF_NEXT(v);
+            o.saveFile = v;
         } else if (a == "--measured") {
             BF_NEXT(v);
             o.measuredFile = v;

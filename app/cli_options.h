@@ -37,6 +37,7 @@ struct CliOptions {
     std::optional<std::int64_t> seqFrom, seqTo; ///< fit-map --seq-from/--seq-to
     std::int64_t seqStep = 0;                   ///< fit-map --seq-step (0: doubling)
     std::string out;
+    std::string saveFile; ///< estimate --save FILE: the model and this set-up as a model file (the GUI opens it)
     std::string measuredFile;              ///< --measured: a tools/torch_measure.py file (estimate, report)
     std::string trace;                     ///< allocator-replay TRACE
     std::string traceOut;                  ///< estimate --trace-out FILE

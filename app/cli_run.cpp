@@ -290,6 +290,12 @@ int estimatorCommand(const CliOptions& o, const Model& model, const std::optiona
     if (o.command == "check-fit" && !o.json) return checkFitLine(model, *est, *e, o, io);
     if (!o.traceOut.empty())
         if (auto st = writeStepTrace(o, *est); !st) return fail(io.err, kBadInput, st.error().message);
+    if (!o.saveFile.empty()) {
+        std::optional<TrainingSetup> setup;
+        if (o.gpu) setup = makeTrainingSetup(*o.gpu, o.batch, o.config);
+        if (auto st = saveModelDocument(model, setup, o.saveFile); !st)
+            return fail(io.err, kBadInput, st.error().message);
+    }
     std::optional<Verdict> v;
     std::optional<MaxBatch> m;
     if (o.gpu) {
@@ -339,6 +345,8 @@ int runCommand(const std::vector<std::string>& args, const CliIo& io, const CliR
                     "a trace file, --capacity and --memory-fraction apply to allocator-replay");
     if (!o.traceOut.empty() && o.command != "estimate")
         return fail(io.err, kUsage, "--trace-out applies to estimate");
+    if (!o.saveFile.empty() && o.command != "estimate")
+        return fail(io.err, kUsage, "--save applies to estimate");
     if (o.command == "gpus" && !o.fit) return listGpus(o, io);
     if (o.command == "serve") return cliServe(o, io, hooks.serving);
     if (o.command != "estimate" && o.command != "max-batch" && o.command != "sweep" && o.command != "check" &&

@@ -359,8 +359,9 @@ std::string serializeModel(const Model& model) {
     return serializeModelDocument(model, std::nullopt);
 }
 
-Status saveModelFile(const Model& model, const std::string& path) {
-    const std::string text = serializeModel(model);
+namespace {
+
+Status writeAtomically(const std::string& text, const std::string& path) {
     const std::string tmp = path + ".tmp-batchfit";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -380,6 +381,17 @@ Status saveModelFile(const Model& model, const std::string& path) {
         return makeError(path + ": cannot replace the file: " + ec.message());
     }
     return Ok{};
+}
+
+} // namespace
+
+Status saveModelFile(const Model& model, const std::string& path) {
+    return writeAtomically(serializeModel(model), path);
+}
+
+Status saveModelDocument(const Model& model, const std::optional<TrainingSetup>& setup,
+                         const std::string& path) {
+    return writeAtomically(serializeModelDocument(model, setup), path);
 }
 
 Status validateModel(const Model& model) {

@@ -52,6 +52,8 @@ Result<Model> loadModelFile(const std::string& path);
 std::string serializeModel(const Model& model);
 /// Writes atomically (temporary file + rename); the old file is intact on failure.
 Status saveModelFile(const Model& model, const std::string& path);
+/// The model with its set-up (serializeModelDocument), written atomically as saveModelFile writes.
+Status saveModelDocument(const Model& model, const std::optional<TrainingSetup>& setup, const std::string& path);
 /// Full check: structure, known ops, attributes and shape inference through the whole model.
 Status validateModel(const Model& model);
 
