@@ -16,6 +16,49 @@ std::string shellQuote(const std::string& s) {
     return q + "'";
 }
 
+std::string pythonLiteral(const std::string& s) {
+    // A number only when Python prints it back the same (so "0.30" stays the text the CLI was given).
+    double d = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    char buf[64];
+    const auto [printed, ec2] = std::to_chars(buf, buf + sizeof buf, d);
+    if (!s.empty() && ec == std::errc() && end == s.data() + s.size() && ec2 == std::errc() &&
+        std::string(buf, printed) == s)
+        return s;
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') q += '\\';
+        q += c;
+    }
+    return q + "\"";
+}
+
+namespace {
+
+/// The keyword a flag is under in the Python package: "--lora-rank" -> "lora_rank", "--batch" ->
+/// "batch_size".
+std::string pythonKeyword(const std::string& flag) {
+    if (flag == "--batch") return "batch_size";
+    std::string k = flag.substr(2);
+    for (char& c : k)
+        if (c == '-') c = '_';
+    return k;
+}
+
+} // namespace
+
+std::string pythonEstimateCall(const std::vector<std::string>& a) {
+    if (a.size() < 3) return {};
+    std::string call = "import batchfit\nbatchfit.estimate(" + pythonLiteral(a[2]);
+    for (std::size_t i = 3; i < a.size(); ++i) {
+        const SettingInfo* s = findSettingByFlag(a[i]);
+        const bool takesValue = !s || s->form == FlagForm::Value;
+        call += ", " + pythonKeyword(a[i]) + "=";
+        call += takesValue && i + 1 < a.size() ? pythonLiteral(a[++i]) : std::string("True");
+    }
+    return call + ")";
+}
+
 CliCommand cliCommand(const std::string& modelOption, const std::string& modelValue,
                       const TrainingConfig& config, const GpuSpec& gpu, std::int64_t batch) {
     CliCommand c;
@@ -47,6 +90,7 @@ CliCommand cliCommand(const std::string& modelOption, const std::string& modelVa
     }
     c.line = "batchfit-cli";
     for (const std::string& arg : a) c.line += " " + shellQuote(arg);
+    c.python = pythonEstimateCall(a);
     return c;
 }
 

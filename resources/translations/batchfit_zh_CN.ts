@@ -2167,6 +2167,14 @@ Choose the GPU in the set-up; Save stores it.</source>
         <source>PDF (*.pdf);;PNG image (*.png)</source>
         <translation>PDF (*.pdf);;PNG 图片 (*.png)</translation>
     </message>
+    <message>
+        <source>Copy as P&amp;ython</source>
+        <translation>复制为 P&amp;ython 代码</translation>
+    </message>
+    <message>
+        <source>Copy the call of the batchfit Python package that estimates this model with this set-up.</source>
+        <translation>复制用 batchfit Python 包以当前配置估算此模型的调用代码。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::MemoryChart</name>

@@ -430,5 +430,17 @@ TEST_CASE("Copy as CLI Command gives a command whose verdict is the window's",
     CHECK(shown.endsWith(atSequence)); // gpt2-small's length
     shown.chop(atSequence.size());
     CHECK(shown == said.section(QStringLiteral(": needs "), 0, 0));
+
+    // Copy as Python: the same set-up as the package's call (tests/python runs such calls against the CLI).
+    auto* python = w.findChild<QAction*>(QStringLiteral("copyPythonAction"));
+    REQUIRE(python);
+    python->trigger();
+    const QString call = QGuiApplication::clipboard()->text();
+    INFO(call.toStdString());
+    CHECK(call.startsWith(QStringLiteral("import batchfit\nbatchfit.estimate(\"gpt2-small\", batch_size=24, "
+                                         "gpu=\"a100-40gb\"")));
+    CHECK(call.contains(QStringLiteral("precision=\"amp-bf16\"")));
+    CHECK(call.contains(QStringLiteral("margin=0.08")));
+    CHECK(call.endsWith(QLatin1Char(')')));
 }
 #endif

@@ -129,8 +129,9 @@ private:
     void updateLayerFigures();
     void updateTitle();
     void exportReport();
-    /// Edit > Copy as CLI Command: the command line of the current model, set-up, GPU and batch.
-    void copyCliCommand();
+    /// Edit > Copy as CLI Command (or, with `python`, Copy as Python: the batchfit.estimate call): the current
+    /// model, set-up, GPU and batch.
+    void copyCliCommand(bool python);
     /// Edit → Copy Chart: the report's chart with its title and legend (the widget itself without the report
     /// library).
     void copyChart();

@@ -118,7 +118,7 @@ void MainWindow::copyChart() {
     statusBar()->showMessage(tr("Chart copied to the clipboard."), 3000);
 }
 
-void MainWindow::copyCliCommand() {
+void MainWindow::copyCliCommand(bool python) {
     // A preset by its id; a file by its path (edits not yet saved are not in it: say so).
     const bool preset = !m_doc->presetId().isEmpty() && !m_doc->isModified();
     if (!preset && m_doc->filePath().isEmpty()) {
@@ -129,8 +129,9 @@ void MainWindow::copyCliCommand() {
                                              m_doc->gpu(), m_doc->batch())
                                 : cliCommand("--model", m_doc->filePath().toStdString(), m_doc->config(),
                                              m_doc->gpu(), m_doc->batch());
-    QGuiApplication::clipboard()->setText(QString::fromStdString(c.line));
-    QString message = tr("Copied: %1").arg(QString::fromStdString(c.line));
+    const QString text = QString::fromStdString(python ? c.python : c.line);
+    QGuiApplication::clipboard()->setText(text);
+    QString message = tr("Copied: %1").arg(QString(text).replace(QLatin1Char('\n'), QLatin1String("; ")));
     if (!c.unsaid.empty()) {
         QStringList unsaid;
         for (const auto& u : c.unsaid) unsaid << QString::fromStdString(u);

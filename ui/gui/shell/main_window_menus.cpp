@@ -88,9 +88,14 @@ void MainWindow::buildMenus() {
     QAction* copyChartAction = edit->addAction(tr("Copy &Chart to Clipboard"), this, &MainWindow::copyChart);
     copyChartAction->setObjectName(QStringLiteral("copyChartAction"));
 
-    QAction* copyCli = edit->addAction(tr("Copy as CLI C&ommand"), this, &MainWindow::copyCliCommand);
+    QAction* copyCli = edit->addAction(tr("Copy as CLI C&ommand"), this, [this] { copyCliCommand(false); });
     copyCli->setObjectName(QStringLiteral("copyCliAction"));
     copyCli->setToolTip(tr("Copy the batchfit-cli command line that estimates this model with this set-up."));
+    QAction* copyPython = edit->addAction(tr("Copy as P&ython"), this, [this] { copyCliCommand(true); });
+    copyPython->setObjectName(QStringLiteral("copyPythonAction"));
+    copyPython->setToolTip(
+        tr("Copy the call of the batchfit Python package that estimates this model with this "
+           "set-up."));
 
     QMenu* model = menuBar()->addMenu(tr("&Model"));
     QMenu* presets = model->addMenu(tr("&Presets"));
@@ -107,8 +112,10 @@ void MainWindow::buildMenus() {
                      [this] { m_batchPanel->spinBox()->setFocus(Qt::ShortcutFocusReason); });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Training"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] { setServingMode(false); });
-    view->addAction(tr("Se&rving"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { setServingMode(true); });
+    view->addAction(tr("&Training"), QKeySequence(Qt::CTRL | Qt::Key_1), this,
+                    [this] { setServingMode(false); });
+    view->addAction(tr("Se&rving"), QKeySequence(Qt::CTRL | Qt::Key_2), this,
+                    [this] { setServingMode(true); });
     view->addSeparator();
     m_logAction = view->addAction(tr("&Logarithmic Batch Axis"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
                                   [this](bool on) { setLogScale(on); });
