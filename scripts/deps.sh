@@ -21,6 +21,7 @@ pkgs=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev
 # (Debian 12) / libgcc-14-dev (Debian 13), which bring libasan8, libubsan1 and liblsan0.
 if [ "$kind" = test ]; then
   pkgs+=(catch2 libbenchmark-dev poppler-utils xvfb xauth python3-torch python3-torchvision python3-jsonschema
+         pybind11-dev python3-dev python3-venv
          python3-onnx)
 fi
 # Needed where the release has them: Debian 13 moved Qt's SVG icon engine out of libqt6svg6 into qt6-svg-plugins

@@ -27,6 +27,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 HAND = os.path.join(ROOT, "tests", "data", "torch", "hand_models.py")
 DATA_DIR = os.path.join(ROOT, "tests", "data", "torch")
 DOC = os.path.join(ROOT, "docs", "accuracy-finetune.md")
@@ -77,7 +78,7 @@ def measure_step(model, shape, in_dtype, loss_kind, batch):
     """Two AdamW (foreach) steps over the parameters that require grad, then what the second one had: unique
     parameters and trainable ones, gradient and optimizer-state bytes, and the bytes autograd saves."""
     import torch
-    from torch_mapping.common import TrainingLoss, make_input, make_target
+    from batchfit.export.common import TrainingLoss, make_input, make_target
     from torch_measure import saved_activation_bytes, unique_storage_bytes
     loss_fn = TrainingLoss(loss_kind)
     x = make_input(model, shape, in_dtype, batch)
@@ -106,8 +107,8 @@ def measure_step(model, shape, in_dtype, loss_kind, batch):
 
 def measure_lora(case):
     import torch
-    from torch_mapping.common import build_model, use_native_dropout
-    from torch_mapping.export import export_model
+    from batchfit.export.common import build_model, use_native_dropout
+    from batchfit.export.export import export_model
     sys.path.insert(0, os.path.dirname(HAND))
     import hand_models
     name, (spec, kw), dtype, targets, r, alpha, dropout, train_only = case
@@ -135,8 +136,8 @@ def _frozen(name, rule):
 
 def measure_one(case):
     import torch
-    from torch_mapping.common import build_model, use_native_dropout
-    from torch_mapping.export import export_model
+    from batchfit.export.common import build_model, use_native_dropout
+    from batchfit.export.export import export_model
     name, what, spec, kw, shape, idt, loss_kind, batch, rule, patterns = case
     in_dtype = {"float32": torch.float32, "int64": torch.int64}[idt]
     model = build_model(spec, json.dumps(kw))

@@ -33,6 +33,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 HAND = os.path.join(ROOT, "tests", "data", "torch", "hand_models.py")
 DATA = os.path.join(ROOT, "tests", "data", "torch", "accuracy-torch2.json")
 DOC = os.path.join(ROOT, "docs", "accuracy-torch2.md")
@@ -92,7 +93,7 @@ def config_key(name, dtype, ckpt, attn):
 def build(case, dtype, ckpt, attn):
     import torch
     from torch.utils.checkpoint import checkpoint
-    from torch_mapping.common import build_model, use_native_dropout
+    from batchfit.export.common import build_model, use_native_dropout
     name, spec, kwargs, _shape, _idt, _loss, _b, blocks, _attns = case
     kw = dict(kwargs)
     if attn == "sdpa":
@@ -131,8 +132,8 @@ def heap_peak(step):
 
 def measure_one(case, dtype, ckpt, attn):
     import torch
-    from torch_mapping.common import TrainingLoss, make_input, make_target
-    from torch_mapping.export import export_model
+    from batchfit.export.common import TrainingLoss, make_input, make_target
+    from batchfit.export.export import export_model
     from torch_measure import saved_activation_bytes, unique_storage_bytes
     name, _spec, _kw, shape, idt, loss_kind, batch, _blocks, _attns = case
     in_dtype = {"float32": torch.float32, "int64": torch.int64}[idt]

@@ -41,7 +41,7 @@ Per rank it records:
   (zero.optim.param_groups, compared with zero._partition_parameters()[rank]).
 
 It writes tests/data/torch/distributed-torch2.json (with a BatchFit model file for each model: the MLP written out,
-HandLlama exported with tools/torch_mapping) and prints a summary and how long each part took. Each rank uses one
+HandLlama exported with python/batchfit/export) and prints a summary and how long each part took. Each rank uses one
 thread: the whole run takes a few minutes on two cores.
 """
 import argparse
@@ -54,6 +54,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 HAND = os.path.join(ROOT, "tests", "data", "torch", "hand_models.py")
 DATA = os.path.join(ROOT, "tests", "data", "torch", "distributed-torch2.json")
 WORK = "/tmp/measure_distributed"
@@ -87,7 +88,7 @@ def build_model(name):
         layers["ln"] = nn.LayerNorm(128)
         layers["fc4"] = nn.Linear(128, 64)
         return nn.Sequential(layers), "mse", [256], "float32"
-    from torch_mapping.common import build_model as build_spec
+    from batchfit.export.common import build_model as build_spec
     return build_spec(HAND + ":HandLlama", json.dumps(LLAMA_KW)), "cross-entropy", [LLAMA_KW["seq"]], "int64"
 
 
@@ -110,7 +111,7 @@ def model_file(name):
     if name == "mlp":
         return mlp_model_file(), None
     import torch
-    from torch_mapping.export import export_model
+    from batchfit.export.export import export_model
     model, loss, shape, _idt = build_model(name)
     try:
         doc, _report = export_model(model, shape, torch.int64, loss, attention_impl="cpu_flash", name="ddp-llama",
@@ -180,7 +181,7 @@ def run_case(rank, world, model_name, setup):
     from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
     from torch.distributed.optim import ZeroRedundancyOptimizer
     from torch.nn.parallel import DistributedDataParallel as DDP
-    from torch_mapping.common import TrainingLoss, make_input, make_target
+    from batchfit.export.common import TrainingLoss, make_input, make_target
     from torch_measure import saved_activation_bytes
     name, cap, view, zero = setup
     t0 = time.time()

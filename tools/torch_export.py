@@ -28,11 +28,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
 
 import torch  # noqa: E402
 
-from torch_mapping.common import DTYPES, LOSSES, SpecError, build_model, parse_shape  # noqa: E402
-from torch_mapping.export import ExportError, dumps_model, export_model  # noqa: E402
+from batchfit.export.common import DTYPES, LOSSES, SpecError, build_model, parse_shape  # noqa: E402
+from batchfit.export.export import ExportError, dumps_model, export_model  # noqa: E402
 
 
 def main(argv=None):

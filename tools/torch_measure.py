@@ -34,11 +34,12 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
 
 import torch  # noqa: E402
 
 from saved_lib import SavedRecorder  # noqa: E402
-from torch_mapping.common import (DTYPES, LOSSES, SpecError, TrainingLoss, build_model, make_input,  # noqa: E402
+from batchfit.export.common import (DTYPES, LOSSES, SpecError, TrainingLoss, build_model, make_input,  # noqa: E402
                                   make_target, parse_shape, select_output, use_native_dropout)
 
 OPTIMIZERS = {

@@ -169,9 +169,9 @@ def schema_errors(doc, root):
 
 def run_case(case, cli, root, tmp, threads):
     import torch
-    from torch_mapping.common import (DTYPES, TrainingLoss, build_model, make_input, unique_param_stats,
+    from batchfit.export.common import (DTYPES, TrainingLoss, build_model, make_input, unique_param_stats,
                                       use_native_dropout)
-    from torch_mapping.export import dumps_model, export_model
+    from batchfit.export.export import dumps_model, export_model
     from torch_measure import saved_activation_bytes
 
     t0 = time.time()
@@ -346,8 +346,8 @@ def preset_check(cli, tmp):
     tmp/resnet50.json when the run exported it, else exports it (torch needed)."""
     out = os.path.join(tmp, "resnet50.json")
     if not os.path.exists(out):
-        from torch_mapping.common import DTYPES, build_model
-        from torch_mapping.export import dumps_model, export_model
+        from batchfit.export.common import DTYPES, build_model
+        from batchfit.export.export import dumps_model, export_model
         doc, _ = export_model(build_model("torchvision.models:resnet50"), [3, 224, 224], DTYPES["float32"],
                               "cross-entropy", False)
         with open(out, "w") as f:
@@ -466,7 +466,7 @@ def write_doc(path, results, preset_rows, preset_ok, torch_version, tv_version, 
         "* Tracing: torch.fx 1.13 on Python 3.11 stops at tuple unpacking of a shape proxy (`n, c, h, w = x.shape` "
         "in vision_transformer.py and maxvit.py: \"Proxy object cannot be iterated\"; torch 1.x finds the "
         "UNPACK_SEQUENCE at `f_lasti // 2`, which 3.11's inline caches break).  The exporter looks the instruction "
-        "up by offset instead (`tools/torch_mapping/tracing.py`, `_proxy_iter`), and then fx traces vit_b_16, "
+        "up by offset instead (`python/batchfit/export/tracing.py`, `_proxy_iter`), and then fx traces vit_b_16, "
         "vit_b_32 and maxvit_t; swin_t traces with plain fx.  No model of the table needed the eager fallback "
         "tracer (module hooks and a TorchFunctionMode), which the exporter uses when fx fails.",
         ("* maxvit_t's estimate is above the measurement by the same 802,640 B at batch 1 and 2 (+0.26% at batch 1): "
@@ -478,7 +478,7 @@ def write_doc(path, results, preset_rows, preset_ok, torch_version, tv_version, 
          "qkv storage plus a copy of k (401,408 B); at batch 2 it copies q (2 × 200,704 B, the same 401,408 B): "
          "the exporter writes 0 per sample + 401,408 B constant. The second einsum saves nothing new at batch 1 "
          "(v is a view of the counted storage) and 200,704 B at batch 2: its true constant part is −200,704 B, "
-         "clamped to 0 (`opaque_layer` in tools/torch_mapping/mapping.py). Measured at more batches the error is "
+         "clamped to 0 (`opaque_layer` in python/batchfit/export/mapping.py). Measured at more batches the error is "
          "4 × (401,408 − 100,352·B) for B ≥ 2: +401,408 B at 3, 0 at 4, −1,605,632 B (−0.065%) at 8."),
     ]
     try:
@@ -549,6 +549,7 @@ def main(argv=None):
         rows, rows_ok = saved.get("preset_rows") or [], saved.get("preset_ok", True)
         if not rows:  # e.g. an interrupted run that never reached resnet50: compare now (needs torch)
             sys.path.insert(0, os.path.join(args.root, "tools"))
+            sys.path.insert(0, os.path.join(args.root, "python"))
             with tempfile.TemporaryDirectory(prefix="batchfit-torch-export-") as tmp:
                 rows_ok, rows = preset_check(args.cli, tmp)
             if not rows_ok:
@@ -571,6 +572,7 @@ def main(argv=None):
     if args.threads:
         torch.set_num_threads(args.threads)
     sys.path.insert(0, os.path.join(args.root, "tools"))
+    sys.path.insert(0, os.path.join(args.root, "python"))
     custom = os.path.join(args.root, "tests", "data", "torch", "custom_model.py")
     hand = os.path.join(args.root, "tests", "data", "torch", "hand_models.py")
 

@@ -168,8 +168,8 @@ def make_target(out, kind, seed=0):
 def use_native_dropout(model):
     """On CPU, make every nn.Dropout behave like CUDA's F.dropout (bool mask, native_dropout);
     reference_models.replace_dropout does it in place."""
-    import reference_models  # noqa: E402 (tools/ is on sys.path)
-    return reference_models.replace_dropout(model)
+    from .dropout import replace_dropout
+    return replace_dropout(model)
 
 
 def unique_param_stats(model):

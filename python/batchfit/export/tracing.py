@@ -29,7 +29,7 @@ import torch
 import torch.fx as fx
 import torch.nn as nn
 
-from saved_lib import SavedRecorder
+from .saved_lib import SavedRecorder
 
 try:  # torch >= 1.13
     from torch.overrides import TorchFunctionMode
@@ -198,10 +198,12 @@ def _location_from_stack(text, innermost_first=False):
     return f"{f.rsplit('/', 1)[-1]}:{line} in {fn}"
 
 
-# torch itself, this package, and the tools/ scripts that drive it (torch_export.py is the outermost frame of
-# every stack: it must never be reported as where an op is).
-_INTERNAL_DIRS = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (torch.__file__, __file__)) + (
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
+# torch itself, the batchfit package (this exporter and the API that calls it), and the tools/ scripts of a
+# clone that drive it (tools/torch_export.py is the outermost frame of every stack: it must never be reported as
+# where an op is).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_INTERNAL_DIRS = (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, _PACKAGE_DIR + os.sep,
+                  os.path.join(os.path.dirname(os.path.dirname(_PACKAGE_DIR)), "tools") + os.sep)
 
 
 def _internal(path):

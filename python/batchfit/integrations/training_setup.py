@@ -1,0 +1,94 @@
+"""A transformers TrainingArguments (and the live model) as batchfit-cli options: the optimizer, precision,
+checkpointing, accumulation and data parallelism the Trainer will run. Shared by the callbacks; needs no
+transformers itself (it reads attributes)."""
+import warnings
+
+# TrainingArguments.optim (transformers' OptimizerNames) -> (--optimizer, --impl). Others are warned about and
+# estimated as AdamW.
+OPTIMIZERS = {
+    "adamw_torch": ("adamw", None), "adamw_hf": ("adamw", None), "adamw_torch_fused": ("adamw", "fused"),
+    "adamw_torch_foreach": ("adamw", "foreach"), "adafactor": ("adafactor", None), "sgd": ("sgd", None),
+    "adagrad": ("adagrad", None), "rmsprop": ("rmsprop", None), "adamw_bnb_8bit": ("adam8bit", None),
+    "adamw_8bit": ("adam8bit", None), "paged_adamw_32bit": ("paged-adamw", None),
+    "paged_adamw_8bit": ("paged-adamw-8bit", None), "lion_32bit": ("lion", None),
+}
+
+
+def _value(x):
+    return getattr(x, "value", x)  # enums (OptimizerNames) and plain strings alike
+
+
+def optimizer_options(args):
+    name = str(_value(getattr(args, "optim", "adamw_torch")))
+    if name not in OPTIMIZERS:
+        warnings.warn(f"batchfit: optimizer {name!r} is not modelled; estimating AdamW", stacklevel=3)
+    optimizer, impl = OPTIMIZERS.get(name, ("adamw", None))
+    return {"optimizer": optimizer, "impl": impl}
+
+
+def precision_option(args, model):
+    """Pure half precision when the trainable weights are half (autocast changes nothing then), AMP when fp32
+    weights run under bf16/fp16 autocast, else fp32."""
+    dtypes = {str(p.dtype) for p in model.parameters() if p.requires_grad and p.is_floating_point()}
+    if dtypes == {"torch.bfloat16"}:
+        return "pure-bf16"
+    if dtypes == {"torch.float16"}:
+        return "pure-fp16"
+    if getattr(args, "bf16", False):
+        return "amp-bf16"
+    if getattr(args, "fp16", False):
+        return "amp-fp16"
+    return "fp32"
+
+
+def checkpointing_options(args, transformers_major):
+    """Activation (gradient) checkpointing as the Trainer turns it on: transformers 5 calls it
+    activation_checkpointing and defaults to use_reentrant=False; 4.x gradient_checkpointing, reentrant."""
+    on = getattr(args, "activation_checkpointing", None) or getattr(args, "gradient_checkpointing", False)
+    if not on:
+        return {}
+    kwargs = dict(getattr(args, "activation_checkpointing_kwargs", None) or
+                  getattr(args, "gradient_checkpointing_kwargs", None) or {})
+    every = int(kwargs.pop("every_n_layers", 1))
+    if kwargs.pop("offload", False):
+        warnings.warn("batchfit: checkpointing with offload is estimated without the offload (activations on the "
+                      "GPU): an upper bound", stacklevel=3)
+    reentrant = kwargs.get("use_reentrant", transformers_major < 5)
+    opts = {"checkpointing": "every-k" if every > 1 else "every-block",
+            "checkpoint_mode": "reentrant" if reentrant else "non-reentrant"}
+    if every > 1:
+        opts["checkpoint_every"] = every
+    return opts
+
+
+def trainer_options(args, model, transformers_major=5):
+    """Every option TrainingArguments decides: batch, accumulation, optimizer, precision, checkpointing, GPUs."""
+    opts = {"batch": int(args.per_device_train_batch_size),
+            "accumulation": int(getattr(args, "gradient_accumulation_steps", 1) or 1),
+            "precision": precision_option(args, model)}
+    opts.update(optimizer_options(args))
+    opts.update(checkpointing_options(args, transformers_major))
+    world = int(getattr(args, "world_size", 1) or 1)
+    if world > 1:
+        opts["gpus"] = world
+        opts["strategy"] = "ddp"
+        if getattr(args, "deepspeed", None) or getattr(args, "fsdp", None):
+            warnings.warn("batchfit: DeepSpeed/FSDP from TrainingArguments are not read; pass strategy= to the "
+                          "callback (ddp assumed)", stacklevel=3)
+    return opts
+
+
+def sequence_length(dataset, samples=256):
+    """The longest input_ids among the first `samples` examples (a padding collator pads a batch to its longest);
+    None when the dataset has no input_ids."""
+    if dataset is None:
+        return None
+    longest = None
+    try:
+        for i in range(min(len(dataset), samples)):
+            ids = dataset[i].get("input_ids") if hasattr(dataset[i], "get") else None
+            if ids is not None:
+                longest = max(longest or 0, len(ids))
+    except (TypeError, KeyError, IndexError, NotImplementedError):
+        return longest
+    return longest

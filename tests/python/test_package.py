@@ -1,0 +1,224 @@
+"""The batchfit Python package against batchfit-cli: the same JSON for the same set-up, the same messages and
+exit codes, every option of the CLI under its name, the local Hugging Face cache, save/open, and an nn.Module
+exported in process (when torch is importable). Run by tests/python/run_tests.sh in a fresh virtual environment:
+
+    BATCHFIT_CLI=build/app/batchfit-cli BATCHFIT_SOURCE=. PYTHONPATH=build/python python3 -m unittest test_package
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import batchfit
+from batchfit._native import native
+from batchfit.api import option_arguments
+
+CLI = os.environ["BATCHFIT_CLI"]
+SOURCE = os.environ["BATCHFIT_SOURCE"]
+DATA = os.path.join(SOURCE, "tests", "data")
+
+
+def cli_json(*args):
+    p = subprocess.run([CLI, *args, "--json"], capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        raise AssertionError(f"batchfit-cli {args}: {p.returncode} {p.stderr}")
+    return json.loads(p.stdout)
+
+
+def presets():
+    return [p["id"] for p in cli_json("presets")]
+
+
+class SameAnswerAsTheCli(unittest.TestCase):
+    def test_estimate_equals_the_cli_json_for_every_preset(self):
+        for preset in presets():
+            with self.subTest(preset=preset):
+                r = batchfit.estimate(preset, batch_size=4, gpu="rtx-4090", precision="amp-bf16")
+                self.assertEqual(r.json, cli_json("estimate", "--preset", preset, "--batch", "4", "--gpu", "rtx-4090",
+                                                  "--precision", "amp-bf16"))
+                self.assertEqual(r.fits, r.json["verdict"]["fits"])
+                self.assertEqual(r.max_batch, r.json["max_batch"]["largest"])
+
+    def test_max_batch_equals_the_cli_and_is_the_edge_of_fits(self):
+        for preset in ("resnet50", "gpt2-small"):
+            with self.subTest(preset=preset):
+                m = batchfit.max_batch(preset, gpu="a100-40gb", optimizer="adamw")
+                self.assertEqual(m.json, cli_json("max-batch", "--preset", preset, "--gpu", "a100-40gb",
+                                                  "--optimizer", "adamw"))
+                self.assertTrue(batchfit.check_fit(preset, batch_size=m.largest, gpu="a100-40gb", optimizer="adamw"))
+                self.assertFalse(batchfit.check_fit(preset, batch_size=m.largest + 1, gpu="a100-40gb",
+                                                    optimizer="adamw"))
+
+    def test_lora_quant_and_sharding_options(self):
+        r = batchfit.estimate("llama-2-7b", batch_size=2, gpu=24, quant="nf4", double_quant=True,
+                              lora={"rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]})
+        self.assertEqual(r.json, cli_json("estimate", "--preset", "llama-2-7b", "--batch", "2", "--gpu", "24GiB",
+                                          "--quant", "nf4", "--double-quant", "--lora-rank", "16", "--lora-alpha",
+                                          "32", "--lora-targets", "q_proj,v_proj"))
+        self.assertLess(r.json["totals"]["trainable_parameter_count"], 10**8)
+        z = batchfit.estimate("llama-2-7b", batch_size=1, gpu="h100-80gb", gpus=8, strategy="zero3", margin=0.1)
+        self.assertEqual(z.json, cli_json("estimate", "--preset", "llama-2-7b", "--batch", "1", "--gpu", "h100-80gb",
+                                          "--gpus", "8", "--strategy", "zero3", "--margin", "0.1"))
+
+    def test_python_m_batchfit_is_the_cli(self):
+        for args, rc in ((["check-fit", "--preset", "resnet50", "--gpu", "rtx-4090", "--batch", "64"], 0),
+                         (["check-fit", "--preset", "resnet50", "--gpu", "rtx-4090", "--batch", "4096"], 1),
+                         (["check-fit", "--preset", "resnet50", "--batch", "4"], 2),
+                         (["estimate", "--model", os.path.join(DATA, "no-such.json")], 3)):
+            with self.subTest(args=args):
+                ours = subprocess.run([sys.executable, "-m", "batchfit", *args], capture_output=True, text=True)
+                theirs = subprocess.run([CLI, *args], capture_output=True, text=True)
+                self.assertEqual((ours.returncode, ours.stdout, ours.stderr),
+                                 (theirs.returncode, theirs.stdout, theirs.stderr))
+                self.assertEqual(ours.returncode, rc)
+
+
+class CopyAsPython(unittest.TestCase):
+    """The desktop app's Edit > Copy as Python: the call runs the set-up the command line runs."""
+
+    def test_the_call_gives_the_command_lines_answer(self):
+        lines = [["estimate", "--preset", "resnet50", "--batch", "64", "--gpu", "rtx-4090"],
+                 ["estimate", "--preset", "llama-2-7b", "--batch", "2", "--gpu", "24GiB", "--quant", "nf4",
+                  "--double-quant", "--lora-rank", "16", "--lora-targets", "q_proj,v_proj", "--margin", "0.1"],
+                 ["estimate", "--preset", "gpt2-small", "--batch", "3", "--gpu", "a100-40gb", "--no-set-to-none",
+                  "--checkpointing", "every-k", "--checkpoint-every", "3", "--torch", "1.13"]]
+        for args in lines:
+            with self.subTest(args=args):
+                code = native().python_estimate_call(args)
+                self.assertTrue(code.startswith("import batchfit\nbatchfit.estimate("), code)
+                scope = {}
+                exec(code.replace("batchfit.estimate(", "r = batchfit.estimate(", 1), scope)
+                self.assertEqual(scope["r"].json, cli_json(*args))
+
+
+class EveryOption(unittest.TestCase):
+    def test_every_setting_of_the_table_has_its_keyword(self):
+        settings = native().settings()
+        self.assertGreater(len(settings), 40)
+        for s in settings:
+            if not s["flag"]:
+                continue
+            name = s["flag"][2:].replace("-", "_")
+            value = True if s["form"] != "value" else (s["default"] or "1")
+            with self.subTest(flag=s["flag"]):
+                args = option_arguments({name: value})
+                self.assertEqual(args[0], "--batch" if name == "batch_size" else s["flag"])
+
+    def test_cli_messages_become_exceptions(self):
+        with self.assertRaises(batchfit.UsageError) as e:
+            batchfit.estimate("resnet50", optimizer="adamx")
+        self.assertIn("unknown optimizer 'adamx'", str(e.exception))
+        self.assertEqual(e.exception.exit_code, 2)
+        with self.assertRaises(batchfit.UsageError) as e:
+            batchfit.estimate("resnet50", no_such_option=3)
+        self.assertIn("--no-such-option", str(e.exception))
+        with self.assertRaises(batchfit.UsageError) as e:
+            batchfit.estimate("resnet50", batch_size=2**40)
+        self.assertIn("--batch", str(e.exception))
+
+    def test_a_hostile_model_file_names_the_file_the_layer_and_the_attribute(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "bad.json")
+            with open(bad, "w") as f:
+                json.dump({"format": "batchfit-model", "version": 1, "name": "x", "input": {"shape": [3]},
+                           "layers": [{"name": "a", "op": "linear", "in_features": -5, "out_features": 10**15}]}, f)
+            with self.assertRaises(batchfit.InputError) as e:
+                batchfit.estimate(bad, gpu="rtx-4090")
+            theirs = subprocess.run([CLI, "estimate", "--model", bad, "--gpu", "rtx-4090"], capture_output=True,
+                                    text=True)
+            self.assertEqual(str(e.exception), theirs.stderr.strip().replace("batchfit-cli: ", ""))
+            self.assertIn("bad.json", str(e.exception))
+            self.assertIn("out_features", str(e.exception))
+
+
+class Models(unittest.TestCase):
+    def test_from_pretrained_config_reads_the_local_cache_and_never_downloads(self):
+        with tempfile.TemporaryDirectory() as hub:
+            snap = os.path.join(hub, "models--acme--tiny-llama", "snapshots", "abc123")
+            os.makedirs(snap)
+            with open(os.path.join(DATA, "hf", "llama-3.2-3b.json")) as f:
+                config = f.read()
+            with open(os.path.join(snap, "config.json"), "w") as f:
+                f.write(config)
+            os.makedirs(os.path.join(hub, "models--acme--tiny-llama", "refs"))
+            with open(os.path.join(hub, "models--acme--tiny-llama", "refs", "main"), "w") as f:
+                f.write("abc123")
+            old = os.environ.get("HF_HUB_CACHE")
+            os.environ["HF_HUB_CACHE"] = hub
+            try:
+                source = batchfit.from_pretrained_config("acme/tiny-llama", seq=512)
+                r = batchfit.estimate(source, batch_size=1, gpu="a100-80gb")
+                self.assertEqual(r.json, cli_json("estimate", "--hf-config", os.path.join(snap, "config.json"),
+                                                  "--seq", "512", "--batch", "1", "--gpu", "a100-80gb"))
+                with self.assertRaises(ValueError) as e:
+                    batchfit.from_pretrained_config("acme/not-downloaded")
+                self.assertIn("acme/not-downloaded", str(e.exception))
+            finally:
+                if old is None:
+                    del os.environ["HF_HUB_CACHE"]
+                else:
+                    os.environ["HF_HUB_CACHE"] = old
+
+    def test_a_dict_config_and_a_model_file_path(self):
+        with open(os.path.join(DATA, "hf", "qwen3-0.6b.json")) as f:
+            config = json.load(f)
+        a = batchfit.estimate(config, batch_size=2, gpu="rtx-4090", seq=256)
+        b = batchfit.estimate(os.path.join(DATA, "hf", "qwen3-0.6b.json"), batch_size=2, gpu="rtx-4090", seq=256)
+        self.assertEqual(a.required_bytes, b.required_bytes)
+        self.assertEqual(a.json["totals"], b.json["totals"])
+
+    def test_save_writes_the_setup_the_gui_and_cli_open(self):
+        r = batchfit.estimate("gpt2-small", batch_size=6, gpu="a100-40gb", optimizer="adamw",
+                              checkpointing="every-block")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = r.save(os.path.join(tmp, "setup.json"))
+            again = cli_json("estimate", "--model", path)  # GPU, batch and settings from the file
+            self.assertEqual(again["batch"], 6)
+            self.assertEqual(again["gpu"]["id"], "a100-40gb")
+            self.assertEqual(again["required_bytes"], r.required_bytes)
+            self.assertEqual(again["config"], r.json["config"])
+
+    def test_notebook_display(self):
+        r = batchfit.estimate("resnet50", batch_size=512, gpu="rtx-4090")
+        page = r._repr_html_()
+        self.assertIn("<svg", page)
+        self.assertIn(r.verdict["decision"], page)
+        self.assertIn(f"largest batch {r.max_batch}", page)
+        self.assertIn("out of memory", repr(r))
+
+
+@unittest.skipUnless(__import__("importlib").util.find_spec("torch"), "torch is not installed")
+class LiveModules(unittest.TestCase):
+    def test_an_exported_module_equals_the_exporter_file_route(self):
+        import torch
+        import torch.nn as nn
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.Flatten(),
+                              nn.Linear(16 * 32 * 32, 10))
+        r = batchfit.estimate(model, torch.randn(1, 3, 32, 32), batch_size=64, gpu="rtx-4090")
+        self.assertEqual(r.json["totals"]["parameter_count"], sum(p.numel() for p in model.parameters()))
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "m.json")
+            with open(os.path.join(tmp, "m.py"), "w") as f:
+                f.write("import torch.nn as nn\n"
+                        "def build():\n"
+                        "    return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),\n"
+                        "                         nn.Flatten(), nn.Linear(16 * 32 * 32, 10))\n")
+            subprocess.run([sys.executable, os.path.join(SOURCE, "tools", "torch_export.py"),
+                            os.path.join(tmp, "m.py") + ":build", "--input-shape", "3,32,32", "--out", out,
+                            "--quiet"], check=True)
+            theirs = cli_json("estimate", "--model", out, "--batch", "64", "--gpu", "rtx-4090")
+        for key in ("totals", "required_bytes", "peak_allocated_bytes", "verdict", "max_batch"):
+            self.assertEqual(r.json[key], theirs[key], key)
+
+    def test_a_module_on_a_gpu_or_without_inputs_is_refused_with_a_reason(self):
+        import torch.nn as nn
+        with self.assertRaises(ValueError) as e:
+            batchfit.estimate(nn.Linear(4, 4), None, gpu="rtx-4090")
+        self.assertIn("example_inputs", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
