@@ -65,25 +65,37 @@ class Estimate:
         rows.append(("Required (nvidia-smi)", self.required_bytes))
         return rows
 
-    def chart_svg(self, width=520, height=64):
-        """The peak's components as one stacked bar, with the GPU's usable memory marked (SVG text)."""
+    def chart_svg(self, width=560):
+        """The peak's components as one stacked bar against the GPU's usable memory (dashed), with a legend
+        (SVG text)."""
         usable = self.verdict["usable_bytes"] if self.verdict else 0
-        scale_max = max(self.required_bytes, usable, 1)
-        x, parts = 0.0, []
-        for key, label, colour in COMPONENTS:
-            w = width * self.components[key] / scale_max
-            parts.append(f'<rect x="{x:.1f}" y="8" width="{w:.1f}" height="28" fill="{colour}">'
-                         f'<title>{html.escape(label)}: {gib(self.components[key])}</title></rect>')
+        bar = width - 4
+        scale = bar / max(self.required_bytes, usable, 1)
+        x, parts, legend = 2.0, [], []
+        segments = [(self.components[key], label, colour) for key, label, colour in COMPONENTS]
+        segments.append((self.required_bytes - self.peak_allocated_bytes, "Reserve + context", "#bab0ac"))
+        for i, (nbytes, label, colour) in enumerate(segments):
+            w = max(nbytes, 0) * scale
+            title = f"<title>{html.escape(label)}: {gib(nbytes)}</title>"
+            parts.append(f'<rect x="{x:.1f}" y="4" width="{w:.1f}" height="26" fill="{colour}">{title}</rect>')
             x += w
-        rest = width * (self.required_bytes - self.peak_allocated_bytes) / scale_max
-        parts.append(f'<rect x="{x:.1f}" y="8" width="{max(rest, 0):.1f}" height="28" fill="#bab0ac">'
-                     f'<title>Reserve and CUDA context</title></rect>')
+            lx, ly = 2 + (i % 3) * (width // 3), 64 + (i // 3) * 16
+            legend.append(f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{colour}"/>'
+                          f'<text x="{lx + 14}" y="{ly}" font-size="11">{html.escape(label)} {gib(nbytes)}</text>')
+        needs = f"needs {gib(self.required_bytes)}"
         if usable:
-            ux = width * usable / scale_max
-            parts.append(f'<line x1="{ux:.1f}" x2="{ux:.1f}" y1="2" y2="42" stroke="#000" stroke-dasharray="3,2"/>'
-                         f'<text x="{min(ux, width - 90):.1f}" y="56" font-size="11">usable {gib(usable)}</text>')
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-                f'font-family="sans-serif">{"".join(parts)}</svg>')
+            ux = 2 + usable * scale
+            anchor = "end" if ux > width / 2 else "start"
+            parts.append(f'<line x1="{ux:.1f}" x2="{ux:.1f}" y1="0" y2="34" stroke="#000" stroke-dasharray="3,2"/>'
+                         f'<text x="{ux + (-3 if anchor == "end" else 3):.1f}" y="46" font-size="11" '
+                         f'text-anchor="{anchor}">usable {gib(usable)}</text>')
+            needs += f" ({self.verdict['decision']})"
+        parts.append(f'<text x="2" y="46" font-size="11" font-weight="bold">{html.escape(needs)}</text>'
+                     if not usable or 2 + usable * scale > width / 2 else
+                     f'<text x="{width - 2}" y="46" font-size="11" font-weight="bold" text-anchor="end">'
+                     f'{html.escape(needs)}</text>')
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{66 + 16 * 1}" '
+                f'font-family="sans-serif">{"".join(parts + legend)}</svg>')
 
     def _repr_html_(self):
         rows = "".join(f"<tr><td>{html.escape(k)}</td><td style='text-align:right'>{gib(v)}</td></tr>"

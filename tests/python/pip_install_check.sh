@@ -4,7 +4,7 @@
 # requirements), so ctest runs it only with BATCHFIT_PIP_CHECK=1; a few minutes (the core is compiled again).
 #   pip_install_check.sh SOURCE CLI [PYTHON]
 set -euo pipefail
-src=$(cd "$1" && pwd) cli=$2 python=${3:-/usr/bin/python3}
+src=$(cd "$1" && pwd) cli=$(readlink -f "$2") python=${3:-/usr/bin/python3}
 if [ "${BATCHFIT_PIP_CHECK:-0}" != 1 ]; then echo "SKIPPED: set BATCHFIT_PIP_CHECK=1 (needs PyPI)"; exit 77; fi
 work=$(mktemp -d /tmp/batchfit-pip-XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -28,5 +28,6 @@ if ldd "$so" | grep -q libasan; then
   export ASAN_OPTIONS=detect_leaks=0:alloc_dealloc_mismatch=0:detect_odr_violation=0
 fi
 export PYTHONPATH="$build/python" BATCHFIT_SOURCE="$src" BATCHFIT_CLI="$build/app/batchfit-cli"
+[ -x "$build/app/batchfit" ] && export BATCHFIT_GUI_EXE="$build/app/batchfit"
 cd "$src/tests/python"
 exec "$python" -W error::ResourceWarning -m unittest -v "$@"

@@ -180,6 +180,26 @@ class Models(unittest.TestCase):
             self.assertEqual(again["required_bytes"], r.required_bytes)
             self.assertEqual(again["config"], r.json["config"])
 
+    @unittest.skipUnless(os.environ.get("BATCHFIT_GUI_EXE"), "the desktop app is not built")
+    def test_open_gui_starts_the_app_with_the_setup(self):
+        r = batchfit.estimate("gpt2-small", batch_size=6, gpu="a100-40gb", optimizer="adamw")
+        with tempfile.TemporaryDirectory() as tmp:
+            shot = os.path.join(tmp, "gui.png")
+            wrapper = os.path.join(tmp, "batchfit")  # the app, told to save its window once the estimate shows
+            with open(wrapper, "w") as f:
+                f.write(f'#!/bin/sh\nexec "{os.environ["BATCHFIT_GUI_EXE"]}" "$@" --screenshot "{shot}"\n')
+            os.chmod(wrapper, 0o755)
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+            old = os.environ.copy()
+            os.environ.update(env)
+            try:
+                proc = r.open_gui(executable=wrapper)
+                self.assertEqual(proc.wait(timeout=300), 0)
+            finally:
+                os.environ.clear()
+                os.environ.update(old)
+            self.assertGreater(os.path.getsize(shot), 10000)
+
     def test_notebook_display(self):
         r = batchfit.estimate("resnet50", batch_size=512, gpu="rtx-4090")
         page = r._repr_html_()
