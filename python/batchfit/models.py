@@ -3,6 +3,7 @@ Face config (a path, a cached model id, a live ``PreTrainedModel``'s config) or 
 ``batchfit.export``."""
 import json
 import os
+import re
 import shutil
 import tempfile
 import weakref
@@ -132,9 +133,34 @@ def model_source(model, example_inputs=None, route="auto", export_options=None):
                     f"{type(model).__name__}")
 
 
+def _name_tokens(name):
+    """"NVIDIA A100-SXM4-40GB" -> {"a100", "sxm4", "40gb"}: lower case, the vendor and parenthesized notes out."""
+    name = re.sub(r"\(.*?\)", " ", name.lower())
+    return set(re.findall(r"[a-z0-9]+", name)) - {"nvidia"}
+
+
+def catalogue_gpu(name, total_memory):
+    """The catalogue id of a device torch names `name` with `total_memory` bytes: the same name, else the entry
+    whose name's words are all in the device's (the most words) and whose capacity is within 3%. None if none."""
+    rc, out, _ = native().run(["gpus", "--json"])
+    if rc != 0:
+        return None
+    device = _name_tokens(name)
+    best, best_score = None, 0
+    for g in json.loads(out):
+        if abs(int(g["memory_bytes"]) - total_memory) > 0.03 * total_memory:
+            continue
+        if g["name"].lower() == name.lower():
+            return g["id"]
+        words = _name_tokens(g["name"])
+        if words and words <= device and len(words) > best_score:
+            best, best_score = g["id"], len(words)
+    return best
+
+
 def gpu_from_torch(device=None):
-    """The GPU torch sees, as --gpu takes it: the catalogue id whose name and capacity match
-    ``torch.cuda.get_device_properties(device)``, else its capacity ("79.1GiB"). None without CUDA."""
+    """The GPU torch sees, as --gpu takes it: its catalogue id (catalogue_gpu: the catalogue's CUDA context and
+    architecture apply), else its capacity ("79.1GiB"). None without CUDA."""
     try:
         import torch
     except ImportError:
@@ -142,11 +168,4 @@ def gpu_from_torch(device=None):
     if not torch.cuda.is_available():
         return None
     props = torch.cuda.get_device_properties(device if device is not None else torch.cuda.current_device())
-    rc, out, _ = native().run(["gpus", "--json"])
-    if rc == 0:
-        catalogue = json.loads(out)
-        for g in catalogue.get("gpus", catalogue) if isinstance(catalogue, dict) else catalogue:
-            same_name = g.get("name", "").lower() == props.name.lower()
-            if same_name and abs(int(g.get("memory_bytes", 0)) - props.total_memory) < (1 << 30):
-                return g["id"]
-    return f"{props.total_memory / (1 << 30):.6g}GiB"
+    return catalogue_gpu(props.name, props.total_memory) or f"{props.total_memory / (1 << 30):.6g}GiB"

@@ -161,6 +161,22 @@ class Models(unittest.TestCase):
                 else:
                     os.environ["HF_HUB_CACHE"] = old
 
+    def test_the_gpu_torch_names_is_found_in_the_catalogue(self):
+        from batchfit.models import catalogue_gpu
+        gib = 1 << 30
+        cases = {("NVIDIA A100-SXM4-40GB", 42298834944): "a100-40gb",
+                 ("NVIDIA A100-SXM4-80GB", 85097971712): "a100-80gb",
+                 ("NVIDIA H100 80GB HBM3", 85029158912): "h100-80gb",
+                 ("NVIDIA GeForce RTX 4090", 25393692672): "rtx-4090",
+                 ("NVIDIA GeForce RTX 4090 D", 25393692672): "rtx-4090-d",
+                 ("Tesla T4", 15835660288): "t4",
+                 ("NVIDIA L40S", 47697362944): "l40s",
+                 ("NVIDIA GeForce RTX 4090", 48 * gib): None,  # a modded 48 GB card: its own capacity
+                 ("Some Future GPU", 64 * gib): None}
+        for (name, memory), expected in cases.items():
+            with self.subTest(name=name, memory=memory):
+                self.assertEqual(catalogue_gpu(name, memory), expected)
+
     def test_a_dict_config_and_a_model_file_path(self):
         with open(os.path.join(DATA, "hf", "qwen3-0.6b.json")) as f:
             config = json.load(f)
