@@ -205,12 +205,19 @@ class Models(unittest.TestCase):
             with open(wrapper, "w") as f:
                 f.write(f'#!/bin/sh\nexec "{os.environ["BATCHFIT_GUI_EXE"]}" "$@" --screenshot "{shot}"\n')
             os.chmod(wrapper, 0o755)
-            env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+            # a new user's settings (nothing restored, no dialog from an earlier session), no display needed
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=tmp, XDG_DATA_HOME=tmp,
+                       XDG_CACHE_HOME=tmp)
             old = os.environ.copy()
             os.environ.update(env)
             try:
                 proc = r.open_gui(executable=wrapper)
-                self.assertEqual(proc.wait(timeout=300), 0)
+                try:
+                    self.assertEqual(proc.wait(timeout=180), 0)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+                    raise
             finally:
                 os.environ.clear()
                 os.environ.update(old)
