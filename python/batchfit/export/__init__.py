@@ -1,6 +1,8 @@
 """PyTorch -> BatchFit model file: tracing, op mapping and measurement helpers.
 
-Used by tools/torch_export.py and tools/torch_measure.py (see tools/README.md).
+``batchfit.export``: used by ``batchfit.estimate(module, example_inputs)``, its command line
+``python -m batchfit.export`` (``tools/torch_export.py`` in a clone) and the measurement scripts of
+tools/ (see tools/README.md). Importing it needs torch; ``import batchfit`` does not.
 Works with torch 1.13 (Debian's python3-torch) and torch 2.x.
 
 Modules:
@@ -15,5 +17,7 @@ Modules:
   ``shape_rules`` (cat, split, indexing, views); ``values`` (Param, Const, Tup, ...) and
   ``tables`` (which callables each rule covers);
 * ``export``  - the driver: trace, map, retrace with coarser leaves for what cannot be
-  mapped, write the model file.
+  mapped, write the model file;
+* ``saved_lib`` - the saved-tensor counting (``SavedRecorder``), ``dropout`` - CUDA's dropout
+  on the CPU (``NativeDropout``), ``__main__`` - the command line.
 """
