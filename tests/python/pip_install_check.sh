@@ -16,6 +16,6 @@ echo "pip install . took $(( $(date +%s) - start )) s"
 # the installed package, not the clone's python/ folder
 cd "$work" && "$work/venv/bin/python" -c "import batchfit, batchfit._batchfit as n; print(batchfit.__file__, n.version())"
 so=$(ls "$work"/venv/lib/python3*/site-packages/batchfit/_batchfit*.so)
-if ldd "$so" | grep -q libQt; then echo "the installed core links Qt: $so" >&2; exit 1; fi
+if [[ "$(ldd "$so")" == *libQt* ]]; then echo "the installed core links Qt: $so" >&2; exit 1; fi
 cd "$src/tests/python"
 BATCHFIT_CLI=$cli BATCHFIT_SOURCE=$src "$work/venv/bin/python" -W error::ResourceWarning -m unittest test_package

@@ -23,7 +23,8 @@ if [ "$mode" = fresh-venv ]; then
   fi
   python="$venv/bin/python"
 fi
-if ldd "$so" | grep -q libasan; then
+# (ldd's output taken whole: `ldd | grep -q` can fail under pipefail when grep stops reading early)
+if [[ "$(ldd "$so")" == *libasan* ]]; then
   export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
   export ASAN_OPTIONS=detect_leaks=0:alloc_dealloc_mismatch=0:detect_odr_violation=0
 fi

@@ -280,6 +280,33 @@ TEST_CASE("the app's first start on offscreen screens of three sizes, English an
         }
     }
 }
+
+TEST_CASE("with --screenshot, a model that cannot be opened says why on stderr and never waits on a dialog",
+          "[window][process]") {
+    test::app();
+    QTemporaryDir dir;
+    REQUIRE(dir.isValid());
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    {
+        QFile f(bad);
+        REQUIRE(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"batchfit-model\", \"layers\": 7}");
+    }
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    QProcess app;
+    app.setProcessEnvironment(env);
+    app.setProcessChannelMode(QProcess::MergedChannels);
+    app.start(QStringLiteral(BATCHFIT_GUI_EXE),
+              {QStringLiteral("--model"), bad, QStringLiteral("--screenshot"),
+               dir.filePath(QStringLiteral("s.png"))});
+    const bool finished = app.waitForFinished(60000); // a modal error box would wait for ever
+    if (!finished) app.kill();
+    REQUIRE(finished);
+    const QString out = QString::fromUtf8(app.readAll());
+    INFO(out.toStdString());
+    CHECK(out.contains(QStringLiteral("batchfit: Cannot Open Model")));
+}
 #endif
 
 TEST_CASE("the layout check sees cut text, squeezed widgets and overlaps", "[window][layout]") {

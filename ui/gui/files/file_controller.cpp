@@ -13,6 +13,7 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QRegularExpression>
+#include <cstdio>
 
 namespace batchfit {
 
@@ -48,6 +49,10 @@ FileController::FileController(Document* doc, AppSettings* settings, QWidget* di
 
 void FileController::showError(const QString& title, const QString& text) {
     m_lastError = text;
+    if (m_headless) {
+        std::fprintf(stderr, "batchfit: %s: %s\n", qPrintable(title), qPrintable(text));
+        return;
+    }
     QMessageBox box(QMessageBox::Critical, title, text, QMessageBox::Ok, m_parent);
     box.setTextInteractionFlags(Qt::TextSelectableByMouse);
     box.exec();

@@ -43,6 +43,8 @@ public:
     QString lastWarning() const { return m_lastWarning; }
     /// File > Import (Hugging Face config, ONNX).
     ImportController* imports() const { return m_imports; }
+    /// With nobody to answer a dialog (--screenshot), errors go to stderr instead of a modal message box.
+    void setHeadless(bool headless) { m_headless = headless; }
 
 signals:
     void recentFilesChanged();
@@ -56,6 +58,7 @@ private:
     ImportController* m_imports;
     QString m_lastError;
     QString m_lastWarning;
+    bool m_headless = false;
 };
 
 } // namespace batchfit

@@ -211,6 +211,7 @@ int BatchFitApp::run(int argc, char** argv) {
         std::fprintf(stderr, "batchfit: Qt cannot draw SVG icons: its SVG plugins are missing (package "
                              "qt6-svg-plugins on Debian 13, libqt6svg6 on Debian 12)\n");
     window.restoreSettings();
+    window.files()->setHeadless(!o.screenshot.isEmpty());
     openInitialModel(window, *settings, o);
     if (!o.chart.isEmpty()) window.showTab(o.chart);
     if (mode == QLatin1String("serving")) window.setServingMode(true);
