@@ -42,6 +42,12 @@ enum class CheckpointMode { Reentrant, NonReentrant };
 /// Whose autograd formulas decide what is saved: PyTorch 2.x (the reference) or 1.13, where some formulas
 /// kept more (a mean over dims kept its input: docs/memory-model.md, "PyTorch 1.13").
 enum class TorchRules { Torch2, Torch113 };
+/// How a language model's head and loss run (docs/memory-model.md, "The language-model loss"): transformers'
+/// ForCausalLMLoss over the whole [S, vocab] logits (Full); TRL's SFTTrainer as of 1.16, a fused head that
+/// folds [4096, 32768] tiles of the logits and accumulates the gradients in fp32 (TrlFused); or TRL's earlier
+/// chunked_nll, the head and cross-entropy per chunk of 256 tokens under non-reentrant checkpointing
+/// (TrlChunked, the SFT default of TRL 1.9 to 1.14).
+enum class LmLoss { Full, TrlFused, TrlChunked };
 
 /// LoRA adapters (PEFT's LoraConfig): each targeted linear gets lora_A (in -> rank) and lora_B (rank -> out);
 /// everything else is frozen (plus TrainingConfig::trainOnly, PEFT's modules_to_save).
@@ -92,6 +98,7 @@ struct TrainingConfig {
     bool eagerModuleLoading = false;
     bool firstStep = false; ///< simulate step 1 (states created lazily) instead of the steady state
     TorchRules torch = TorchRules::Torch2;
+    LmLoss lmLoss = LmLoss::Full;
 
     // Fine-tuning: which layers train (glob patterns over layer paths, or PyTorch module names; a pattern
     // matching a block covers what it contains). Empty: every layer the model file does not mark
@@ -149,6 +156,8 @@ std::string_view precisionName(Precision p);           ///< "fp32", "amp-bf16", 
 std::string_view checkpointingName(Checkpointing c);   ///< "none", "every-block", "every-k", "selective"
 std::string_view torchRulesName(TorchRules t);         ///< "2", "1.13"
 std::string_view checkpointModeName(CheckpointMode m); ///< "reentrant", "non-reentrant"
+std::string_view lmLossName(LmLoss l);                 ///< "full", "trl-fused", "trl-chunked"
+Result<LmLoss> parseLmLoss(std::string_view s);
 Result<OptimizerKind> parseOptimizer(std::string_view s);
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);
 Result<Precision> parsePrecision(std::string_view s);

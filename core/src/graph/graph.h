@@ -44,8 +44,10 @@ struct GOp {
     std::vector<int> saved;   ///< tensors saved for backward (their storages stay alive)
     std::vector<bool> gradPassthrough; ///< per input: its gradient is the output gradient itself (no alloc)
     GradKind grad = GradKind::Allocate;
+    int gradInputs = -1; ///< >= 0: only the first gradInputs inputs get a gradient from this op
     Affine fwdWorkspace;
     Affine bwdWorkspace;
+    Affine bwdParamWorkspace; ///< more backward workspace when the op's first parameter trains
     Affine cudnnWorkspace[3]; ///< elastic: forward, dgrad, wgrad (OpPlan::cudnnWorkspace)
     int checkpointUnit = -1; ///< >= 0: inside this recomputed unit
     bool isLoss = false;

@@ -1,3 +1,4 @@
+#include "graph/lm_loss_rewrite.h"
 #include "graph/graph_builder.h"
 
 #include "batchfit/lora_targets.h"
@@ -49,7 +50,14 @@ std::uint64_t minimumOps(const std::vector<Layer>& layers, std::uint64_t limit) 
 
 } // namespace
 
-Result<Graph> buildGraph(const Model& model, const TrainingConfig& config) {
+Result<Graph> buildGraph(const Model& given, const TrainingConfig& config) {
+    std::optional<Model> rewritten;
+    if (config.lmLoss != LmLoss::Full) {
+        auto r = applyLmLoss(given, config);
+        if (!r) return r.error();
+        rewritten = std::move(*r);
+    }
+    const Model& model = rewritten ? *rewritten : given;
     GraphBuilder b(config);
     if (config.parallel.pp > 1) {
         if (config.parallel.gpus % (config.parallel.pp * config.parallel.tp))
@@ -293,8 +301,10 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     op.layer = m_currentLayer;
     op.inputs = inputs;
     op.grad = plan.grad;
+    op.gradInputs = plan.gradInputs;
     op.fwdWorkspace = plan.fwdWorkspace;
     op.bwdWorkspace = plan.bwdWorkspace;
+    op.bwdParamWorkspace = plan.bwdParamWorkspace;
     for (int i = 0; i < 3; ++i) op.cudnnWorkspace[i] = plan.cudnnWorkspace[i];
     op.isLoss = plan.isLoss;
     op.checkpointUnit = m_selectiveUnit >= 0 ? m_selectiveUnit : m_currentUnit;

@@ -57,9 +57,15 @@ struct OpPlan {
     std::vector<SavedDecl> saved;
     Alias alias = Alias::None; ///< output 0 shares input 0's storage
     GradKind grad = GradKind::Allocate;
+    /// >= 0: only the first gradInputs inputs get a gradient here (an input passed along only to be kept
+    /// alive, as the chunked loss's final hidden states, gets its gradient through another op)
+    int gradInputs = -1;
     bool passthroughSameShape = false; ///< inputs with the output's shape get the output gradient itself
     Affine fwdWorkspace;
     Affine bwdWorkspace;
+    /// Added to bwdWorkspace when the op's first parameter trains (a weight-gradient buffer the op keeps only
+    /// then: TRL's fused head accumulates the weight's gradient in fp32)
+    Affine bwdParamWorkspace;
     /// cuDNN's workspaces, elastic (forward, grad of the input, grad of the weight): docs/memory-model.md 6.2.
     Affine cudnnWorkspace[3];
     bool isLoss = false;
@@ -127,6 +133,7 @@ void registerShapeOps();
 void registerElementwiseOps();
 void registerEmbeddingOps();
 void registerLossOps();
+void registerLmLossOps();
 void registerAttentionOps();
 void registerMoeOps();
 void registerMoeGroupedOps();

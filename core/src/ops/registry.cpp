@@ -36,6 +36,7 @@ void ensureRegistered() {
         registerQuantLinearOps();
         registerParallelOps();
         registerLossOps();
+        registerLmLossOps();
         registerOpaqueOps();
     });
 }

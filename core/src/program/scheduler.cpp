@@ -406,6 +406,7 @@ void Scheduler::backwardOp(int opIndex) {
         std::vector<int> done;
         for (std::size_t j = 0; j < op.inputs.size(); ++j) {
             const int t = op.inputs[j];
+            if (op.gradInputs >= 0 && j >= static_cast<std::size_t>(op.gradInputs)) continue;
             if (!m_graph.tensors[static_cast<std::size_t>(t)].requiresGrad) continue;
             if (std::find(done.begin(), done.end(), t) != done.end()) continue;
             done.push_back(t);
@@ -446,6 +447,8 @@ void Scheduler::backwardOp(int opIndex) {
         }
     }
     transient(op.bwdWorkspace, Component::Temporaries, s);
+    if (!op.params.empty() && m_graph.params[static_cast<std::size_t>(op.params.front())].trainable)
+        transient(op.bwdParamWorkspace, Component::Temporaries, s);
     // convolution_backward's output_mask: dgrad when the input needs a gradient, wgrad when a weight trains
     if (!op.inputs.empty() && m_graph.tensors[static_cast<std::size_t>(op.inputs[0])].requiresGrad)
         workspace(op.cudnnWorkspace[1], s);

@@ -51,6 +51,13 @@ constexpr std::array<std::pair<std::string_view, Checkpointing>, 4> kCheckpointi
     {"selective", Checkpointing::Selective},
 }};
 
+constexpr std::array<std::pair<std::string_view, LmLoss>, 4> kLmLosses{{
+    {"full", LmLoss::Full},
+    {"trl-fused", LmLoss::TrlFused},
+    {"trl-chunked", LmLoss::TrlChunked},
+    {"transformers", LmLoss::Full},
+}};
+
 constexpr std::array<std::pair<std::string_view, CheckpointMode>, 2> kCheckpointModes{{
     {"reentrant", CheckpointMode::Reentrant},
     {"non-reentrant", CheckpointMode::NonReentrant},
@@ -69,6 +76,13 @@ std::string_view checkpointModeName(CheckpointMode m) {
 }
 Result<CheckpointMode> parseCheckpointMode(std::string_view s) {
     return parseFrom(kCheckpointModes, s, "checkpoint mode");
+}
+
+std::string_view lmLossName(LmLoss l) {
+    return nameFrom(kLmLosses, l);
+}
+Result<LmLoss> parseLmLoss(std::string_view s) {
+    return parseFrom(kLmLosses, s, "language-model loss");
 }
 
 std::string_view torchRulesName(TorchRules t) {
