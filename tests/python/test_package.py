@@ -233,6 +233,35 @@ class Models(unittest.TestCase):
 
 
 @unittest.skipUnless(__import__("importlib").util.find_spec("torch"), "torch is not installed")
+class TrlLoss(unittest.TestCase):
+    def test_the_loss_sfttrainer_runs_is_read_from_its_config(self):
+        import types
+        import warnings
+        from batchfit.integrations.training_setup import lm_loss_option
+        sft = types.SimpleNamespace
+        self.assertIsNone(lm_loss_option(sft(), "pure-bf16", "1.16.0"))  # a plain Trainer: the full logits
+        self.assertEqual(lm_loss_option(sft(loss_type="nll"), "pure-bf16", "1.16.0"), "trl-fused")
+        self.assertEqual(lm_loss_option(sft(loss_type="chunked_nll"), "fp32", "1.15.0"), "trl-fused")
+        self.assertEqual(lm_loss_option(sft(loss_type="chunked_nll"), "pure-bf16", "1.14.2"), "trl-chunked")
+        self.assertIsNone(lm_loss_option(sft(loss_type="nll"), "pure-bf16", "1.14.2"))
+        self.assertIsNone(lm_loss_option(sft(loss_type="dft"), "pure-bf16", "1.16.0"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertIsNone(lm_loss_option(sft(loss_type="nll", use_liger_kernel=True), "pure-bf16", "1.16.0"))
+            self.assertIsNone(lm_loss_option(sft(loss_type="nll"), "amp-bf16", "1.16.0"))
+        self.assertEqual(len(caught), 2)
+        self.assertIn("Liger", str(caught[0].message))
+        self.assertIn("autocast", str(caught[1].message))
+
+    def test_the_keyword_reaches_the_estimate(self):
+        llama = os.path.join(DATA, "hf", "llama-3.2-3b.json")
+        full = batchfit.estimate(llama, seq=4096, batch_size=1, precision="pure-bf16", lora_rank=16)
+        fused = batchfit.estimate(llama, seq=4096, batch_size=1, precision="pure-bf16", lora_rank=16,
+                                  lm_loss="trl-fused")
+        self.assertLess(fused.peak_allocated_bytes, full.peak_allocated_bytes)
+        self.assertEqual(fused.json["config"]["lm_loss"], "trl-fused")
+
+
 class LiveModules(unittest.TestCase):
     def test_an_exported_module_equals_the_exporter_file_route(self):
         import torch

@@ -61,6 +61,36 @@ def checkpointing_options(args, transformers_major):
     return opts
 
 
+def lm_loss_option(args, precision, trl_version=None):
+    """The language-model loss TRL's SFTTrainer runs (its SFTConfig has loss_type): TRL 1.15+ a fused head for
+    "nll" (and its alias "chunked_nll"), TRL 1.9-1.14 the checkpointed chunks for "chunked_nll". None for a plain
+    Trainer (transformers' full logits), for what BatchFit does not model (Liger's kernel, DFT; autocast), which
+    then estimates the full logits: more memory than TRL uses, never less."""
+    loss_type = getattr(args, "loss_type", None)
+    if loss_type is None:
+        return None
+    if trl_version is None:
+        try:
+            import trl
+            trl_version = trl.__version__
+        except ImportError:
+            return None
+    major_minor = tuple(int(p) for p in trl_version.split(".")[:2] if p.isdigit())
+    chosen = None
+    if getattr(args, "use_liger_kernel", False):
+        warnings.warn("batchfit: Liger's fused linear cross-entropy is not modelled; the full logits are estimated "
+                      "(more than Liger uses)", stacklevel=3)
+    elif major_minor >= (1, 15) and loss_type in ("nll", "chunked_nll"):
+        chosen = "trl-fused"
+    elif major_minor >= (1, 9) and loss_type == "chunked_nll":
+        chosen = "trl-chunked"
+    if chosen and precision.startswith("amp-"):
+        warnings.warn(f"batchfit: TRL's {loss_type} under autocast is not modelled; the full logits are "
+                      "estimated (more than TRL uses)", stacklevel=3)
+        chosen = None
+    return chosen
+
+
 def trainer_options(args, model, transformers_major=5):
     """Every option TrainingArguments decides: batch, accumulation, optimizer, precision, checkpointing, GPUs."""
     opts = {"batch": int(args.per_device_train_batch_size),
@@ -68,6 +98,9 @@ def trainer_options(args, model, transformers_major=5):
             "precision": precision_option(args, model)}
     opts.update(optimizer_options(args))
     opts.update(checkpointing_options(args, transformers_major))
+    lm_loss = lm_loss_option(args, opts["precision"])
+    if lm_loss:
+        opts["lm_loss"] = lm_loss
     world = int(getattr(args, "world_size", 1) or 1)
     if world > 1:
         opts["gpus"] = world
