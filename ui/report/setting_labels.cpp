@@ -78,6 +78,7 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Non-torch memory (measured)"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "CUDA graphs (measured)"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "KV cache memory"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Language-model loss"),
 };
 
 } // namespace

@@ -117,6 +117,18 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(buddyLabel(tr("&Checkpointing:"), m_checkpointing), ckptRow);
     form->addRow(tr("Checkpoint mode:"), m_checkpointMode); // no Alt+letter left that reads well
 
+    m_lmLoss = new QComboBox(this);
+    m_lmLoss->setObjectName(QStringLiteral("lmLossBox"));
+    m_lmLoss->addItem(tr("full logits (transformers)"), static_cast<int>(LmLoss::Full));
+    m_lmLoss->addItem(tr("TRL fused head (TRL 1.15+)"), static_cast<int>(LmLoss::TrlFused));
+    m_lmLoss->addItem(tr("TRL chunked (TRL 1.9-1.14)"), static_cast<int>(LmLoss::TrlChunked));
+    m_lmLoss->setToolTip(
+        tr("How a language model's head and loss run. Full: transformers' loss over the whole "
+           "[tokens x vocabulary] logits, upcast to fp32. TRL's SFTTrainer never makes those logits: "
+           "since TRL 1.15 a fused head folds them in tiles; TRL 1.9 to 1.14 computed them 256 tokens at a "
+           "time, checkpointed. At long context the logits are often the peak."));
+    form->addRow(tr("LM loss:"), m_lmLoss);
+
     m_accumulation = new SettingSpinBox("accumulation_steps", this);
     m_accumulation->setToolTip(tr("Micro-batches per optimizer step. The batch size is the micro-batch: "
                                   "accumulation does not change the memory of one step."));
@@ -213,7 +225,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
                 emitEdit(what, mergeId);
             });
 
-    for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode}) {
+    for (QComboBox* box :
+         {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode, m_lmLoss}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(10);
     }
@@ -227,7 +240,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_precision, m_checkpointing);
     setTabOrder(m_checkpointing, m_checkpointEvery);
     setTabOrder(m_checkpointEvery, m_checkpointMode);
-    setTabOrder(m_checkpointMode, m_accumulation);
+    setTabOrder(m_checkpointMode, m_lmLoss);
+    setTabOrder(m_lmLoss, m_accumulation);
     setTabOrder(m_accumulation, m_margin);
     setTabOrder(m_margin, m_contextOverride);
     setTabOrder(m_contextOverride, m_contextMib);
@@ -268,6 +282,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     connect(m_checkpointMode, &QComboBox::currentIndexChanged, this, [this] {
         m_config.checkpointMode = dataOf<CheckpointMode>(m_checkpointMode);
         emitEdit(tr("Checkpoint mode: %1").arg(m_checkpointMode->currentText()));
+    });
+    connect(m_lmLoss, &QComboBox::currentIndexChanged, this, [this] {
+        m_config.lmLoss = dataOf<LmLoss>(m_lmLoss);
+        emitEdit(tr("LM loss: %1").arg(m_lmLoss->currentText()));
     });
     // Only the user's edits reach m_config: a value set by setConfig() is held exactly by its box.
     connect(m_checkpointEvery, &SettingSpinBox::settingEdited, this, [this] {
@@ -361,6 +379,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     selectData(m_checkpointing, config.checkpointing);
     m_checkpointEvery->setSettingValue(static_cast<std::int64_t>(config.checkpointEvery));
     selectData(m_checkpointMode, config.checkpointMode);
+    selectData(m_lmLoss, config.lmLoss);
     m_accumulation->setSettingValue(static_cast<std::int64_t>(config.accumulationSteps));
     m_margin->setSettingValue(config.marginFraction);
     m_contextOverride->setChecked(config.cudaContextBytes.has_value());

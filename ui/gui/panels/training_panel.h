@@ -69,6 +69,7 @@ private:
     QComboBox* m_checkpointing = nullptr;
     SettingSpinBox* m_checkpointEvery = nullptr;
     QComboBox* m_checkpointMode = nullptr;
+    QComboBox* m_lmLoss = nullptr;
     SettingSpinBox* m_accumulation = nullptr;
     SettingSpinBox* m_margin = nullptr;
     QCheckBox* m_contextOverride = nullptr;
