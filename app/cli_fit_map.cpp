@@ -32,23 +32,30 @@ std::string fitMapText(const Model& model, const GpuSpec& gpu, const FitMap& map
     os << model.name << " on " << gpu.name << " (" << formatBytes(map.usableBytes) << " usable)";
     if (map.accumulationSteps > 1) os << ", " << map.accumulationSteps << " accumulation steps";
     os << ":\n";
-    os << "       seq   largest batch   tokens per step   peak at that batch        needs\n";
+    os << "       seq   largest batch   tokens per step   peak at that batch        needs   peaks in\n";
     for (const FitMapRow& r : map.rows) {
         char buf[200];
         if (r.largest.largest == 0) {
             const std::string one = r.requiredAtOne ? "batch 1: " + formatBytes(r.requiredAtOne) : "-";
-            std::snprintf(buf, sizeof buf, "%10lld   %13s   %15s   %18s   %10s\n",
-                          static_cast<long long>(r.sequence), "does not fit", "-", "-", one.c_str());
+            std::snprintf(buf, sizeof buf, "%10lld   %13s   %15s   %18s   %10s   %s\n",
+                          static_cast<long long>(r.sequence), "does not fit", "-", "-", one.c_str(),
+                          r.peakLabel.c_str());
         } else {
             const std::string batch = std::to_string(r.largest.largest) + (r.largest.capped ? "+" : "");
-            std::snprintf(buf, sizeof buf, "%10lld   %13s   %15s   %18s   %10s\n",
+            std::snprintf(buf, sizeof buf, "%10lld   %13s   %15s   %18s   %10s   %s\n",
                           static_cast<long long>(r.sequence), batch.c_str(),
                           grouped(static_cast<std::int64_t>(r.tokensPerStep)).c_str(),
                           formatBytes(r.peakAllocatedAtLargest).c_str(),
-                          formatBytes(r.largest.requiredAtLargest).c_str());
+                          formatBytes(r.largest.requiredAtLargest).c_str(), r.peakLabel.c_str());
         }
         os << buf;
     }
+    const auto head = std::find_if(map.rows.begin(), map.rows.end(), [](const FitMapRow& r) { return r.peakInHead; });
+    if (head != map.rows.end())
+        os << (head == map.rows.begin() ? std::string("At every length here")
+                                        : "From sequence " + std::to_string(head->sequence) + " on")
+           << " the step peaks in the model's head and loss (the logits), not in its layers; TRL's SFTTrainer "
+              "never makes the whole logits (--lm-loss trl-fused).\n";
     const bool none = std::all_of(map.rows.begin(), map.rows.end(),
                                   [](const FitMapRow& r) { return r.largest.largest == 0; });
     if (none)

@@ -137,6 +137,25 @@ Result<Model> withSequenceLength(const Model& model, std::int64_t seq) {
     return m;
 }
 
+namespace {
+
+/// The names of the top-level op layers after the model's last block (none when it has no block).
+std::vector<std::string> headLayers(const Model& model) {
+    std::vector<std::string> out;
+    for (auto it = model.layers.rbegin(); it != model.layers.rend(); ++it) {
+        if (it->isBlock()) return out;
+        out.push_back(it->name);
+    }
+    return {};
+}
+
+bool inHead(const std::string& opPath, const std::vector<std::string>& head) {
+    const std::string top = opPath.substr(0, opPath.find_first_of(".["));
+    return !opPath.empty() && std::find(head.begin(), head.end(), top) != head.end();
+}
+
+} // namespace
+
 Result<FitMap> computeFitMap(const SequenceModelSource& source, const TrainingConfig& config,
                              const GpuSpec& gpu, const FitMapOptions& options) {
     auto seqs = fitMapSequences(options.range);
@@ -176,6 +195,10 @@ Result<FitMap> computeFitMap(const SequenceModelSource& source, const TrainingCo
             if (peak) row.peakAllocatedAtLargest = *peak;
         } else if (auto one = est->requiredBytes(1)) {
             row.requiredAtOne = *one;
+        }
+        if (auto at = est->estimate(std::max<std::int64_t>(1, row.largest.largest))) {
+            row.peakLabel = at->peakLabel;
+            row.peakInHead = inHead(at->peakOpPath, headLayers(*model));
         }
         map.rows.push_back(std::move(row));
         estimators.push_back(std::move(*est));

@@ -298,6 +298,8 @@ std::string fitMapJson(const Model& model, const TrainingConfig& config, const G
         r["required_bytes_at_max"] = row.largest.requiredAtLargest;
         r["peak_allocated_bytes_at_max"] = row.peakAllocatedAtLargest;
         if (row.largest.largest == 0) r["required_bytes_at_1"] = row.requiredAtOne;
+        r["peak_op"] = row.peakLabel;
+        r["peak_in_head"] = row.peakInHead;
         if (!row.cells.empty()) {
             ojson cells = ojson::array();
             for (const FitMapCell& c : row.cells)

@@ -93,6 +93,18 @@ endif()
 run(0 fit-map --preset gpt2-small --gpu rtx-4090 --seq-from 128 --seq-to 1024)
 expect("tokens per step" OUT)
 expect("peak at that batch" OUT)
+expect("peaks in" OUT)
+# Llama-3.2 with LoRA and checkpointing: the full loss's logits take the peak; TRL's fused head gives it back
+# to the layers
+run(0 fit-map --hf-config ${DATA}/hf/llama-3.2-3b.json --gpu h100-80gb --precision pure-bf16 --lora-rank 16
+    --checkpointing every-block --seq-from 2048 --seq-to 8192)
+expect("At every length here the step peaks in the model's head and loss" OUT)
+run(0 fit-map --hf-config ${DATA}/hf/llama-3.2-3b.json --gpu h100-80gb --precision pure-bf16 --lora-rank 16
+    --checkpointing every-block --seq-from 2048 --seq-to 8192 --lm-loss trl-fused --json)
+string(JSON inHead GET "${OUT}" rows 2 peak_in_head)
+if(inHead)
+  message(FATAL_ERROR "fit-map --lm-loss trl-fused: the peak is still in the head at 8192")
+endif()
 run(0 fit-map --hf-config ${DATA}/hf/gpt2.json --gpu rtx-4090 --seq-from 256 --seq-to 1024 --seq-step 256 --json)
 string(JSON n LENGTH "${OUT}" rows)
 string(JSON seq3 GET "${OUT}" rows 2 sequence)

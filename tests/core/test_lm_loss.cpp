@@ -1,5 +1,6 @@
 // --lm-loss: transformers' full logits against TRL's fused head and chunked loss (ops/rules_lm_loss.cpp).
 // The step peaks themselves are checked against TRL on the CPU by tools/accuracy_real.py ("real:" tests).
+#include "batchfit/fit_map.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/settings.h"
 #include "test_util.h"
@@ -127,4 +128,31 @@ TEST_CASE("the loss setting reads its names and aliases", "[lm_loss][settings]")
     auto bad = parseSettingText(*s, "chunky");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message.find("trl-chunked") != std::string::npos); // the choices are listed
+}
+
+TEST_CASE("the fit map names where the step peaks: the full loss's logits at long context, not TRL's head",
+          "[lm_loss][fit-map]") {
+    auto source = [](std::int64_t seq) { return Result<Model>(llama(seq)); };
+    TrainingConfig c = with(LmLoss::Full);
+    c.lora.rank = 16;
+    c.checkpointing = Checkpointing::EveryBlock;
+    auto g = findGpu("h100-80gb");
+    REQUIRE(g);
+    FitMapOptions o;
+    o.range = {1024, 8192, 0};
+    auto full = computeFitMap(source, c, *g, o);
+    REQUIRE(full);
+    for (const auto& r : full->rows) {
+        INFO(r.sequence << ": " << r.peakLabel);
+        CHECK(r.peakInHead); // log_softmax's fp32 [S, vocab] and its gradients
+        CHECK(r.peakLabel.find("loss.") != std::string::npos);
+    }
+    c.lmLoss = LmLoss::TrlFused;
+    auto fused = computeFitMap(source, c, *g, o);
+    REQUIRE(fused);
+    for (std::size_t i = 0; i < fused->rows.size(); ++i) {
+        INFO(fused->rows[i].sequence << ": " << fused->rows[i].peakLabel);
+        CHECK_FALSE(fused->rows[i].peakInHead);
+        CHECK(fused->rows[i].largest.largest > full->rows[i].largest.largest);
+    }
 }

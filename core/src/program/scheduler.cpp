@@ -11,7 +11,7 @@ Scheduler::Scheduler(const Graph& graph, const TrainingConfig& config, StepProgr
     : m_graph(graph), m_config(config), m_program(program) {}
 
 int Scheduler::newStep(Phase phase, std::string label) {
-    m_program.steps.push_back(ProgramStep{phase, std::move(label), {}, {}, {}, {}});
+    m_program.steps.push_back(ProgramStep{phase, std::move(label), {}, {}, {}, {}, {}});
     return static_cast<int>(m_program.steps.size()) - 1;
 }
 
@@ -322,6 +322,7 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
     const bool noGrad = !recompute && op.checkpointUnit >= 0;
     const int s = newStep(recompute ? Phase::Backward : Phase::Forward,
                           (recompute ? "recompute " : "") + op.path + " (" + op.type + ")");
+    m_program.steps[static_cast<std::size_t>(s)].opPath = op.path;
     const int layerRow = op.layer + 1; // row 0 is the input batch
     for (int t : op.inputs) use(instanceOf(t, s, recompute), s);
     auto materialize = [&](int t) {
@@ -394,6 +395,7 @@ void Scheduler::backwardOp(int opIndex) {
     const bool unitStart = u >= 0 && m_unitOps[static_cast<std::size_t>(u)].front() == opIndex;
     if (!hasGrad && !unitStart) return;
     const int s = newStep(Phase::Backward, "backward of " + op.path + " (" + op.type + ")");
+    m_program.steps[static_cast<std::size_t>(s)].opPath = op.path;
     if (unitStart) {
         for (int inst : m_unitHeld[static_cast<std::size_t>(u)]) use(inst, s);
         for (int inst : m_unitOutputs[static_cast<std::size_t>(u)]) use(inst, s);

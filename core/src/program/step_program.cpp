@@ -346,6 +346,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     }
     e.peakPhase = steps[peakStep].phase;
     e.peakLabel = steps[peakStep].label;
+    e.peakOpPath = steps[peakStep].opPath;
     const auto& t = m_totals;
     e.parameterCount = t.parameterCount;
     e.trainableParameterCount = t.trainableParameterCount;

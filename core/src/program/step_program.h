@@ -31,6 +31,7 @@ struct ProgramStep {
     /// replay sees them; the peak evaluator leaves them out, so its peak is the least a step needs.
     std::vector<int> workspaces;
     std::vector<int> frees; ///< freed after this step
+    std::string opPath;     ///< the op this step runs (forward, recompute or backward); empty for the others
 };
 
 struct LayerInfo {

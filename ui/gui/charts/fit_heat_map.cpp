@@ -54,10 +54,12 @@ void FitHeatMap::setPending() {
 QString FitHeatMap::rowLabel(int row) const {
     if (row < 0 || row >= rowCount()) return {};
     const FitMapRow& r = m_map.rows[static_cast<std::size_t>(row)];
-    if (r.largest.largest <= 0) return tr("batch 1 does not fit");
+    const QString head = r.peakInHead ? QStringLiteral(" · ") + tr("peak in the loss") : QString();
+    if (r.largest.largest <= 0) return tr("batch 1 does not fit") + head;
     return tr("largest %1%2 · %3 tokens/step")
-        .arg(number(r.largest.largest), r.largest.capped ? QStringLiteral("+") : QString(),
-             ByteFormat::count(r.tokensPerStep));
+               .arg(number(r.largest.largest), r.largest.capped ? QStringLiteral("+") : QString(),
+                    ByteFormat::count(r.tokensPerStep)) +
+           head;
 }
 
 QString FitHeatMap::cellToolTip(int row, int column) const {
@@ -85,6 +87,11 @@ QString FitHeatMap::cellToolTip(int row, int column) const {
                     .arg(number(r.sequence), number(r.largest.largest), ByteFormat::count(r.tokensPerStep));
     if (m_map.accumulationSteps > 1)
         text += QLatin1Char(' ') + tr("(%1 accumulation steps)").arg(m_map.accumulationSteps);
+    if (!r.peakLabel.empty())
+        text += QLatin1Char('\n') +
+                (r.peakInHead ? tr("The step peaks in the model's head and loss (%1): the logits, not the layers.")
+                              : tr("The step peaks at %1."))
+                    .arg(QString::fromStdString(r.peakLabel));
     return text;
 }
 
