@@ -1067,5 +1067,9 @@
         <source>KV cache memory</source>
         <translation>KV 缓存显存</translation>
     </message>
+    <message>
+        <source>Language-model loss</source>
+        <translation>语言模型损失</translation>
+    </message>
 </context>
 </TS>

@@ -702,6 +702,18 @@ Choose the GPU in the set-up; Save stores it.</source>
         <source>green: fits (darker: more memory used) · red: does not fit · outlined: the model&apos;s length</source>
         <translation>绿色：放得下（越深用得越多）· 红色：放不下 · 描边：模型本身的长度</translation>
     </message>
+    <message>
+        <source>peak in the loss</source>
+        <translation>峰值在损失</translation>
+    </message>
+    <message>
+        <source>The step peaks in the model&apos;s head and loss (%1): the logits, not the layers.</source>
+        <translation>这一步的峰值在模型的输出头和损失（%1）：是 logits，而不是各层。</translation>
+    </message>
+    <message>
+        <source>The step peaks at %1.</source>
+        <translation>这一步的峰值在 %1。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::GpuFitModel</name>
@@ -3760,6 +3772,30 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Lazy CUDA module loading</source>
         <translation>CUDA 模块延迟加载</translation>
+    </message>
+    <message>
+        <source>full logits (transformers)</source>
+        <translation>完整 logits（transformers）</translation>
+    </message>
+    <message>
+        <source>TRL fused head (TRL 1.15+)</source>
+        <translation>TRL 融合输出头（TRL 1.15+）</translation>
+    </message>
+    <message>
+        <source>TRL chunked (TRL 1.9-1.14)</source>
+        <translation>TRL 分块（TRL 1.9-1.14）</translation>
+    </message>
+    <message>
+        <source>How a language model&apos;s head and loss run. Full: transformers&apos; loss over the whole [tokens x vocabulary] logits, upcast to fp32. TRL&apos;s SFTTrainer never makes those logits: since TRL 1.15 a fused head folds them in tiles; TRL 1.9 to 1.14 computed them 256 tokens at a time, checkpointed. At long context the logits are often the peak.</source>
+        <translation>语言模型的输出头和损失如何计算。完整：transformers 的损失作用于整个 [token × 词表] 的 logits，并上转为 fp32。TRL 的 SFTTrainer 从不生成完整的 logits：TRL 1.15 起由融合输出头分块折叠计算；TRL 1.9 至 1.14 每次计算 256 个 token，并用检查点重算。长上下文时，logits 往往就是显存峰值。</translation>
+    </message>
+    <message>
+        <source>LM loss:</source>
+        <translation>语言模型损失：</translation>
+    </message>
+    <message>
+        <source>LM loss: %1</source>
+        <translation>语言模型损失：%1</translation>
     </message>
 </context>
 <context>
