@@ -1336,6 +1336,18 @@ def cmd_doc(args):
     if d.get("shortfall_mib_pearson"):
         w("## What the CNN errors follow")
         w("")
+        saved_cpu = os.path.join(DATA, "saved-cpu.json")
+        if os.path.exists(saved_cpu):
+            with open(saved_cpu) as fh:
+                sc = json.load(fh)
+            archs = len({re.search(r"_arch:([a-z_]+?)_", r["filename"]).group(1) for r in sc["rows"]})
+            w(f"**Not the rebuilt networks.** For {len(sc['rows'])} clean CNN rows across the {archs} "
+              f"architectures, GPUMemNet's own `CNN` class (cnn.py, blob `393434f`) saves under torch "
+              f"{sc['torch']} on the CPU exactly the bytes BatchFit gives the rebuilt model, byte for byte "
+              "(`tools/gpumemnet_saved.py`, `tests/data/gpumemnet/saved-cpu.json`, checked by ctest). What the "
+              "A100 runs hold beyond BatchFit is the GPU's: cuDNN's convolution workspaces and what the caching "
+              "allocator makes of them.")
+            w("")
         w(f"Over the {d['rows']} counted CNN runs with a convolution, the shortfall (measured − BatchFit, MiB; "
           f"p10 {d['shortfall_mib_quantiles']['p10']:+.0f}, median {d['shortfall_mib_quantiles']['p50']:+.0f}, "
           f"p90 {d['shortfall_mib_quantiles']['p90']:+.0f}) against the convolutions' sizes at the run's batch:")
