@@ -38,7 +38,7 @@ TrainingConfig with(LmLoss loss, Precision p = Precision::PureBf16) {
 
 } // namespace
 
-TEST_CASE("TRL's heads keep no [tokens x vocabulary] logits for the backward", "[lm_loss]") {
+TEST_CASE("TRL's heads keep no tokens-by-vocabulary logits for the backward", "[lm_loss]") {
     const std::int64_t s = 4097, v = 128256, h = 3072; // Llama-3.2-3B
     TrainingConfig lora = with(LmLoss::Full);
     lora.lora.rank = 16;
@@ -87,7 +87,7 @@ TEST_CASE("the fused head accumulates a trained head's gradient in fp32", "[lm_l
     CHECK(trains.atPeak[Component::Gradients] - frozen.atPeak[Component::Gradients] == vh * 2);
 }
 
-TEST_CASE("--lm-loss refuses what it does not model, naming why", "[lm_loss]") {
+TEST_CASE("TRL's losses are refused where they are not modelled, naming why", "[lm_loss]") {
     auto refusal = [](const Model& m, const TrainingConfig& c) {
         auto e = Estimator::create(m, c, 0);
         if (e) {
