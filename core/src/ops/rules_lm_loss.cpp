@@ -69,14 +69,20 @@ std::optional<ChunkCost> chunkCost(std::uint64_t v, std::uint64_t h, std::uint64
     return k;
 }
 
+/// Both heads take a language model's batched [S, H] hidden states, S >= 2 (the last token predicts nothing).
+std::optional<Error> notHiddenStates(const OpContext& c, const std::string& op, const std::string& loss) {
+    const auto& in = c.inputs[0];
+    if (in.rank() == 2 && in.batched && isFloating(in.dtype) && in.shape[0] >= 2) return std::nullopt;
+    return c.fail(op + " (--lm-loss " + loss + ") needs a language model's hidden states [S, H] (S >= 2 tokens), "
+                  "got " + c.in() + "; other models take --lm-loss full");
+}
+
 /// trl_fused_lm_loss: [S, H] hidden states and the head's weight [V, H] -> the loss.
 class FusedLmLossRule : public OpRule {
 public:
     Result<OpPlan> plan(const OpContext& c) const override {
+        if (auto e = notHiddenStates(c, "trl_fused_lm_loss", "trl-fused")) return *e;
         const auto& in = c.inputs[0];
-        if (in.rank() != 2 || !in.batched || !isFloating(in.dtype) || in.shape[0] < 2)
-            return c.fail("trl_fused_lm_loss (--lm-loss trl-fused) needs a language model's hidden states [S, H] "
-                          "(S >= 2 tokens), got " + c.in() + "; other models take --lm-loss full");
         auto v = c.positive("out_features");
         if (!v) return v.error();
         if (*v > (std::int64_t{1} << 32)) return c.failAttribute("out_features", "out_features is too large");
@@ -115,7 +121,8 @@ public:
         p.bwdWorkspace = Affine{tile, ret > inputGrad ? ret - inputGrad : 0};
         // grad_weight accumulated in fp32; cast on return, the cast is the parameter's gradient (an fp32 weight's
         // is the buffer itself)
-        auto w32 = checkedMul(vu * hu, kF32);
+        auto vh = checkedMul(vu, hu);
+        auto w32 = vh ? checkedMul(*vh, kF32) : std::nullopt;
         if (!w32 || *w32 > kMaxBytes) return c.fail("the head's weight is too large");
         if (dtypeSize(c.paramDtype) != kF32) p.bwdParamWorkspace = Affine{*w32, 0};
         return p;
@@ -126,10 +133,8 @@ public:
 class LmLossPackRule : public OpRule {
 public:
     Result<OpPlan> plan(const OpContext& c) const override {
+        if (auto e = notHiddenStates(c, "trl_chunked_lm_loss", "trl-chunked")) return *e;
         const auto& in = c.inputs[0];
-        if (in.rank() != 2 || !in.batched || !isFloating(in.dtype) || in.shape[0] < 2)
-            return c.fail("trl_chunked_lm_loss (--lm-loss trl-chunked) needs a language model's hidden states "
-                          "[S, H] (S >= 2 tokens), got " + c.in() + "; other models take --lm-loss full");
         const std::int64_t t = in.shape[0] - 1, h = in.shape[1];
         OpPlan p;
         p.outputs.push_back({{t, h}, in.dtype, true, true});
