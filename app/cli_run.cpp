@@ -263,9 +263,14 @@ int estimatorCommand(const CliOptions& o, const Model& model, const std::optiona
     if (o.command == "max-batch") {
         if (!o.gpu) return fail(io.err, kUsage, "max-batch needs --gpu");
         const MaxBatch m = est->maxBatch(o.gpu->memoryBytes);
-        if (o.json)
+        if (o.json) {
             io.out << maxBatchJson(model, o.config, *o.gpu, m, est->usableBytes(o.gpu->memoryBytes));
-        else
+        } else if (m.largest == 0) { // not even batch 1: what it needs, not the 0 B of no batch
+            const auto one = est->requiredBytes(1);
+            io.out << model.name << " on " << o.gpu->name << ": not even batch 1 fits, it needs "
+                   << (one ? formatBytes(*one) : std::string("more than can be counted")) << " of "
+                   << formatBytes(est->usableBytes(o.gpu->memoryBytes)) << " usable\n";
+        } else
             io.out << model.name << " on " << o.gpu->name << ": largest batch " << m.largest
                    << (m.capped ? "+" : "")
                    << (m.largestMultipleOf8 > 0

@@ -164,6 +164,13 @@ run(2 estimate --preset resnet50 --seq 128)
 # Catalogue ids ending in "gb" are GPUs, not capacities.
 run(0 max-batch --preset resnet50 --gpu h100-80gb)
 expect("H100" OUT)
+# Not even batch 1: max-batch says what batch 1 needs (estimate's figure), not the "0 B" of no batch
+run(1 max-batch --preset llama-2-7b --gpu rtx-4090)
+expect("not even batch 1 fits, it needs" OUT)
+string(REGEX MATCH "it needs ([0-9.]+ [KMGT]iB)" _ "${OUT}")
+set(needs "${CMAKE_MATCH_1}")
+run(1 estimate --preset llama-2-7b --gpu rtx-4090 --batch 1)
+expect("Required (nvidia-smi at the peak): ${needs}" OUT)
 
 # --measured: points written by tools/torch_measure.py next to the estimate (docs/estimate-fields.md).
 set(R18 ${DATA}/measurements/resnet18.json)
