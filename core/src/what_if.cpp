@@ -86,6 +86,14 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.impl = OptimizerImpl::Fused;
         consider("fused", "Fused optimizer (fused=True)", "none (CUDA, torch >= 2.0)", c);
     }
+    if (config.lmLoss == LmLoss::Full) {
+        // The same loss without the whole logits, as TRL's SFTTrainer computes it (no lever where the model
+        // has no lm_head + cross_entropy, or under autocast: the estimator refuses those)
+        TrainingConfig c = config;
+        c.lmLoss = LmLoss::TrlFused;
+        consider("trl-fused-loss", "TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)",
+                 "train with TRL's SFTTrainer (or a fused linear cross-entropy)", c);
+    }
     if (!config.optimizerOffload && config.optimizer != OptimizerKind::Sgd) {
         TrainingConfig c = config;
         c.optimizerOffload = true;

@@ -1645,6 +1645,18 @@ Choose the GPU in the set-up; Save stores it.</source>
         <source>saves nothing</source>
         <translation>不节省</translation>
     </message>
+    <message>
+        <source>TRL&apos;s fused LM head (SFTTrainer&apos;s loss, TRL 1.15+)</source>
+        <translation>TRL 融合输出头（SFTTrainer 的损失，TRL 1.15+）</translation>
+    </message>
+    <message>
+        <source>train with TRL&apos;s SFTTrainer (or a fused linear cross-entropy)</source>
+        <translation>用 TRL 的 SFTTrainer 训练（或融合线性交叉熵）</translation>
+    </message>
+    <message>
+        <source>The same loss without the whole [tokens x vocabulary] logits: the head is projected and folded in tiles, as TRL&apos;s SFTTrainer does by default.</source>
+        <translation>同样的损失，但不生成完整的 [token × 词表] logits：输出头按块投影并折叠计算，这是 TRL 的 SFTTrainer 的默认做法。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>

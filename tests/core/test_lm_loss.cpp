@@ -3,6 +3,9 @@
 #include "batchfit/fit_map.h"
 #include "batchfit/hf_import.h"
 #include "batchfit/settings.h"
+#include "batchfit/what_if.h"
+
+#include <algorithm>
 #include "test_util.h"
 
 using namespace batchfit;
@@ -155,4 +158,25 @@ TEST_CASE("the fit map names where the step peaks: the full loss's logits at lon
         CHECK_FALSE(fused->rows[i].peakInHead);
         CHECK(fused->rows[i].largest.largest > full->rows[i].largest.largest);
     }
+}
+
+TEST_CASE("the advisor offers TRL's fused head where the logits take the memory, and only to language models",
+          "[lm_loss][advisor]") {
+    HfImportOptions o;
+    o.sequenceLength = 4096;
+    auto gemma = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/gemma-3-1b-it.json", o);
+    REQUIRE(gemma);
+    auto g = findGpu("rtx-4090");
+    REQUIRE(g);
+    const TrainingConfig c = with(LmLoss::Full); // Gemma 3 1B, bf16, 4,096 tokens: the 262k-vocab logits OOM
+    REQUIRE(estimator(*gemma, c).maxBatch(g->memoryBytes).largest == 0);
+    auto levers = rankLevers(*gemma, c, g->memoryBytes, g->contextBytes);
+    auto it = std::find_if(levers.begin(), levers.end(), [](const Lever& l) { return l.id == "trl-fused-loss"; });
+    REQUIRE(it != levers.end());
+    CHECK(it->config.lmLoss == LmLoss::TrlFused);
+    CHECK(it->maxBatch >= 1);
+    CHECK(it->savedBytesAtOne > 0);
+    auto resnet = rankLevers(preset("resnet50"), with(LmLoss::Full, Precision::Fp32), g->memoryBytes,
+                             g->contextBytes);
+    CHECK(std::none_of(resnet.begin(), resnet.end(), [](const Lever& l) { return l.id == "trl-fused-loss"; }));
 }

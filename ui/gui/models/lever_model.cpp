@@ -28,6 +28,7 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("SGD with momentum instead of Adam");
     if (l.id == "offload") return tr("Offload optimizer states to CPU");
     if (l.id == "fused") return tr("Fused optimizer (fused=True)");
+    if (l.id == "trl-fused-loss") return tr("TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
     if (l.id == "qlora") return tr("QLoRA: 4-bit NF4 base weights with LoRA r=16");
     if (l.id == "freeze-backbone" && !l.config.trainOnly.empty())
@@ -52,6 +53,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("may need retuning");
     if (l.id == "offload") return tr("slower optimizer step");
     if (l.id == "fused") return tr("none (CUDA, torch 2.0 or newer)");
+    if (l.id == "trl-fused-loss") return tr("train with TRL's SFTTrainer (or a fused linear cross-entropy)");
     if (l.id == "lora" || l.id == "qlora") return tr("fine-tunes adapters only");
     if (l.id == "freeze-backbone") return tr("fine-tunes the head only");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
@@ -75,6 +77,9 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "offload") return tr("Keep optimizer states and master weights in host memory.");
     if (l.id == "fused")
         return tr("One kernel updates every parameter: no foreach copy of the parameters during step().");
+    if (l.id == "trl-fused-loss")
+        return tr("The same loss without the whole [tokens x vocabulary] logits: the head is projected and "
+                  "folded in tiles, as TRL's SFTTrainer does by default.");
     if (l.id == "accumulation")
         return tr("Split each update into micro-batches; the batch column counts samples per update.");
     if (l.id == "freeze-backbone")
