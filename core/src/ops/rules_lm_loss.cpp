@@ -77,24 +77,33 @@ std::optional<Error> notHiddenStates(const OpContext& c, const std::string& op, 
                   "got " + c.in() + "; other models take --lm-loss full");
 }
 
+/// What both heads declare as the language-model head they replace: the weight [V, H] (bias, tying) and the
+/// labels [S] that come with the batch. Returns V.
+Result<std::int64_t> declareHead(const OpContext& c, std::int64_t s, std::int64_t h, OpPlan& p) {
+    auto v = c.positive("out_features");
+    if (!v) return v.error();
+    p.params.push_back({"weight", {*v, h}});
+    if (c.flag("bias", false)) p.params.push_back({"bias", {*v}});
+    if (auto tied = c.attrs.getString("tied_to")) p.tiedTo = *tied;
+    p.target = TensorInfo{{s}, DType::Int64, true, true};
+    p.outputs.push_back({{}, DType::Float32, false, true});
+    p.isLoss = true;
+    return v;
+}
+
 /// trl_fused_lm_loss: [S, H] hidden states and the head's weight [V, H] -> the loss.
 class FusedLmLossRule : public OpRule {
 public:
     Result<OpPlan> plan(const OpContext& c) const override {
         if (auto e = notHiddenStates(c, "trl_fused_lm_loss", "trl-fused")) return *e;
         const auto& in = c.inputs[0];
-        auto v = c.positive("out_features");
+        const std::int64_t t = in.shape[0] - 1, h = in.shape[1];
+        OpPlan p;
+        auto v = declareHead(c, in.shape[0], h, p);
         if (!v) return v.error();
         if (*v > (std::int64_t{1} << 32)) return c.failAttribute("out_features", "out_features is too large");
-        const std::int64_t t = in.shape[0] - 1, h = in.shape[1];
         const std::uint64_t dt = dtypeSize(in.dtype), tu = static_cast<std::uint64_t>(t),
                             hu = static_cast<std::uint64_t>(h), vu = static_cast<std::uint64_t>(*v);
-        OpPlan p;
-        p.outputs.push_back({{}, DType::Float32, false, true});
-        p.params.push_back({"weight", {*v, h}});
-        if (c.flag("bias", false)) p.params.push_back({"bias", {*v}});
-        if (auto tied = c.attrs.getString("tied_to")) p.tiedTo = *tied;
-        p.target = TensorInfo{{in.shape[0]}, DType::Int64, true, true};
         // every label valid (a causal LM's labels are its input ids; padding and prompt masks shrink N)
         p.created.push_back({{t, h}, in.dtype, true, true}); // hidden_states[:, :-1][mask]
         p.createdRoles.push_back("valid_hidden");
@@ -106,7 +115,6 @@ public:
         p.createdRoles.push_back("mask");
         p.saved = {{SavedDecl::Kind::Created, 0}, {SavedDecl::Kind::Created, 1}, {SavedDecl::Kind::Created, 2},
                    {SavedDecl::Kind::Created, 3}};
-        p.isLoss = true;
         const std::uint64_t tile = static_cast<std::uint64_t>(kFusedTokenTile) *
                                    std::min<std::uint64_t>(vu, kFusedVocabTile) * dt;
         // the tile buffer (its rows are min(N, 4096): the full 4096 from N = 4096 tokens on, which long
@@ -161,7 +169,8 @@ public:
     int maxInputs() const override { return 2; }
     Result<OpPlan> plan(const OpContext& c) const override {
         const auto& in = c.inputs[0];
-        auto v = c.positive("out_features");
+        OpPlan p;
+        auto v = declareHead(c, in.shape[0] + 1, in.shape[1], p);
         if (!v) return v.error();
         auto chunk = c.integer("chunk", 256, 1);
         if (!chunk) return chunk.error();
@@ -171,14 +180,7 @@ public:
         auto cost = chunkCost(static_cast<std::uint64_t>(*v), static_cast<std::uint64_t>(h),
                               static_cast<std::uint64_t>(*chunk), dtypeSize(in.dtype), softcap);
         if (!cost) return c.fail("the chunk's logits are too large");
-        OpPlan p;
-        p.outputs.push_back({{}, DType::Float32, false, true});
-        p.params.push_back({"weight", {*v, h}});
-        if (c.flag("bias", false)) p.params.push_back({"bias", {*v}});
-        if (auto t = c.attrs.getString("tied_to")) p.tiedTo = *t;
-        p.target = TensorInfo{{in.shape[0] + 1}, DType::Int64, true, true};
         p.saved = {{SavedDecl::Kind::Input, 0}};
-        p.isLoss = true;
         p.gradInputs = 1; // the final hidden states get theirs through the pack's IndexBackward
         p.fwdWorkspace = Affine{cost->forward, 0};
         // SliceBackward's zero-padded [T, H] gradient of one chunk, added into the buffer
