@@ -191,12 +191,12 @@ Result<FitMap> computeFitMap(const SequenceModelSource& source, const TrainingCo
             if (!tokens || *tokens > kMaxBytes)
                 return makeError("sequence length " + std::to_string(seq) + ": the tokens per step overflow");
             row.tokensPerStep = *tokens;
-            auto peak = est->peakAllocatedBytes(row.largest.largest);
-            if (peak) row.peakAllocatedAtLargest = *peak;
         } else if (auto one = est->requiredBytes(1)) {
             row.requiredAtOne = *one;
         }
+        // One estimate at the largest batch (batch 1 when none fits): its peak and where it happens.
         if (auto at = est->estimate(std::max<std::int64_t>(1, row.largest.largest))) {
+            if (row.largest.largest > 0) row.peakAllocatedAtLargest = at->peakAllocatedBytes;
             row.peakLabel = at->peakLabel;
             row.peakInHead = inHead(at->peakOpPath, headLayers(*model));
         }
