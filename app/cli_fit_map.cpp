@@ -50,12 +50,13 @@ std::string fitMapText(const Model& model, const GpuSpec& gpu, const FitMap& map
         }
         os << buf;
     }
-    const auto head = std::find_if(map.rows.begin(), map.rows.end(), [](const FitMapRow& r) { return r.peakInHead; });
+    const auto head =
+        std::find_if(map.rows.begin(), map.rows.end(), [](const FitMapRow& r) { return r.peakInHead; });
     if (head != map.rows.end())
         os << (head == map.rows.begin() ? std::string("At every length here")
                                         : "From sequence " + std::to_string(head->sequence) + " on")
-           << " the step peaks in the model's head and loss (the logits), not in its layers; TRL's SFTTrainer "
-              "never makes the whole logits (--lm-loss trl-fused).\n";
+           << " the step peaks in the model's head and loss (the logits), not in its layers; TRL's "
+              "SFTTrainer never makes the whole logits (--lm-loss trl-fused).\n";
     const bool none = std::all_of(map.rows.begin(), map.rows.end(),
                                   [](const FitMapRow& r) { return r.largest.largest == 0; });
     if (none)

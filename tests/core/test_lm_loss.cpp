@@ -4,9 +4,9 @@
 #include "batchfit/hf_import.h"
 #include "batchfit/settings.h"
 #include "batchfit/what_if.h"
+#include "test_util.h"
 
 #include <algorithm>
-#include "test_util.h"
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -113,9 +113,9 @@ TEST_CASE("TRL's losses are refused where they are not modelled, naming why", "[
     const std::string cnn = refusal(preset("resnet50"), with(LmLoss::TrlFused, Precision::Fp32));
     CHECK(cnn.find("fc: trl_fused_lm_loss (--lm-loss trl-fused) needs a language model's hidden states") !=
           std::string::npos);
-    const std::string mlp =
-        refusal(parseOrFail(oneLayer("[8]", "float32", R"({"name":"fc","op":"linear","out_features":4})", true)),
-                with(LmLoss::TrlChunked, Precision::Fp32));
+    const std::string mlp = refusal(
+        parseOrFail(oneLayer("[8]", "float32", R"({"name":"fc","op":"linear","out_features":4})", true)),
+        with(LmLoss::TrlChunked, Precision::Fp32));
     CHECK(mlp.find("ends in its lm_head (linear) and cross_entropy") != std::string::npos);
     CHECK(mlp.find("this one ends in linear -> mse_loss") != std::string::npos);
 }
@@ -171,12 +171,14 @@ TEST_CASE("the advisor offers TRL's fused head where the logits take the memory,
     const TrainingConfig c = with(LmLoss::Full); // Gemma 3 1B, bf16, 4,096 tokens: the 262k-vocab logits OOM
     REQUIRE(estimator(*gemma, c).maxBatch(g->memoryBytes).largest == 0);
     auto levers = rankLevers(*gemma, c, g->memoryBytes, g->contextBytes);
-    auto it = std::find_if(levers.begin(), levers.end(), [](const Lever& l) { return l.id == "trl-fused-loss"; });
+    auto it =
+        std::find_if(levers.begin(), levers.end(), [](const Lever& l) { return l.id == "trl-fused-loss"; });
     REQUIRE(it != levers.end());
     CHECK(it->config.lmLoss == LmLoss::TrlFused);
     CHECK(it->maxBatch >= 1);
     CHECK(it->savedBytesAtOne > 0);
-    auto resnet = rankLevers(preset("resnet50"), with(LmLoss::Full, Precision::Fp32), g->memoryBytes,
-                             g->contextBytes);
-    CHECK(std::none_of(resnet.begin(), resnet.end(), [](const Lever& l) { return l.id == "trl-fused-loss"; }));
+    auto resnet =
+        rankLevers(preset("resnet50"), with(LmLoss::Full, Precision::Fp32), g->memoryBytes, g->contextBytes);
+    CHECK(
+        std::none_of(resnet.begin(), resnet.end(), [](const Lever& l) { return l.id == "trl-fused-loss"; }));
 }

@@ -100,7 +100,7 @@ struct Estimate {
     std::uint64_t peakAllocatedBytes = 0;
     Phase peakPhase = Phase::Forward;
     std::string peakLabel; ///< op where the peak happens, e.g. "backward of fc (linear)"
-    std::string peakOpPath; ///< that op's path ("fc", "loss.log_softmax"); empty when the peak is not at an op
+    std::string peakOpPath; ///< that op's path ("fc", "loss.log_softmax"); empty when not at an op
     ComponentBytes atPeak; ///< components live at the peak (sum == peakAllocatedBytes)
 
     // Totals, independent of the moment.

@@ -65,8 +65,8 @@ struct FitMapRow {
     std::uint64_t requiredAtOne =
         0;                         ///< when not even batch 1 fits: what batch 1 needs (0: too large to count)
     /// Where the step peaks at the largest batch (batch 1 when none fits): Estimate::peakLabel, and whether
-    /// that op is one of the model's last layers after its last block (a language model's final norm, head and
-    /// loss): at long context the logits and the loss take the peak over from the layers.
+    /// that op is one of the model's last layers after its last block (a language model's final norm, head
+    /// and loss): at long context the logits and the loss take the peak over from the layers.
     std::string peakLabel;
     bool peakInHead = false;
     std::vector<FitMapCell> cells; ///< one per FitMap::batches

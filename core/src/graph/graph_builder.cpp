@@ -1,7 +1,7 @@
-#include "graph/lm_loss_rewrite.h"
 #include "graph/graph_builder.h"
 
 #include "batchfit/lora_targets.h"
+#include "graph/lm_loss_rewrite.h"
 #include "ops/op_rule.h"
 
 #include <algorithm>

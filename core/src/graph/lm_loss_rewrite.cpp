@@ -23,15 +23,17 @@ Result<Model> applyLmLoss(const Model& model, const TrainingConfig& config) {
     if (config.lmLoss == LmLoss::Full) return model;
     const std::string what = "--lm-loss " + std::string(lmLossName(config.lmLoss));
     if (config.precision == Precision::AmpFp16 || config.precision == Precision::AmpBf16)
-        return makeError(what + " is not modelled under autocast (amp-fp16, amp-bf16) yet: the chunk's matmul "
-                                "then runs in half with a cached weight copy; use fp32, pure-* or mixed-*");
+        return makeError(what +
+                         " is not modelled under autocast (amp-fp16, amp-bf16) yet: the chunk's matmul "
+                         "then runs in half with a cached weight copy; use fp32, pure-* or mixed-*");
     if (config.parallel.tp > 1)
         return makeError(what + " is not modelled with tensor parallelism (--tp): TRL gathers the head");
     const auto& ls = model.layers;
     std::size_t i = ls.size();
     auto fail = [&] {
-        return makeError(what + " needs a language model that ends in its lm_head (linear) and cross_entropy, "
-                                "as transformers' causal LMs do; this one ends in " +
+        return makeError(what +
+                         " needs a language model that ends in its lm_head (linear) and cross_entropy, "
+                         "as transformers' causal LMs do; this one ends in " +
                          tail(ls));
     };
     if (i == 0 || !chained(ls[i - 1]) || ls[i - 1].op != "cross_entropy") return fail();
@@ -50,10 +52,11 @@ Result<Model> applyLmLoss(const Model& model, const TrainingConfig& config) {
     }
     if (i == 0 || ls[i - 1].isBlock() || ls[i - 1].op != "linear") return fail();
     const Layer& head = ls[i - 1];
-    if (config.lora.rank > 0 && std::find(config.lora.targets.begin(), config.lora.targets.end(), head.name) !=
-                                    config.lora.targets.end())
-        return makeError(what + ": LoRA on '" + head.name + "' is not modelled (TRL uses the head's weight "
-                                "directly and refuses an adapter on it)");
+    if (config.lora.rank > 0 && std::find(config.lora.targets.begin(), config.lora.targets.end(),
+                                          head.name) != config.lora.targets.end())
+        return makeError(what + ": LoRA on '" + head.name +
+                         "' is not modelled (TRL uses the head's weight directly and refuses an "
+                         "adapter on it)");
     Layer loss;
     loss.name = head.name;
     loss.op = config.lmLoss == LmLoss::TrlFused ? "trl_fused_lm_loss" : "trl_chunked_lm_loss";
@@ -63,8 +66,8 @@ Result<Model> applyLmLoss(const Model& model, const TrainingConfig& config) {
     for (const char* key : {"out_features", "tied_to"})
         if (const auto* v = head.attrs.find(key)) loss.attrs.set(key, *v);
     loss.attrs.set("bias", head.attrs.getBool("bias").value_or(true));
-    if (config.lmLoss == LmLoss::TrlChunked)
-        loss.attrs.set("chunk", std::int64_t{256}); // sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE (not a setting)
+    // sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE (TRL does not make it a setting)
+    if (config.lmLoss == LmLoss::TrlChunked) loss.attrs.set("chunk", std::int64_t{256});
     if (softcap > 0) loss.attrs.set("softcap", softcap);
     Model out = model;
     out.layers.resize(i - 1);

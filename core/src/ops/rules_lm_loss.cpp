@@ -1,15 +1,16 @@
-// A language model's head and loss without the whole [S, vocab] logits: TRL's SFTTrainer (docs/memory-model.md,
-// "The language-model loss"). Each replaces lm_head -> [softcap] -> .float() -> cross_entropy.
+// A language model's head and loss without the whole [S, vocab] logits: TRL's SFTTrainer
+// (docs/memory-model.md, "The language-model loss"). Each replaces lm_head -> [softcap] -> .float() ->
+// cross_entropy.
 //
 // trl_fused_lm_loss: TRL 1.16's default (loss_type "nll"; trl/trainer/utils.py add_fused_lm_head and
 // trl/kernels/chunked_logprob.py ChunkedLogProbFunction), the CUDA path (Triton folds each tile in place):
-//   forward: hidden_states[:, :-1][mask] and labels[:, 1:][mask] (copies of the valid tokens; IndexBackward and
-//     masked_scatter keep the bool mask), seven [N] fp32 running statistics, one tile buffer of
-//     [min(N, 4096), min(V, 32768)] in the compute dtype reused for every tile; saved: the [N, H] copy, the
-//     targets and log_z.
+//   forward: hidden_states[:, :-1][mask] and labels[:, 1:][mask] (copies of the valid tokens;
+//     IndexBackward and masked_scatter keep the bool mask), seven [N] fp32 running statistics, one tile
+//     buffer of [min(N, 4096), min(V, 32768)] in the compute dtype reused for every tile; saved: the [N, H]
+//     copy, the targets and log_z.
 //   backward: grad_hidden [N, H] and, when the head trains, grad_weight [V, H] accumulated in fp32, the tile
-//     buffer again, then both cast back to the parameters' dtype on return; IndexBackward's zero [N, H] and the
-//     slice's zero-padded [S, H] gradient.
+//     buffer again, then both cast back to the parameters' dtype on return; IndexBackward's zero [N, H] and
+//     the slice's zero-padded [S, H] gradient.
 //
 // trl_chunked_lm_loss: TRL's chunked_nll (#5575, the SFT default from 1.9 to 1.14; as in 1.14.2,
 // trl/trainer/sft_trainer.py _chunked_cross_entropy_loss and _chunk). What torch allocates, in order:
@@ -55,10 +56,10 @@ std::optional<ChunkCost> chunkCost(std::uint64_t v, std::uint64_t h, std::uint64
     if (!vh || !cv || !ch || *vh > kMaxBytes / 8 || *cv > kMaxBytes / 32 || *ch > kMaxBytes / 8)
         return std::nullopt;
     const std::uint64_t cv4 = *cv * kF32;
-    const std::uint64_t entropy = 4 * cv4;                           // logits, log_p, exp, exp * log_p
-    const std::uint64_t recompute = entropy + (softcap ? cv4 : 0);   // and tanh's result, kept
-    const std::uint64_t softmaxBackward = 3 * cv4;                   // log_p, nll's and log_softmax's grads
-    const std::uint64_t mm = *cv * dt + *ch * dt;                    // the cast grad, grad of h
+    const std::uint64_t entropy = 4 * cv4;                         // logits, log_p, exp, exp * log_p
+    const std::uint64_t recompute = entropy + (softcap ? cv4 : 0); // and tanh's result, kept
+    const std::uint64_t softmaxBackward = 3 * cv4;                 // log_p, nll's and log_softmax's grads
+    const std::uint64_t mm = *cv * dt + *ch * dt;                  // the cast grad, grad of h
     // when the head trains: mm's gradient of W beside those, then (the cast grad freed) the second chunk's
     // out-of-place sum beside the new gradient
     const std::uint64_t mmWeight = *ch * dt + *vh * dt + std::max(*cv * dt, *vh * dt);
@@ -73,8 +74,8 @@ std::optional<ChunkCost> chunkCost(std::uint64_t v, std::uint64_t h, std::uint64
 std::optional<Error> notHiddenStates(const OpContext& c, const std::string& op, const std::string& loss) {
     const auto& in = c.inputs[0];
     if (in.rank() == 2 && in.batched && isFloating(in.dtype) && in.shape[0] >= 2) return std::nullopt;
-    return c.fail(op + " (--lm-loss " + loss + ") needs a language model's hidden states [S, H] (S >= 2 tokens), "
-                  "got " + c.in() + "; other models take --lm-loss full");
+    return c.fail(op + " (--lm-loss " + loss + ") needs a language model's hidden states [S, H] " +
+                  "(S >= 2 tokens), got " + c.in() + "; other models take --lm-loss full");
 }
 
 /// What both heads declare as the language-model head they replace: the weight [V, H] (bias, tying) and the
@@ -113,22 +114,24 @@ public:
         p.createdRoles.push_back("log_z");
         p.created.push_back({{t}, DType::Bool, true, true}); // the mask (IndexBackward, masked_scatter)
         p.createdRoles.push_back("mask");
-        p.saved = {{SavedDecl::Kind::Created, 0}, {SavedDecl::Kind::Created, 1}, {SavedDecl::Kind::Created, 2},
+        p.saved = {{SavedDecl::Kind::Created, 0},
+                   {SavedDecl::Kind::Created, 1},
+                   {SavedDecl::Kind::Created, 2},
                    {SavedDecl::Kind::Created, 3}};
-        const std::uint64_t tile = static_cast<std::uint64_t>(kFusedTokenTile) *
-                                   std::min<std::uint64_t>(vu, kFusedVocabTile) * dt;
+        const std::uint64_t tile =
+            static_cast<std::uint64_t>(kFusedTokenTile) * std::min<std::uint64_t>(vu, kFusedVocabTile) * dt;
         // the tile buffer (its rows are min(N, 4096): the full 4096 from N = 4096 tokens on, which long
         // sequences reach at batch 1), the running statistics, nonzero's indices of the two masked selects
         p.fwdWorkspace = Affine{tile, tu * (8 * kF32 + 2 * 16)};
-        // The backward's peak is at Function.backward's return: grad_hidden (fp32) and its cast, the tile buffer
-        // (and the weight's buffers, below). Less the slice's [S, H] gradient the scheduler allocates for the
-        // input, which comes only after they are freed; IndexBackward's [N, H] zeros then (with the incoming
-        // gradient and that slice gradient) stay below it by the tile.
+        // The backward's peak is at Function.backward's return: grad_hidden (fp32) and its cast, the tile
+        // buffer (and the weight's buffers, below). Less the slice's [S, H] gradient the scheduler allocates
+        // for the input, which comes only after they are freed; IndexBackward's [N, H] zeros then (with the
+        // incoming gradient and that slice gradient) stay below it by the tile.
         const std::uint64_t ret = tu * hu * (kF32 + (dt == kF32 ? 0 : dt));
         const std::uint64_t inputGrad = static_cast<std::uint64_t>(in.shape[0]) * hu * dt;
         p.bwdWorkspace = Affine{tile, ret > inputGrad ? ret - inputGrad : 0};
-        // grad_weight accumulated in fp32; cast on return, the cast is the parameter's gradient (an fp32 weight's
-        // is the buffer itself)
+        // grad_weight accumulated in fp32; cast on return, the cast is the parameter's gradient (an fp32
+        // weight's is the buffer itself)
         auto vh = checkedMul(vu, hu);
         auto w32 = vh ? checkedMul(*vh, kF32) : std::nullopt;
         if (!w32 || *w32 > kMaxBytes) return c.fail("the head's weight is too large");
@@ -174,7 +177,8 @@ public:
         if (!v) return v.error();
         auto chunk = c.integer("chunk", 256, 1);
         if (!chunk) return chunk.error();
-        if (*chunk > (std::int64_t{1} << 24)) return c.failAttribute("chunk", "chunk must be at most 16777216");
+        if (*chunk > (std::int64_t{1} << 24))
+            return c.failAttribute("chunk", "chunk must be at most 16777216");
         const std::int64_t h = in.shape[1];
         const bool softcap = c.real("softcap", 0.0) > 0;
         auto cost = chunkCost(static_cast<std::uint64_t>(*v), static_cast<std::uint64_t>(h),

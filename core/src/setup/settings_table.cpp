@@ -133,11 +133,12 @@ void addStepShape(std::vector<SettingInfo>& out) {
         std::vector<CheckpointMode>{CheckpointMode::Reentrant, CheckpointMode::NonReentrant});
     out.push_back(std::move(mode));
 
-    SettingInfo loss = base({"lm_loss", "--lm-loss", "NAME", "Language-model loss",
-                             "full (default: transformers' ForCausalLMLoss over the whole [S, vocab] logits), "
-                             "trl-fused (TRL 1.16 SFTTrainer: a fused head, logits in tiles) or trl-chunked "
-                             "(TRL 1.9-1.14's chunked_nll: 256 tokens at a time, checkpointed)"},
-                            SettingType::Choice);
+    SettingInfo loss =
+        base({"lm_loss", "--lm-loss", "NAME", "Language-model loss",
+              "full (default: transformers' ForCausalLMLoss over the whole [S, vocab] logits), "
+              "trl-fused (TRL 1.16 SFTTrainer: a fused head, logits in tiles) or trl-chunked "
+              "(TRL 1.9-1.14's chunked_nll: 256 tokens at a time, checkpointed)"},
+             SettingType::Choice);
     bindChoice(
         loss, [](auto& t) -> auto& { return t.config.lmLoss; }, lmLossName, parseLmLoss,
         std::vector<LmLoss>{LmLoss::Full, LmLoss::TrlFused, LmLoss::TrlChunked});

@@ -89,8 +89,9 @@ QString FitHeatMap::cellToolTip(int row, int column) const {
         text += QLatin1Char(' ') + tr("(%1 accumulation steps)").arg(m_map.accumulationSteps);
     if (!r.peakLabel.empty())
         text += QLatin1Char('\n') +
-                (r.peakInHead ? tr("The step peaks in the model's head and loss (%1): the logits, not the layers.")
-                              : tr("The step peaks at %1."))
+                (r.peakInHead
+                     ? tr("The step peaks in the model's head and loss (%1): the logits, not the layers.")
+                     : tr("The step peaks at %1."))
                     .arg(QString::fromStdString(r.peakLabel));
     return text;
 }
