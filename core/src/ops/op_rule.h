@@ -46,6 +46,9 @@ struct SavedDecl {
     int ifGrad =
         -1; ///< >= 0: saved only if input `ifGrad` requires a gradient (autograd saves what it needs)
     int ifParam = -1; ///< >= 0: saved only if parameter `ifParam` trains (a frozen weight needs no grad)
+    /// How many autograd nodes of the op save it (SavedVariables): what saved-tensor hooks see, and what
+    /// activation offload copies to the host, once each. 0: kept as a ctx attribute, no hook sees it.
+    int packs = 1;
 };
 
 /// What a primitive op does, given its (already cast) inputs.

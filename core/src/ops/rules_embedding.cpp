@@ -16,7 +16,6 @@ public:
         OpPlan p;
         p.params.push_back({"weight", {*num, *dim}});
         if (auto t = c.attrs.getString("tied_to")) p.tiedTo = *t;
-        p.saved.push_back({SavedDecl::Kind::Param, 0});
         if (mode == "input") {
             if (isFloating(in.dtype))
                 return c.fail("embedding expects integer token ids, got " + std::string(dtypeName(in.dtype)) +

@@ -125,9 +125,10 @@ public:
         // Eager: h = x.float(); r = rsqrt(h.pow(2).mean(-1) + eps); y = (h * r).to(dtype); out = w * y.
         // torch >= 2.4's nn.RMSNorm (F.rms_norm, a composite in aten/src/ATen/native/layer_norm.cpp) is the
         // same.
+        // rsqrt saves its result and `h * r` saves both: r and h are each saved by two nodes (packs 2)
         p.created = {rstd};
         p.createdRoles = {"rstd"};
-        p.saved = {{SavedDecl::Kind::Created, 0}};
+        p.saved = {{SavedDecl::Kind::Created, 0, -1, -1, 2}};
         if (affine) {
             // GemmaRMSNorm (gemma_scale): `h * r * (1.0 + weight.float())` in fp32, then type_as(x): the fp32
             // normalized tensor and the fp32 (1 + weight) are saved
@@ -143,13 +144,14 @@ public:
                 p.saved.push_back({SavedDecl::Kind::Created, 2, 0});
             }
         }
+        // h, saved by pow(2) and by `h * r`
         if (in.dtype == DType::Float32) {
-            p.saved.push_back({SavedDecl::Kind::Input, 0});
+            p.saved.push_back({SavedDecl::Kind::Input, 0, -1, -1, 2});
         } else {
             TensorInfo up{in.shape, DType::Float32, in.batched, true};
             p.created.push_back(up);
             p.createdRoles.push_back("fp32 copy");
-            p.saved.push_back({SavedDecl::Kind::Created, static_cast<int>(p.created.size()) - 1});
+            p.saved.push_back({SavedDecl::Kind::Created, static_cast<int>(p.created.size()) - 1, -1, -1, 2});
         }
         const TensorInfo squared{in.shape, DType::Float32, in.batched, true};
         if (c.torch == TorchRules::Torch113) {

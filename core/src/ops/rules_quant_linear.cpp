@@ -112,8 +112,10 @@ public:
         // input's dtype by x.to()'s backward, which the scheduler allocates as the input gradient).
         p.bwdWorkspace = sum({mm != a ? like(o, mm) : Affine{}, weightOf(mm),
                               load != mm ? weightOf(load) : Affine{}, mm != a ? like(in, mm) : Affine{}});
-        // Saved: only the packed weight (a parameter: no new bytes).
-        p.saved = {{SavedDecl::Kind::Param, 0}};
+        // Saved: only the packed weight (a parameter: no new bytes), as a ctx attribute (bitsandbytes
+        // autograd/_functions.py MatMul4Bit/MatMul8bitLt: `ctx.tensors = (None, B)`), which no saved-tensor
+        // hook sees
+        p.saved = {{SavedDecl::Kind::Param, 0, -1, -1, 0}};
         p.needsContiguous = in.rank() > 1;
         return p;
     }
