@@ -122,18 +122,20 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
            << ") are in it; they never cause an out-of-memory error (PyTorch falls back to engines that need "
               "less), and without any the step reserves "
            << formatBytes(e.allocator.leastReservedBytes) << "\n";
-    os << "Saved for backward at end of forward: " << formatBytes(e.savedActivationBytes) << "  ("
-       << e.savedActivationBytes << " B)\n";
+    os << "Saved for backward at end of forward" << (e.hostActivationBytes ? " (on the GPU)" : "") << ": "
+       << formatBytes(e.savedActivationBytes) << "  (" << e.savedActivationBytes << " B)\n";
     if (e.autocastWeightCopyBytes)
         os << "  of which autocast's half copies of the weights: " << formatBytes(e.autocastWeightCopyBytes)
            << " (no layer owns them; with ZeRO-3/FSDP, copies of the gathered weights)\n";
-    if (e.hostBytes) {
-        os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes);
-        if (e.parallel.gpus > 1)
-            os << " per GPU; " << formatBytes(e.hostBytesPerNode()) << " for the " << e.parallel.gpusOnNode
-               << " GPUs of a node";
-        os << "\n";
-    }
+    if (e.hostBytes) os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes) << "\n";
+    if (e.hostActivationBytes)
+        os << "Host memory (offloaded activations): " << formatBytes(e.hostActivationBytes)
+           << (c.activationOffload == ActivationOffload::All ? " pageable" : " pinned") << "; "
+           << formatBytes(e.activationTransferBytes) << " copied over PCIe per step (to the host and back)\n";
+    if (e.hostTotalBytes() && e.parallel.gpus > 1)
+        os << "  host memory per GPU " << formatBytes(e.hostTotalBytes()) << "; "
+           << formatBytes(e.hostBytesPerNode()) << " for the " << e.parallel.gpusOnNode
+           << " GPUs of a node\n";
     if (e.quantizedParameterCount)
         os << "Quantized weights: " << e.quantizedParameterCount << " parameters in "
            << formatBytes(e.quantizedParameterBytes) << "\n";

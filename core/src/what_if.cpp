@@ -53,6 +53,13 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
                 c,
                 e->maxBatch(capacityBytes).largest * c.accumulationSteps,
                 base * config.accumulationSteps};
+        if (c.activationOffload != ActivationOffload::Off) {
+            auto at = e->estimate(std::max<std::int64_t>(1, l.maxMicroBatch()));
+            if (at) {
+                l.hostBytes = at->hostActivationBytes;
+                l.transferBytes = at->activationTransferBytes;
+            }
+        }
         levers.push_back(std::move(l));
     };
     if (config.checkpointing != Checkpointing::EveryBlock) {
@@ -93,6 +100,17 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.lmLoss = LmLoss::TrlFused;
         consider("trl-fused-loss", "TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)",
                  "train with TRL's SFTTrainer (or a fused linear cross-entropy)", c);
+    }
+    if (config.activationOffload == ActivationOffload::Off && config.parallel.pp <= 1) {
+        // With checkpointing, transformers' offload of each checkpointed layer's input; without, torch's
+        // save_on_cpu(pin_memory=True) around the forward (every saved tensor, the weights too)
+        TrainingConfig c = config;
+        const bool ckpt = config.checkpointing != Checkpointing::None;
+        c.activationOffload = ckpt ? ActivationOffload::Checkpoints : ActivationOffload::AllPinned;
+        consider("activation-offload",
+                 ckpt ? "Offload the checkpointed layers' inputs to host memory"
+                      : "Offload saved activations to host memory (save_on_cpu)",
+                 "host memory and PCIe copies each step", c);
     }
     if (!config.optimizerOffload && config.optimizer != OptimizerKind::Sgd) {
         TrainingConfig c = config;

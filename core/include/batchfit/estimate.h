@@ -123,11 +123,22 @@ struct Estimate {
     std::uint64_t requiredBytes = 0; ///< what nvidia-smi would show at the peak: reserved + cudaContextBytes
     std::uint64_t hostBytes =
         0; ///< host memory for offloaded optimizer states: one GPU's (the rank simulated)
-    /// A node's host memory for them: hostBytes x parallel.gpusOnNode (the most loaded rank's, so an upper
+    /// Host memory for offloaded activations (TrainingConfig::activationOffload): every packed tensor alive
+    /// when the forward ends, each rounded to a power of two when pinned (torch's CachingHostAllocator).
+    std::uint64_t hostActivationBytes = 0;
+    /// Bytes the offloaded activations cross PCIe per optimizer step: device to host in each forward and
+    /// back in each backward, for every micro-batch.
+    std::uint64_t activationTransferBytes = 0;
+    /// Host memory of one GPU: offloaded optimizer states and activations (saturates at 2^64 - 1).
+    std::uint64_t hostTotalBytes() const {
+        return hostBytes > UINT64_MAX - hostActivationBytes ? UINT64_MAX : hostBytes + hostActivationBytes;
+    }
+    /// A node's host memory: hostTotalBytes() x parallel.gpusOnNode (the most loaded rank's, so an upper
     /// bound when shards differ; saturates at 2^64 - 1).
     std::uint64_t hostBytesPerNode() const {
         const auto n = static_cast<std::uint64_t>(parallel.gpusOnNode > 0 ? parallel.gpusOnNode : 1);
-        return hostBytes > UINT64_MAX / n ? UINT64_MAX : hostBytes * n;
+        const std::uint64_t total = hostTotalBytes();
+        return total > UINT64_MAX / n ? UINT64_MAX : total * n;
     }
     /// Optimizer states of bitsandbytes' paged optimizers in CUDA managed memory (part of
     /// optimizerStateBytes, not of the peak: torch's counters do not see them, and the driver moves their

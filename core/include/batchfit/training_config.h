@@ -48,6 +48,13 @@ enum class TorchRules { Torch2, Torch113 };
 /// chunked_nll, the head and cross-entropy per chunk of 256 tokens under non-reentrant checkpointing
 /// (TrlChunked, the SFT default of TRL 1.9 to 1.14).
 enum class LmLoss { Full, TrlFused, TrlChunked };
+/// Where autograd's saved tensors live between the forward and the backward (docs/memory-model.md,
+/// "Activation offload"): on the GPU (Off); in host memory through torch.autograd.graph.save_on_cpu around
+/// the whole forward and loss, every saved tensor including the weights, pageable (All) or pinned
+/// (AllPinned); or transformers 5's activation_checkpointing_enable(offload=True), each checkpointed layer's
+/// call under save_on_cpu(pin_memory=True), so only what the checkpoint keeps, its inputs, goes to the host
+/// (Checkpoints).
+enum class ActivationOffload { Off, All, AllPinned, Checkpoints };
 
 /// LoRA adapters (PEFT's LoraConfig): each targeted linear gets lora_A (in -> rank) and lora_B (rank -> out);
 /// everything else is frozen (plus TrainingConfig::trainOnly, PEFT's modules_to_save).
@@ -99,6 +106,7 @@ struct TrainingConfig {
     bool firstStep = false; ///< simulate step 1 (states created lazily) instead of the steady state
     TorchRules torch = TorchRules::Torch2;
     LmLoss lmLoss = LmLoss::Full;
+    ActivationOffload activationOffload = ActivationOffload::Off;
 
     // Fine-tuning: which layers train (glob patterns over layer paths, or PyTorch module names; a pattern
     // matching a block covers what it contains). Empty: every layer the model file does not mark
@@ -158,6 +166,8 @@ std::string_view torchRulesName(TorchRules t);         ///< "2", "1.13"
 std::string_view checkpointModeName(CheckpointMode m); ///< "reentrant", "non-reentrant"
 std::string_view lmLossName(LmLoss l);                 ///< "full", "trl-fused", "trl-chunked"
 Result<LmLoss> parseLmLoss(std::string_view s);
+std::string_view activationOffloadName(ActivationOffload o); ///< "off", "all", "all-pinned", "checkpoints"
+Result<ActivationOffload> parseActivationOffload(std::string_view s);
 Result<OptimizerKind> parseOptimizer(std::string_view s);
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);
 Result<Precision> parsePrecision(std::string_view s);

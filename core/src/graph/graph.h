@@ -18,6 +18,12 @@ struct GTensor {
     bool autocastCopy = false; ///< a half copy of a weight made by autocast (cached until the forward ends)
     int param = -1;            ///< >= 0: this tensor is parameter/buffer `param` itself (lives for ever)
     bool persistent = false;   ///< a framework buffer made once and kept (Megatron's global memory buffer)
+    /// Held by what the forward returns until it ends (transformers' DynamicCache in the outputs): alive at
+    /// least that long, saved for the backward or not.
+    bool heldToForwardEnd = false;
+    /// A leaf that requires a gradient (PEFT's enable_input_require_grads): its AccumulateGrad holds it and
+    /// its .grad until the backward ends.
+    bool peftLeaf = false;
     std::string role;          ///< "output", "mask", "indices", "mean", ...
 };
 
@@ -42,6 +48,7 @@ struct GOp {
     std::vector<int> created; ///< extra tensors the op makes (masks, statistics, indices, weight copies)
     std::vector<int> params;  ///< parameters it uses (tied ones resolved)
     std::vector<int> saved;   ///< tensors saved for backward (their storages stay alive)
+    std::vector<int> savedPacks;       ///< per saved tensor: SavedDecl::packs
     std::vector<bool> gradPassthrough; ///< per input: its gradient is the output gradient itself (no alloc)
     GradKind grad = GradKind::Allocate;
     int gradInputs = -1; ///< >= 0: only the first gradInputs inputs get a gradient from this op

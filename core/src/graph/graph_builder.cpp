@@ -364,6 +364,18 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
         gt.requiresGrad = requiresGrad && isFloating(plan.outputs[i].dtype);
         op.outputs.push_back(t);
     }
+    // PEFT with checkpointing (peft_model.py, _prepare_model_for_gradient_checkpointing) calls
+    // enable_input_require_grads: a forward hook on the input embeddings does output.requires_grad_(True), so
+    // the checkpointed blocks' outputs require a gradient. The frozen embedding's output becomes a leaf that
+    // requires one: the first block then computes its input's gradient like every other, and the leaf's
+    // AccumulateGrad keeps it, and its .grad, until the backward ends (GTensor::peftLeaf).
+    if (type == "embedding" && !requiresGrad && m_config.lora.rank > 0 &&
+        m_config.checkpointing != Checkpointing::None &&
+        attrs.getString("indices").value_or("input") == "input")
+        for (int t : op.outputs) {
+            m_graph.tensors[static_cast<std::size_t>(t)].requiresGrad = true;
+            m_graph.tensors[static_cast<std::size_t>(t)].peftLeaf = true;
+        }
     std::vector<int> created;
     for (std::size_t i = 0; i < plan.created.size(); ++i) {
         int t = newTensor(plan.created[i], opIndex,
@@ -408,7 +420,10 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
                 t = target;
                 break;
             }
-            if (t >= 0) op.saved.push_back(savedAs(t));
+            if (t >= 0) {
+                op.saved.push_back(savedAs(t));
+                op.savedPacks.push_back(s.packs);
+            }
         }
     }
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -468,6 +483,10 @@ Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope,
     }
     m_graph.layers.push_back(GLayer{path, layer.op, -1});
     m_currentLayer = static_cast<int>(m_graph.layers.size()) - 1;
+    // A tensor the model's inner forward also returns (transformers' last_hidden_state, read by the head
+    // while the loss is computed): alive until the forward ends even when the layer does not save it
+    if (layer.attrs.getBool("input_held_to_forward_end").value_or(false))
+        for (int t : inputs) holdToForwardEnd(t);
     const int layerIndex = m_currentLayer;
     const bool outerTrainable = m_trainable;
     const std::string module = layer.attrs.getString("module").value_or("");

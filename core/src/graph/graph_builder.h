@@ -40,6 +40,10 @@ public:
     Result<int> addCast(const std::string& path, int tensor, DType dtype);
     /// A copy of `tensor` at `path` even when it is contiguous (`x.clone()`, `torch.cat([empty, x])`).
     Result<int> addCopy(const std::string& path, int tensor);
+    /// `tensor` stays alive until the forward ends (GTensor::heldToForwardEnd).
+    void holdToForwardEnd(int tensor) {
+        m_graph.tensors[static_cast<std::size_t>(m_graph.storageOf(tensor))].heldToForwardEnd = true;
+    }
     /// Adds a primitive op and returns all its outputs.
     Result<std::vector<int>> addOpMulti(const std::string& type, const std::string& path,
                                         const Attributes& attrs, const std::vector<int>& inputs);

@@ -72,9 +72,17 @@ private:
 
 /// A causal LM's loss as transformers computes it (loss/loss_utils.py ForCausalLMLoss, every *ForCausalLM
 /// since 4.46): `logits = logits.float()` first, so the log-softmax that cross-entropy saves is fp32 whatever
-/// the model's dtype (a view, nothing new, in fp32).
+/// the model's dtype (a view, nothing new, in fp32). Two tensors live until the forward returns, saved or
+/// not: the head's input, the inner model's last_hidden_state that *ForCausalLM.forward holds while it
+/// computes the loss, and the logits in the model's dtype, which it returns.
 inline void addCausalLmLoss(Model& m) {
-    m.layers.push_back(op("loss_upcast", "cast", {{"dtype", std::string("float32")}}));
+    for (auto l = m.layers.rbegin(); l != m.layers.rend(); ++l)
+        if (l->op == "linear") {
+            l->attrs.set("input_held_to_forward_end", true);
+            break;
+        }
+    m.layers.push_back(
+        op("loss_upcast", "cast", {{"dtype", std::string("float32")}, {"input_held_to_forward_end", true}}));
     m.layers.push_back(op("loss", "cross_entropy"));
 }
 

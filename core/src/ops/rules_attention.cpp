@@ -307,11 +307,15 @@ public:
             // transformers' training forward with use_cache (the config's default) fills a DynamicCache:
             // DynamicLayer.update's torch.cat([empty, k]) copies k and v, and SDPA saves the copies. Not
             // under checkpointing (GradientCheckpointingLayer drops the cache). Eager: the matmuls' reshapes
-            // of the head-split k and v copy them anyway (the same bytes), so nothing changes there.
+            // of the head-split k and v copy them anyway (the same bytes), so nothing changes there. The
+            // cache comes back with the outputs, so the copies live until the forward ends even where SDPA's
+            // saved ones do not (activation offload: measured, docs/accuracy-llm.md).
             auto ck = b.addCopy(path + ".cache_k", t.k);
             if (!ck) return ck.error();
             auto cv = b.addCopy(path + ".cache_v", t.v);
             if (!cv) return cv.error();
+            b.holdToForwardEnd(*ck);
+            b.holdToForwardEnd(*cv);
             t.k = *ck, t.v = *cv;
         }
         auto core =

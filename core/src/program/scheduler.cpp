@@ -96,6 +96,7 @@ Status Scheduler::run() {
             if (m_paramLayer[static_cast<std::size_t>(p)] < 0)
                 m_paramLayer[static_cast<std::size_t>(p)] = op.layer;
     }
+    findUnitInputs();
     m_layerCount = static_cast<int>(m_graph.layers.size());
     m_program.layers.clear();
     LayerInfo input;
@@ -253,10 +254,14 @@ void Scheduler::microStep(bool first) {
         m_gradOf[i] = -1;
     }
     m_savedBy.assign(m_graph.ops.size(), {});
+    m_packedBy.assign(m_graph.ops.size(), {});
+    m_unitPacked.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
+    m_unitUnpacked.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
     m_unitHeld.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
     m_unitOutputs.assign(static_cast<std::size_t>(m_graph.checkpointUnits), {});
     m_recomputed.assign(static_cast<std::size_t>(m_graph.checkpointUnits), false);
     m_autocastPending.clear();
+    m_heldToForwardEnd.clear();
 
     const int load = newStep(Phase::Forward, first ? "batch loaded" : "next micro-batch loaded");
     std::vector<int> batchInst;
@@ -273,6 +278,7 @@ void Scheduler::microStep(bool first) {
     }
     const int fwdEnd = static_cast<int>(m_program.steps.size()) - 1;
     for (int inst : m_autocastPending) use(inst, fwdEnd);
+    for (int inst : m_heldToForwardEnd) use(inst, fwdEnd);
     if (first) accountSaved();
     // 1F1B: stage s holds the activations of min(M, P - s) micro-batches when its first backward runs;
     // the others' saved tensors are counted as one block from the end of this forward to the backward's end.
@@ -313,6 +319,7 @@ void Scheduler::microStep(bool first) {
     if (m_shard.shardParams || m_shard.shardGrads) endShardedBackward();
     m_lastBackwardStep = static_cast<int>(m_program.steps.size()) - 1;
     for (int inst : batchInst) use(inst, m_lastBackwardStep);
+    holdPeftLeaves();
     use(ipg, m_lastBackwardStep);
     use(inFlight, m_lastBackwardStep);
 }
@@ -338,6 +345,7 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
             else
                 m_autocastPending.push_back(inst);
         }
+        if (gt.heldToForwardEnd && !recompute) m_heldToForwardEnd.push_back(inst);
     };
     for (int t : op.outputs) materialize(t);
     for (int t : op.created) materialize(t);
@@ -350,20 +358,33 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
             const int prod = m_graph.tensors[static_cast<std::size_t>(m_graph.storageOf(t))].producer;
             const bool inside = prod >= 0 && m_graph.ops[static_cast<std::size_t>(prod)].checkpointUnit == u;
             const int inst = instanceOf(t, s, false);
-            if (!inside && !m_weightInst[static_cast<std::size_t>(inst)])
+            if (inside || m_weightInst[static_cast<std::size_t>(inst)]) continue;
+            if (offloadsUnitInput(m_graph.storageOf(t)))
+                packUnitInput(u, m_graph.storageOf(t), inst);
+            else
                 m_unitHeld[static_cast<std::size_t>(u)].push_back(inst);
         }
         return;
     }
     auto& saved = m_savedBy[static_cast<std::size_t>(opIndex)];
-    for (int t : op.saved) {
+    for (std::size_t k = 0; k < op.saved.size(); ++k) {
+        const int t = op.saved[k];
         const int inst = instanceOf(t, s, recompute);
-        if (!m_weightInst[static_cast<std::size_t>(inst)]) saved.push_back(inst);
+        if (!recompute && offloadsSaved()) {
+            // save_on_cpu's pack hook copies every saved tensor, weights included, each time it is saved
+            for (int n = 0; n < op.savedPacks[k]; ++n) {
+                m_packedBy[static_cast<std::size_t>(opIndex)].push_back(tensorBytes(t));
+                pack(tensorBytes(t));
+            }
+        } else if (!m_weightInst[static_cast<std::size_t>(inst)]) {
+            saved.push_back(inst);
+        }
     }
 }
 
 void Scheduler::recompute(int unit) {
     m_recomputed[static_cast<std::size_t>(unit)] = true;
+    unpackUnitInputs(unit);
     const auto& ops = m_unitOps[static_cast<std::size_t>(unit)];
     std::size_t end = ops.size();
     const bool reentrant = m_config.checkpointMode == CheckpointMode::Reentrant;
@@ -399,8 +420,10 @@ void Scheduler::backwardOp(int opIndex) {
     if (unitStart) {
         for (int inst : m_unitHeld[static_cast<std::size_t>(u)]) use(inst, s);
         for (int inst : m_unitOutputs[static_cast<std::size_t>(u)]) use(inst, s);
+        for (int inst : m_unitUnpacked[static_cast<std::size_t>(u)]) use(inst, s);
     }
     if (!hasGrad) return;
+    unpackSaved(opIndex, s);
     for (int o : op.outputs) use(m_gradOf[static_cast<std::size_t>(o)], s);
     for (int inst : m_savedBy[static_cast<std::size_t>(opIndex)]) use(inst, s);
     const int outGrad = m_gradOf[static_cast<std::size_t>(op.outputs[0])];

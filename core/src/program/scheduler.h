@@ -39,6 +39,16 @@ private:
     /// One optimizer-state instance per state tensor of `cost`, kept to the end, created at `step`.
     void addStateInstances(const OptimizerCost& cost, int step);
     void accountSaved();
+    // Activation offload (scheduler_offload.cpp): saved tensors packed to the host in the forward, copied
+    // back to the GPU when their backward runs.
+    void findUnitInputs();
+    bool offloadsSaved() const;
+    bool offloadsUnitInput(int storage) const;
+    void pack(Affine bytes);
+    void packUnitInput(int unit, int storage, int instance);
+    void unpackUnitInputs(int unit);
+    void unpackSaved(int op, int step);
+    void holdPeftLeaves();
     // Data parallelism (scheduler_shards.cpp): gathering units and reduce-scattering their gradients.
     void gather(int unit, Phase phase);
     void release(int unit, int step);
@@ -69,6 +79,7 @@ private:
         m_unitOutputs; ///< reentrant: recomputed outputs held to the unit's backward end
     std::vector<bool> m_recomputed;
     std::vector<int> m_autocastPending; ///< copies alive until the forward ends
+    std::vector<int> m_heldToForwardEnd; ///< GTensor::heldToForwardEnd instances of this micro-step
     int m_layerCount = 0;
     bool m_firstMicroStep = true;
     bool m_hasMatmul = false;
@@ -78,6 +89,10 @@ private:
     std::vector<int> m_gathered;                ///< per unit: its gathered parameters' instance, or -1
     std::vector<std::vector<int>> m_unitParams; ///< per unit: the parameters it gathers and reduces
     std::vector<bool> m_gradSharded;            ///< per parameter: its gradient is a shard already
+    std::vector<std::vector<Affine>> m_packedBy; ///< per op: bytes of the saved tensors it packed
+    std::vector<std::vector<std::pair<int, int>>> m_unitPacked; ///< per unit: (storage, instance) packed
+    std::vector<std::vector<int>> m_unitUnpacked; ///< per unit: their GPU copies in the backward
+    std::vector<int> m_inputUnits;                ///< per storage: units taking it from outside
     int m_curUnit = -1;
     int m_bucketInst = -1;
 };

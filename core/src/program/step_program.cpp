@@ -1,11 +1,13 @@
 #include "program/step_program.h"
 
+#include "batchfit/checked.h"
 #include "batchfit/fit_map.h"
 #include "graph/graph_builder.h"
 #include "program/allocator_events.h"
 #include "program/scheduler.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 
@@ -24,6 +26,14 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model
         return makeError("gradient accumulation steps must be between 1 and 1000000, got " +
                          std::to_string(config.accumulationSteps));
     if (config.checkpointEvery < 1) return makeError("checkpoint every k blocks: k must be at least 1");
+    if (config.activationOffload == ActivationOffload::Checkpoints &&
+        config.checkpointing == Checkpointing::None)
+        return makeError(
+            "activation offload \"checkpoints\" moves each checkpointed layer's input to the host: "
+            "it needs checkpointing (every-block, every-k or selective)");
+    if (config.activationOffload != ActivationOffload::Off && config.parallel.pp > 1)
+        return makeError("activation offload is not modelled with pipeline parallelism (--pp): the "
+                         "micro-batches in flight would hold their saved tensors on the host");
     if (!(config.marginFraction >= 0 && config.marginFraction < 1))
         return makeError("safety margin must be in [0, 1)");
     if (config.fragmentationFraction &&
@@ -367,6 +377,17 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.quantizedParameterCount = t.quantizedParameterCount;
     e.quantizedParameterBytes = t.quantizedBytes;
     e.savedActivationBytes = t.savedActivations.atUnchecked(batch);
+    std::uint64_t packedBytes = 0;
+    for (const Affine& packed : t.hostPacked) {
+        const std::uint64_t b = packed.atUnchecked(batch); // each below 2^62 up to maxSafeBatch()
+        packedBytes = checkedAdd(packedBytes, b).value_or(UINT64_MAX);
+        // pinned: CachingHostAllocator::allocate rounds each block up to a power of two (PowerOf2Ceil)
+        e.hostActivationBytes =
+            checkedAdd(e.hostActivationBytes, t.hostPinned ? std::bit_ceil(b) : b).value_or(UINT64_MAX);
+    }
+    e.activationTransferBytes =
+        checkedMul(packedBytes, 2 * static_cast<std::uint64_t>(m_config.accumulationSteps))
+            .value_or(UINT64_MAX);
     e.autocastWeightCopyBytes = t.autocastCopies.atUnchecked(batch);
     e.cudaContextBytes = m_contextBytes;
     e.nonTorch = m_nonTorch;

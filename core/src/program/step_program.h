@@ -64,6 +64,11 @@ struct StepTotals {
     std::uint64_t quantizedBytes = 0;          ///< their bytes (packed weights and quantization constants)
     Affine savedActivations;                   ///< unique storages autograd holds when the forward ends
     Affine autocastCopies;
+    /// Activation offload (TrainingConfig::activationOffload): each tensor packed to the host in one
+    /// micro-step's forward, in order; all alive when the forward ends. Pinned: the host allocator rounds
+    /// each.
+    std::vector<Affine> hostPacked;
+    bool hostPinned = false;
 };
 
 class StepProgram {

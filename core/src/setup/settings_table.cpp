@@ -144,6 +144,20 @@ void addStepShape(std::vector<SettingInfo>& out) {
         std::vector<LmLoss>{LmLoss::Full, LmLoss::TrlFused, LmLoss::TrlChunked});
     out.push_back(std::move(loss));
 
+    SettingInfo offload = base(
+        {"activation_offload", "--activation-offload", "MODE", "Activation offload",
+         "off (default), all (the forward and loss under torch.autograd.graph.save_on_cpu(): every saved "
+         "tensor, weights included, to pageable host memory), all-pinned (the same, pin_memory=True) or "
+         "checkpoints (transformers 5's activation_checkpointing_kwargs={\"offload\": True}: each "
+         "checkpointed layer's input to pinned host memory; needs --checkpointing)"},
+        SettingType::Choice);
+    bindChoice(
+        offload, [](auto& t) -> auto& { return t.config.activationOffload; }, activationOffloadName,
+        parseActivationOffload,
+        std::vector<ActivationOffload>{ActivationOffload::Off, ActivationOffload::All,
+                                       ActivationOffload::AllPinned, ActivationOffload::Checkpoints});
+    out.push_back(std::move(offload));
+
     SettingInfo acc = base({"accumulation_steps", "--accumulation", "N", "Gradient accumulation",
                             "micro-batches per optimizer step (default 1)"},
                            SettingType::Integer);

@@ -58,6 +58,13 @@ constexpr std::array<std::pair<std::string_view, LmLoss>, 4> kLmLosses{{
     {"transformers", LmLoss::Full},
 }};
 
+constexpr std::array<std::pair<std::string_view, ActivationOffload>, 4> kActivationOffloads{{
+    {"off", ActivationOffload::Off},
+    {"all", ActivationOffload::All},
+    {"all-pinned", ActivationOffload::AllPinned},
+    {"checkpoints", ActivationOffload::Checkpoints},
+}};
+
 constexpr std::array<std::pair<std::string_view, CheckpointMode>, 2> kCheckpointModes{{
     {"reentrant", CheckpointMode::Reentrant},
     {"non-reentrant", CheckpointMode::NonReentrant},
@@ -83,6 +90,13 @@ std::string_view lmLossName(LmLoss l) {
 }
 Result<LmLoss> parseLmLoss(std::string_view s) {
     return parseFrom(kLmLosses, s, "language-model loss");
+}
+
+std::string_view activationOffloadName(ActivationOffload o) {
+    return nameFrom(kActivationOffloads, o);
+}
+Result<ActivationOffload> parseActivationOffload(std::string_view s) {
+    return parseFrom(kActivationOffloads, s, "activation offload");
 }
 
 std::string_view torchRulesName(TorchRules t) {
