@@ -148,6 +148,16 @@ QStringList ReportSections::assumptions() const {
         out << ReportText::tr(
                    "Optimizer states and master weights live in host memory: %1 of host RAM, not on the GPU.")
                    .arg(ReportText::bytes(e.hostBytes));
+    if (c.activationOffload != ActivationOffload::Off)
+        out << ReportText::tr("Activation offload (%1): the saved tensors wait in %2 host memory, %3 of it; "
+                              "%4 cross PCIe per step, to the host in the forward and back in the backward.")
+                   .arg(QString::fromUtf8(
+                            activationOffloadName(c.activationOffload).data(),
+                            static_cast<qsizetype>(activationOffloadName(c.activationOffload).size())),
+                        c.activationOffload == ActivationOffload::All ? ReportText::tr("pageable")
+                                                                      : ReportText::tr("pinned"),
+                        ReportText::bytes(e.hostActivationBytes),
+                        ReportText::bytes(e.activationTransferBytes));
     if (!g.source.empty())
         out << ReportText::tr("GPU memory size: %1 (source: %2).")
                    .arg(ReportText::bytes(g.memoryBytes), QString::fromStdString(g.source));

@@ -328,8 +328,8 @@ ReportTable ReportSections::componentTable() const {
         row(ReportText::tr("Headroom"), static_cast<std::uint64_t>(v.headroomBytes), {}, true);
     else
         row(ReportText::tr("Short by"), static_cast<std::uint64_t>(-v.headroomBytes), {}, true);
-    if (e.hostBytes > 0) {
-        const bool several = e.parallel.gpus > 1; // one GPU's share, and a node's
+    const bool several = e.parallel.gpus > 1; // one GPU's share, and a node's
+    if (e.hostBytes > 0)
         t.rows.push_back(
             {{several ? ReportText::tr("Host memory (offloaded optimizer, per GPU)")
                       : ReportText::tr("Host memory (offloaded optimizer)"),
@@ -337,6 +337,15 @@ ReportTable ReportSections::componentTable() const {
              {},
              false,
              true});
+    if (e.hostActivationBytes > 0)
+        t.rows.push_back({{several ? ReportText::tr("Host memory (offloaded activations, per GPU)")
+                                   : ReportText::tr("Host memory (offloaded activations)"),
+                           ReportText::bytes(e.hostActivationBytes),
+                           ReportText::exactBytes(e.hostActivationBytes), QStringLiteral("—")},
+                          {},
+                          false,
+                          e.hostBytes == 0});
+    if (e.hostTotalBytes() > 0) {
         if (several)
             t.rows.push_back({{ReportText::tr("Host memory of a node (%1 GPUs)").arg(e.parallel.gpusOnNode),
                                ReportText::bytes(e.hostBytesPerNode()),

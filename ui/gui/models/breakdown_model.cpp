@@ -13,8 +13,8 @@ void BreakdownModel::setEstimate(const Estimate& estimate, const Verdict* verdic
     // Fits with cache flushes: the rows add up to what this GPU shows (the verdict's figures), and the
     // figure of a GPU large enough goes to the tool tip.
     m_cacheReleased = verdict && verdict->fits && verdict->cacheReleased;
-    const bool hadHost = m_estimate && (m_estimate->hostBytes > 0 || m_estimate->pagedStateBytes > 0);
-    const bool hasHost = estimate.hostBytes > 0 || estimate.pagedStateBytes > 0;
+    const bool hadHost = m_estimate && (m_estimate->hostTotalBytes() > 0 || m_estimate->pagedStateBytes > 0);
+    const bool hasHost = estimate.hostTotalBytes() > 0 || estimate.pagedStateBytes > 0;
     Estimate copy;
     // Only the figures are shown; leave the per-layer rows and the timeline out of the copy.
     copy.batch = estimate.batch;
@@ -25,6 +25,8 @@ void BreakdownModel::setEstimate(const Estimate& estimate, const Verdict* verdic
     copy.requiredBytes = m_cacheReleased ? verdict->requiredBytes : estimate.requiredBytes;
     m_largeGpuRequiredBytes = estimate.requiredBytes;
     copy.hostBytes = estimate.hostBytes;
+    copy.hostActivationBytes = estimate.hostActivationBytes;
+    copy.activationTransferBytes = estimate.activationTransferBytes;
     copy.autocastWeightCopyBytes = estimate.autocastWeightCopyBytes;
     copy.savedActivationBytes = estimate.savedActivationBytes;
     copy.parallel.gpus = estimate.parallel.gpus;
@@ -51,7 +53,7 @@ void BreakdownModel::clear() {
 
 int BreakdownModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() || !m_estimate) return 0;
-    return m_estimate->hostBytes > 0 || m_estimate->pagedStateBytes > 0 ? RowCount : HostRow;
+    return m_estimate->hostTotalBytes() > 0 || m_estimate->pagedStateBytes > 0 ? RowCount : HostRow;
 }
 
 int BreakdownModel::columnCount(const QModelIndex& parent) const {
@@ -68,7 +70,7 @@ std::uint64_t BreakdownModel::bytesAt(int row) const {
     case RequiredRow:
         return m_estimate->requiredBytes;
     default:
-        return m_estimate->hostBytes > 0 ? m_estimate->hostBytes : m_estimate->pagedStateBytes;
+        return m_estimate->hostTotalBytes() > 0 ? m_estimate->hostTotalBytes() : m_estimate->pagedStateBytes;
     }
 }
 
@@ -90,9 +92,10 @@ QString BreakdownModel::rowName(int row) const {
         return m_cacheReleased ? tr("Peak on this GPU (fits with cache flushes)")
                                : tr("Peak GPU memory (must fit)");
     default:
-        if (m_estimate->hostBytes > 0 && m_estimate->parallel.gpus > 1)
+        if (m_estimate->hostTotalBytes() > 0 && m_estimate->parallel.gpus > 1)
             return tr("Host memory (offloaded, per GPU)");
-        return m_estimate->hostBytes > 0 ? tr("Host memory (offloaded)") : tr("Paged optimizer states");
+        return m_estimate->hostTotalBytes() > 0 ? tr("Host memory (offloaded)")
+                                                : tr("Paged optimizer states");
     }
 }
 
@@ -153,10 +156,11 @@ QString BreakdownModel::rowExplanation(int row) const {
                 .arg(ByteFormat::bytes(m_largeGpuRequiredBytes));
         return tr("What nvidia-smi would show at the peak of the step: this must fit the usable memory.");
     default:
-        if (m_estimate->hostBytes == 0)
+        if (m_estimate->hostTotalBytes() == 0)
             return tr("bitsandbytes' paged optimizer keeps these states in CUDA managed memory: outside "
                       "PyTorch's counters and the peak; the driver moves them to host memory when the GPU "
                       "runs short (slower steps, not an out-of-memory error).");
+        if (m_estimate->hostActivationBytes > 0) return hostActivationExplanation();
         if (m_estimate->parallel.gpus > 1)
             return tr("Optimizer states kept in CPU memory, one GPU's share; not part of the GPU budget. A "
                       "node "
@@ -165,6 +169,22 @@ QString BreakdownModel::rowExplanation(int row) const {
                 .arg(ByteFormat::bytes(m_estimate->hostBytesPerNode()));
         return tr("Optimizer states kept in CPU memory; not part of the GPU budget.");
     }
+}
+
+QString BreakdownModel::hostActivationExplanation() const {
+    const Estimate& e = *m_estimate;
+    QString text =
+        tr("Saved activations offloaded to host memory: %1, held from the forward to their "
+           "backward and copied over PCIe, %2 per step (to the host and back).")
+            .arg(ByteFormat::bytes(e.hostActivationBytes), ByteFormat::bytes(e.activationTransferBytes));
+    if (e.hostBytes > 0)
+        text +=
+            QLatin1Char(' ') + tr("Optimizer states in host memory: %1.").arg(ByteFormat::bytes(e.hostBytes));
+    if (e.parallel.gpus > 1)
+        text += QLatin1Char(' ') + tr("A node holds this for its %1 GPUs: %2.")
+                                       .arg(e.parallel.gpusOnNode)
+                                       .arg(ByteFormat::bytes(e.hostBytesPerNode()));
+    return text + QLatin1Char(' ') + tr("Not part of the GPU budget.");
 }
 
 QString BreakdownModel::reserveExplanation() const {

@@ -40,6 +40,7 @@ private:
     QString contextExplanation() const;
     /// The reserve row's tooltip: the replay's allocated and reserved peaks, or that the override decides.
     QString reserveExplanation() const;
+    QString hostActivationExplanation() const;
 
     std::optional<Estimate> m_estimate;
     bool m_cacheReleased = false;

@@ -129,6 +129,23 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
            "time, checkpointed. At long context the logits are often the peak."));
     form->addRow(tr("LM loss:"), m_lmLoss);
 
+    m_activationOffload = new QComboBox(this);
+    m_activationOffload->setObjectName(QStringLiteral("activationOffloadBox"));
+    m_activationOffload->addItem(tr("off"), static_cast<int>(ActivationOffload::Off));
+    m_activationOffload->addItem(tr("checkpointed layers' inputs, pinned (transformers)"),
+                                 static_cast<int>(ActivationOffload::Checkpoints));
+    m_activationOffload->addItem(tr("everything saved (save_on_cpu)"),
+                                 static_cast<int>(ActivationOffload::All));
+    m_activationOffload->addItem(tr("everything saved, pinned (save_on_cpu)"),
+                                 static_cast<int>(ActivationOffload::AllPinned));
+    m_activationOffload->setToolTip(
+        tr("Where the tensors saved for the backward wait: on the GPU, or in host memory, copied back when "
+           "their backward runs. transformers 5 (activation_checkpointing_kwargs offload=True) moves each "
+           "checkpointed layer's input to pinned host memory; torch's save_on_cpu around the forward moves "
+           "every saved tensor, the weights too. The GPU figure drops; host memory and PCIe copies are "
+           "shown beside it."));
+    form->addRow(tr("Activation offload:"), m_activationOffload);
+
     m_accumulation = new SettingSpinBox("accumulation_steps", this);
     m_accumulation->setToolTip(tr("Micro-batches per optimizer step. The batch size is the micro-batch: "
                                   "accumulation does not change the memory of one step."));
@@ -225,8 +242,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
                 emitEdit(what, mergeId);
             });
 
-    for (QComboBox* box :
-         {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode, m_lmLoss}) {
+    for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode,
+                           m_lmLoss, m_activationOffload}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(10);
     }
@@ -241,7 +258,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_checkpointing, m_checkpointEvery);
     setTabOrder(m_checkpointEvery, m_checkpointMode);
     setTabOrder(m_checkpointMode, m_lmLoss);
-    setTabOrder(m_lmLoss, m_accumulation);
+    setTabOrder(m_lmLoss, m_activationOffload);
+    setTabOrder(m_activationOffload, m_accumulation);
     setTabOrder(m_accumulation, m_margin);
     setTabOrder(m_margin, m_contextOverride);
     setTabOrder(m_contextOverride, m_contextMib);
@@ -286,6 +304,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     connect(m_lmLoss, &QComboBox::currentIndexChanged, this, [this] {
         m_config.lmLoss = dataOf<LmLoss>(m_lmLoss);
         emitEdit(tr("LM loss: %1").arg(m_lmLoss->currentText()));
+    });
+    connect(m_activationOffload, &QComboBox::currentIndexChanged, this, [this] {
+        m_config.activationOffload = dataOf<ActivationOffload>(m_activationOffload);
+        emitEdit(tr("Activation offload: %1").arg(m_activationOffload->currentText()));
     });
     // Only the user's edits reach m_config: a value set by setConfig() is held exactly by its box.
     connect(m_checkpointEvery, &SettingSpinBox::settingEdited, this, [this] {
@@ -380,6 +402,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_checkpointEvery->setSettingValue(static_cast<std::int64_t>(config.checkpointEvery));
     selectData(m_checkpointMode, config.checkpointMode);
     selectData(m_lmLoss, config.lmLoss);
+    selectData(m_activationOffload, config.activationOffload);
     m_accumulation->setSettingValue(static_cast<std::int64_t>(config.accumulationSteps));
     m_margin->setSettingValue(config.marginFraction);
     m_contextOverride->setChecked(config.cudaContextBytes.has_value());

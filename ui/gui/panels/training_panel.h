@@ -70,6 +70,7 @@ private:
     SettingSpinBox* m_checkpointEvery = nullptr;
     QComboBox* m_checkpointMode = nullptr;
     QComboBox* m_lmLoss = nullptr;
+    QComboBox* m_activationOffload = nullptr;
     SettingSpinBox* m_accumulation = nullptr;
     SettingSpinBox* m_margin = nullptr;
     QCheckBox* m_contextOverride = nullptr;
