@@ -262,6 +262,31 @@ class TrlLoss(unittest.TestCase):
         self.assertEqual(fused.json["config"]["lm_loss"], "trl-fused")
 
 
+class ActivationOffload(unittest.TestCase):
+    def test_transformers_offload_key_becomes_the_setting(self):
+        import types
+        from batchfit.integrations.training_setup import checkpointing_options
+        args = types.SimpleNamespace(activation_checkpointing=True,
+                                     activation_checkpointing_kwargs={"offload": True, "every_n_layers": 2})
+        self.assertEqual(checkpointing_options(args, 5),
+                         {"checkpointing": "every-k", "checkpoint_mode": "non-reentrant", "checkpoint_every": 2,
+                          "activation_offload": "checkpoints"})
+        args.activation_checkpointing_kwargs = {}
+        self.assertNotIn("activation_offload", checkpointing_options(args, 5))
+
+    def test_the_keyword_moves_the_checkpoint_inputs_to_the_host(self):
+        llama = os.path.join(DATA, "hf", "llama-3.2-3b.json")
+        on_gpu = batchfit.estimate(llama, seq=8192, batch_size=1, precision="pure-bf16", lora_rank=16,
+                                   checkpointing="every-block")
+        host = batchfit.estimate(llama, seq=8192, batch_size=1, precision="pure-bf16", lora_rank=16,
+                                 checkpointing="every-block", activation_offload="checkpoints")
+        self.assertLess(host.peak_allocated_bytes, on_gpu.peak_allocated_bytes)
+        self.assertEqual(on_gpu.json["totals"]["host_activation_bytes"], 0)
+        # 28 layers' [8192, 3072] bf16 inputs, each rounded up to a power of two by the pinned allocator
+        self.assertEqual(host.json["totals"]["host_activation_bytes"], 28 * 2 ** 26)
+        self.assertEqual(host.json["totals"]["activation_transfer_bytes"], 2 * 28 * 8192 * 3072 * 2)
+
+
 class LiveModules(unittest.TestCase):
     def test_an_exported_module_equals_the_exporter_file_route(self):
         import torch

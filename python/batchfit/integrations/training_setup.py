@@ -43,19 +43,20 @@ def precision_option(args, model):
 
 def checkpointing_options(args, transformers_major):
     """Activation (gradient) checkpointing as the Trainer turns it on: transformers 5 calls it
-    activation_checkpointing and defaults to use_reentrant=False; 4.x gradient_checkpointing, reentrant."""
+    activation_checkpointing and defaults to use_reentrant=False; 4.x gradient_checkpointing, reentrant.
+    transformers 5's `offload` key puts each checkpointed layer's input in pinned host memory."""
     on = getattr(args, "activation_checkpointing", None) or getattr(args, "gradient_checkpointing", False)
     if not on:
         return {}
     kwargs = dict(getattr(args, "activation_checkpointing_kwargs", None) or
                   getattr(args, "gradient_checkpointing_kwargs", None) or {})
     every = int(kwargs.pop("every_n_layers", 1))
-    if kwargs.pop("offload", False):
-        warnings.warn("batchfit: checkpointing with offload is estimated without the offload (activations on the "
-                      "GPU): an upper bound", stacklevel=3)
+    offload = kwargs.pop("offload", False)
     reentrant = kwargs.get("use_reentrant", transformers_major < 5)
     opts = {"checkpointing": "every-k" if every > 1 else "every-block",
             "checkpoint_mode": "reentrant" if reentrant else "non-reentrant"}
+    if offload:
+        opts["activation_offload"] = "checkpoints"
     if every > 1:
         opts["checkpoint_every"] = every
     return opts
