@@ -796,6 +796,26 @@
         <source>GPU KV cache size: %1 tokens · Maximum concurrency for %2 tokens per request: %3x · at %4 tokens, %5 sequences at once</source>
         <translation>GPU KV 缓存大小：%1 token · 每个请求 %2 token 时的最大并发：%3x · %4 token 时可同时放 %5 条</translation>
     </message>
+    <message>
+        <source>Host memory (offloaded activations, per GPU)</source>
+        <translation>主机内存（卸载的激活，每张 GPU）</translation>
+    </message>
+    <message>
+        <source>Host memory (offloaded activations)</source>
+        <translation>主机内存（卸载的激活）</translation>
+    </message>
+    <message>
+        <source>Activation offload (%1): the saved tensors wait in %2 host memory, %3 of it; %4 cross PCIe per step, to the host in the forward and back in the backward.</source>
+        <translation>激活卸载（%1）：为反向保存的张量存放在%2主机内存中，共 %3；每步经 PCIe 传输 %4（前向时拷到主机，反向时拷回）。</translation>
+    </message>
+    <message>
+        <source>pageable</source>
+        <translation>可分页</translation>
+    </message>
+    <message>
+        <source>pinned</source>
+        <translation>锁页</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::SettingLabels</name>

@@ -429,6 +429,22 @@
         <source>Memory nvidia-smi shows beyond PyTorch&apos;s memory_reserved(): %1. Sources: docs/memory-model.md, section 6.3.</source>
         <translation>nvidia-smi 显示的、超出 PyTorch memory_reserved() 的显存：%1。来源见 docs/memory-model.md 第 6.3 节。</translation>
     </message>
+    <message>
+        <source>Saved activations offloaded to host memory: %1, held from the forward to their backward and copied over PCIe, %2 per step (to the host and back).</source>
+        <translation>卸载到主机内存的保存激活：%1，从前向保留到各自的反向，经 PCIe 拷贝，每步 %2（拷到主机再拷回）。</translation>
+    </message>
+    <message>
+        <source>Optimizer states in host memory: %1.</source>
+        <translation>主机内存中的优化器状态：%1。</translation>
+    </message>
+    <message>
+        <source>A node holds this for its %1 GPUs: %2.</source>
+        <translation>一个节点为其 %1 张 GPU 保存这些：%2。</translation>
+    </message>
+    <message>
+        <source>Not part of the GPU budget.</source>
+        <translation>不计入 GPU 显存预算。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BudgetBar</name>
@@ -1656,6 +1672,26 @@ Choose the GPU in the set-up; Save stores it.</source>
     <message>
         <source>The same loss without the whole [tokens x vocabulary] logits: the head is projected and folded in tiles, as TRL&apos;s SFTTrainer does by default.</source>
         <translation>同样的损失，但不生成完整的 [token × 词表] logits：输出头按块投影并折叠计算，这是 TRL 的 SFTTrainer 的默认做法。</translation>
+    </message>
+    <message>
+        <source>Offload the checkpointed layers&apos; inputs to host memory</source>
+        <translation>把检查点层的输入卸载到主机内存</translation>
+    </message>
+    <message>
+        <source>Offload saved activations to host memory (save_on_cpu)</source>
+        <translation>把保存的激活卸载到主机内存（save_on_cpu）</translation>
+    </message>
+    <message>
+        <source>%1 of host memory, %2 over PCIe per step</source>
+        <translation>占用主机内存 %1，每步 PCIe 传输 %2</translation>
+    </message>
+    <message>
+        <source>Each checkpointed layer&apos;s input waits in pinned host memory instead of on the GPU (transformers: activation_checkpointing_kwargs={&quot;offload&quot;: True}); it comes back for the layer&apos;s recomputation.</source>
+        <translation>每个检查点层的输入存放在锁页主机内存而不是 GPU 上（transformers：activation_checkpointing_kwargs={&quot;offload&quot;: True}）；重计算该层时再拷回。</translation>
+    </message>
+    <message>
+        <source>Every tensor saved for the backward, the weights too, is copied to pinned host memory in the forward and back when its backward runs (torch.autograd.graph.save_on_cpu(pin_memory=True) around the forward).</source>
+        <translation>为反向保存的每个张量（包括权重）都在前向时拷到锁页主机内存，在其反向运行时拷回（前向外包 torch.autograd.graph.save_on_cpu(pin_memory=True)）。</translation>
     </message>
 </context>
 <context>
@@ -3808,6 +3844,34 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>LM loss: %1</source>
         <translation>语言模型损失：%1</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>checkpointed layers&apos; inputs, pinned (transformers)</source>
+        <translation>检查点层的输入，锁页（transformers）</translation>
+    </message>
+    <message>
+        <source>everything saved (save_on_cpu)</source>
+        <translation>所有保存的张量（save_on_cpu）</translation>
+    </message>
+    <message>
+        <source>everything saved, pinned (save_on_cpu)</source>
+        <translation>所有保存的张量，锁页（save_on_cpu）</translation>
+    </message>
+    <message>
+        <source>Where the tensors saved for the backward wait: on the GPU, or in host memory, copied back when their backward runs. transformers 5 (activation_checkpointing_kwargs offload=True) moves each checkpointed layer&apos;s input to pinned host memory; torch&apos;s save_on_cpu around the forward moves every saved tensor, the weights too. The GPU figure drops; host memory and PCIe copies are shown beside it.</source>
+        <translation>为反向保存的张量存放在哪里：GPU 上，或主机内存中（反向运行时再拷回）。transformers 5（activation_checkpointing_kwargs offload=True）把每个检查点层的输入移到锁页主机内存；在前向外包 torch 的 save_on_cpu 会移走所有保存的张量，包括权重。GPU 显存随之下降；主机内存和 PCIe 拷贝量显示在旁边。</translation>
+    </message>
+    <message>
+        <source>Activation offload:</source>
+        <translation>激活卸载：</translation>
+    </message>
+    <message>
+        <source>Activation offload: %1</source>
+        <translation>激活卸载：%1</translation>
     </message>
 </context>
 <context>
