@@ -1091,5 +1091,9 @@
         <source>Language-model loss</source>
         <translation>语言模型损失</translation>
     </message>
+    <message>
+        <source>Activation offload</source>
+        <translation>激活卸载</translation>
+    </message>
 </context>
 </TS>

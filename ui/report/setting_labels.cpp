@@ -79,6 +79,7 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "CUDA graphs (measured)"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "KV cache memory"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Language-model loss"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Activation offload"),
 };
 
 } // namespace
