@@ -101,15 +101,14 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         consider("trl-fused-loss", "TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)",
                  "train with TRL's SFTTrainer (or a fused linear cross-entropy)", c);
     }
-    if (config.activationOffload == ActivationOffload::Off && config.parallel.pp <= 1) {
-        // With checkpointing, transformers' offload of each checkpointed layer's input; without, torch's
-        // save_on_cpu(pin_memory=True) around the forward (every saved tensor, the weights too)
+    if (config.activationOffload == ActivationOffload::Off && config.checkpointing != Checkpointing::None &&
+        config.parallel.pp <= 1) {
+        // transformers' offload of each checkpointed layer's input: what checkpointing keeps goes to pinned
+        // host memory. Not save_on_cpu around the whole forward: it copies every saved tensor, the weights
+        // too, a host bill no advice should run up unasked (the setting offers it).
         TrainingConfig c = config;
-        const bool ckpt = config.checkpointing != Checkpointing::None;
-        c.activationOffload = ckpt ? ActivationOffload::Checkpoints : ActivationOffload::AllPinned;
-        consider("activation-offload",
-                 ckpt ? "Offload the checkpointed layers' inputs to host memory"
-                      : "Offload saved activations to host memory (save_on_cpu)",
+        c.activationOffload = ActivationOffload::Checkpoints;
+        consider("activation-offload", "Offload the checkpointed layers' inputs to host memory",
                  "host memory and PCIe copies each step", c);
     }
     if (!config.optimizerOffload && config.optimizer != OptimizerKind::Sgd) {

@@ -28,10 +28,7 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("SGD with momentum instead of Adam");
     if (l.id == "offload") return tr("Offload optimizer states to CPU");
     if (l.id == "fused") return tr("Fused optimizer (fused=True)");
-    if (l.id == "activation-offload")
-        return l.config.activationOffload == ActivationOffload::Checkpoints
-                   ? tr("Offload the checkpointed layers' inputs to host memory")
-                   : tr("Offload saved activations to host memory (save_on_cpu)");
+    if (l.id == "activation-offload") return tr("Offload the checkpointed layers' inputs to host memory");
     if (l.id == "trl-fused-loss") return tr("TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
     if (l.id == "qlora") return tr("QLoRA: 4-bit NF4 base weights with LoRA r=16");
@@ -83,13 +80,9 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("One state tensor per parameter instead of Adam's two.");
     if (l.id == "offload") return tr("Keep optimizer states and master weights in host memory.");
     if (l.id == "activation-offload")
-        return l.config.activationOffload == ActivationOffload::Checkpoints
-                   ? tr("Each checkpointed layer's input waits in pinned host memory instead of on the GPU "
-                        "(transformers: activation_checkpointing_kwargs={\"offload\": True}); it comes back "
-                        "for the layer's recomputation.")
-                   : tr("Every tensor saved for the backward, the weights too, is copied to pinned host "
-                        "memory in the forward and back when its backward runs "
-                        "(torch.autograd.graph.save_on_cpu(pin_memory=True) around the forward).");
+        return tr("Each checkpointed layer's input waits in pinned host memory instead of on the GPU "
+                  "(transformers: activation_checkpointing_kwargs={\"offload\": True}); it comes back for the "
+                  "layer's recomputation.");
     if (l.id == "fused")
         return tr("One kernel updates every parameter: no foreach copy of the parameters during step().");
     if (l.id == "trl-fused-loss")
