@@ -1678,20 +1678,12 @@ Choose the GPU in the set-up; Save stores it.</source>
         <translation>把检查点层的输入卸载到主机内存</translation>
     </message>
     <message>
-        <source>Offload saved activations to host memory (save_on_cpu)</source>
-        <translation>把保存的激活卸载到主机内存（save_on_cpu）</translation>
-    </message>
-    <message>
         <source>%1 of host memory, %2 over PCIe per step</source>
         <translation>占用主机内存 %1，每步 PCIe 传输 %2</translation>
     </message>
     <message>
         <source>Each checkpointed layer&apos;s input waits in pinned host memory instead of on the GPU (transformers: activation_checkpointing_kwargs={&quot;offload&quot;: True}); it comes back for the layer&apos;s recomputation.</source>
         <translation>每个检查点层的输入存放在锁页主机内存而不是 GPU 上（transformers：activation_checkpointing_kwargs={&quot;offload&quot;: True}）；重计算该层时再拷回。</translation>
-    </message>
-    <message>
-        <source>Every tensor saved for the backward, the weights too, is copied to pinned host memory in the forward and back when its backward runs (torch.autograd.graph.save_on_cpu(pin_memory=True) around the forward).</source>
-        <translation>为反向保存的每个张量（包括权重）都在前向时拷到锁页主机内存，在其反向运行时拷回（前向外包 torch.autograd.graph.save_on_cpu(pin_memory=True)）。</translation>
     </message>
 </context>
 <context>
