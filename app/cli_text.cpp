@@ -128,6 +128,10 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         os << "  of which autocast's half copies of the weights: " << formatBytes(e.autocastWeightCopyBytes)
            << " (no layer owns them; with ZeRO-3/FSDP, copies of the gathered weights)\n";
     if (e.hostBytes) os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes) << "\n";
+    if (e.hostParameterBytes)
+        os << "Host memory (offloaded parameter and gradient shards): " << formatBytes(e.hostParameterBytes)
+           << "; " << formatBytes(e.parameterTransferBytes)
+           << " copied over PCIe per step (shards to the GPU for each all-gather, gradients back)\n";
     if (e.hostActivationBytes)
         os << "Host memory (offloaded activations): " << formatBytes(e.hostActivationBytes)
            << (c.activationOffload == ActivationOffload::All ? " pageable" : " pinned") << "; "

@@ -73,6 +73,8 @@ std::string estimateJson(const ReportInput& in) {
     t["saved_activation_bytes"] = e.savedActivationBytes;
     t["autocast_weight_copy_bytes"] = e.autocastWeightCopyBytes;
     t["host_bytes"] = e.hostBytes;
+    t["host_parameter_bytes"] = e.hostParameterBytes;
+    t["parameter_transfer_bytes"] = e.parameterTransferBytes;
     t["host_activation_bytes"] = e.hostActivationBytes;
     t["activation_transfer_bytes"] = e.activationTransferBytes;
     t["host_bytes_per_node"] = e.hostBytesPerNode();

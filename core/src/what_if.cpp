@@ -53,11 +53,11 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
                 c,
                 e->maxBatch(capacityBytes).largest * c.accumulationSteps,
                 base * config.accumulationSteps};
-        if (c.activationOffload != ActivationOffload::Off) {
+        if (c.activationOffload != config.activationOffload || c.paramOffload != config.paramOffload) {
             auto at = e->estimate(std::max<std::int64_t>(1, l.maxMicroBatch()));
             if (at) {
-                l.hostBytes = at->hostActivationBytes;
-                l.transferBytes = at->activationTransferBytes;
+                l.hostBytes = at->hostTotalBytes();
+                l.transferBytes = at->activationTransferBytes + at->parameterTransferBytes;
             }
         }
         levers.push_back(std::move(l));
@@ -109,6 +109,13 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         TrainingConfig c = config;
         c.activationOffload = ActivationOffload::Checkpoints;
         consider("activation-offload", "Offload the checkpointed layers' inputs to host memory",
+                 "host memory and PCIe copies each step", c);
+    }
+    if (!config.paramOffload && shardsParameters(config.parallel.strategy)) {
+        // ZeRO-Infinity / FSDP CPUOffload on the strategy already chosen
+        TrainingConfig c = config;
+        c.paramOffload = true;
+        consider("param-offload", "Offload parameter shards to host memory (ZeRO-3 offload_param / FSDP CPUOffload)",
                  "host memory and PCIe copies each step", c);
     }
     if (!config.optimizerOffload && config.optimizer != OptimizerKind::Sgd) {

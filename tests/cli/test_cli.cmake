@@ -121,6 +121,13 @@ run(3 estimate --hf-config ${DATA}/hf/llama-3.2-3b.json --seq 512 --activation-o
 expect("it needs checkpointing" ERR)
 run(2 estimate --activation-offload sideways)
 expect("unknown activation offload 'sideways' (expected one of: off, all, all-pinned, checkpoints)" ERR)
+# Parameter offload (ZeRO-Infinity on one GPU): the shards and the optimizer in host memory
+run(1 estimate --preset llama-2-7b --precision pure-bf16 --optimizer adamw --strategy zero3 --offload-params
+    --gpu rtx-4090)
+expect("Host memory (offloaded parameter and gradient shards): 25.10 GiB" OUT)
+expect("Host memory (offloaded optimizer): 25.10 GiB" OUT)
+run(3 estimate --preset llama-2-7b --offload-params)
+expect("it needs a strategy that shards parameters" ERR)
 run(0 fit-map --hf-config ${DATA}/hf/gpt2.json --gpu rtx-4090 --seq-from 256 --seq-to 1024 --seq-step 256 --json)
 string(JSON n LENGTH "${OUT}" rows)
 string(JSON seq3 GET "${OUT}" rows 2 sequence)

@@ -133,3 +133,45 @@ TEST_CASE("the advisor offers activation offload with its host memory and PCIe c
     CHECK(it->transferBytes > 0);
     CHECK(it->maxBatch >= it->baselineMaxBatch);
 }
+
+TEST_CASE("parameter offload keeps the shards on the host and gathers each block from there",
+          "[offload]") {
+    const Model m = llama(1024);
+    TrainingConfig c;
+    c.precision = Precision::PureBf16;
+    c.optimizer = OptimizerKind::AdamW;
+    c.parallel.gpus = 8;
+    c.parallel.strategy = ParallelStrategy::Fsdp;
+    const auto gpu = at(m, c, 1);
+    c.paramOffload = true;
+    const auto host = at(m, c, 1);
+    // no resident shards, gradients or optimizer states on the GPU: only what the step gathers
+    CHECK(host.gradientBytes == 0);
+    CHECK(host.atPeak.bytes[static_cast<int>(Component::OptimizerStates)] == 0);
+    CHECK(host.peakAllocatedBytes < gpu.peakAllocatedBytes);
+    // the host holds what the GPU held: shards and gradient shards, and the optimizer states
+    CHECK(host.hostParameterBytes == gpu.parameterBytes + gpu.gradientBytes);
+    CHECK(host.hostBytes == gpu.optimizerStateBytes);
+    CHECK(host.hostTotalBytes() == host.hostBytes + host.hostParameterBytes);
+    // every shard to the GPU twice (forward and backward gathers), every gradient shard back once; the root
+    // is gathered once (FSDP keeps it from the forward to the backward)
+    CHECK(host.parameterTransferBytes > 2 * gpu.gradientBytes);
+    CHECK(host.parameterTransferBytes <= 2 * gpu.parameterBytes + gpu.gradientBytes);
+}
+
+TEST_CASE("parameter offload runs on one GPU (ZeRO-Infinity) and needs a sharding strategy", "[offload]") {
+    const Model m = llama(1024);
+    TrainingConfig c;
+    c.precision = Precision::PureBf16;
+    c.paramOffload = true;
+    auto e = Estimator::create(m, c, 0);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().message.find("shards parameters") != std::string::npos);
+    c.parallel.strategy = ParallelStrategy::Zero3;
+    const auto one = at(m, c, 1);
+    c.paramOffload = false;
+    const auto resident = at(m, c, 1);
+    CHECK(one.hostParameterBytes > resident.parameterBytes); // the gradients too
+    CHECK(one.parameterBytes < resident.parameterBytes / 100); // what ZeRO-3 keeps whole: the norms
+    CHECK(one.peakAllocatedBytes < resident.peakAllocatedBytes / 2);
+}

@@ -129,9 +129,17 @@ struct Estimate {
     /// Bytes the offloaded activations cross PCIe per optimizer step: device to host in each forward and
     /// back in each backward, for every micro-batch.
     std::uint64_t activationTransferBytes = 0;
-    /// Host memory of one GPU: offloaded optimizer states and activations (saturates at 2^64 - 1).
+    /// Parameter offload (TrainingConfig::paramOffload): this GPU's parameter and gradient shards in host
+    /// memory, and the bytes they cross PCIe per optimizer step (each all-gather's shard to the GPU, each
+    /// reduce-scattered gradient shard back).
+    std::uint64_t hostParameterBytes = 0;
+    std::uint64_t parameterTransferBytes = 0;
+    /// Host memory of one GPU: offloaded optimizer states, parameters and activations (saturates at 2^64 - 1).
     std::uint64_t hostTotalBytes() const {
-        return hostBytes > UINT64_MAX - hostActivationBytes ? UINT64_MAX : hostBytes + hostActivationBytes;
+        std::uint64_t total = hostBytes;
+        for (std::uint64_t b : {hostParameterBytes, hostActivationBytes})
+            total = total > UINT64_MAX - b ? UINT64_MAX : total + b;
+        return total;
     }
     /// A node's host memory: hostTotalBytes() x parallel.gpusOnNode (the most loaded rank's, so an upper
     /// bound when shards differ; saturates at 2^64 - 1).

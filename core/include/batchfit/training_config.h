@@ -100,6 +100,11 @@ struct TrainingConfig {
     std::int64_t accumulationSteps = 1; ///< micro-batches per optimizer step (batch = micro-batch size)
     bool zeroGradSetToNone = true;
     bool optimizerOffload = false; ///< optimizer states and master weights in host memory
+    /// Parameter offload (DeepSpeed ZeRO-3 offload_param, "ZeRO-Infinity"; FSDP CPUOffload(offload_params=True)):
+    /// each GPU's parameter and gradient shards live in host memory and the optimizer steps there (implies
+    /// optimizerOffload); a unit's parameters come to the GPU only while it runs. Needs a strategy that
+    /// shards parameters (docs/memory-model.md, "Parameter offload").
+    bool paramOffload = false;
     /// CUDA_MODULE_LOADING=EAGER (or torch < 1.13, CUDA < 11.7): every kernel image loads at start-up
     /// (docs/memory-model.md 6.3).
     bool eagerModuleLoading = false;

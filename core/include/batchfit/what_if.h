@@ -12,7 +12,7 @@ namespace batchfit {
 
 struct Lever {
     std::string id; ///< "checkpointing", "amp-bf16", "adam8bit", "sgd-momentum", "accumulation", "offload",
-                    ///< "activation-offload", "lora", "freeze-backbone"
+                    ///< "activation-offload", "param-offload", "lora", "freeze-backbone"
     std::string title;         ///< English, for the CLI; the UI translates by id
     std::string cost;          ///< "≈+33% compute"
     TrainingConfig config;     ///< the set-up with this lever applied
@@ -20,8 +20,8 @@ struct Lever {
     std::int64_t baselineMaxBatch = 0;
     /// When not even batch 1 fits the set-up: what batch 1 needs less with this lever (negative: more).
     std::int64_t savedBytesAtOne = 0;
-    /// "activation-offload": host memory and PCIe bytes per step it costs at its largest batch (batch 1
-    /// when none fits).
+    /// "activation-offload", "param-offload": all the host memory and PCIe bytes per step the set-up then
+    /// costs at its largest batch (batch 1 when none fits).
     std::uint64_t hostBytes = 0;
     std::uint64_t transferBytes = 0;
 

@@ -161,12 +161,16 @@ void Scheduler::setup() {
     const int s =
         newStep(Phase::Setup, m_config.firstStep ? "start of step 1" : "start of step (steady state)");
     auto& t = m_program.m_totals;
-    const bool offload = m_config.optimizerOffload;
+    const bool offload = m_config.optimizerOffload || m_config.paramOffload;
     std::uint64_t stateTotal = optimizerSharedBytes(m_config);
     for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
         const auto& gp = m_graph.params[p];
         if (gp.tiedTo >= 0) continue;
-        const std::uint64_t bytes = m_shard.paramBytes[p]; // all of it, or this GPU's shard
+        const bool host = m_shard.offloaded[p]; // parameter offload: the shard and its gradient's are there
+        // all of it, or this GPU's shard; with parameter offload none (an empty instance the ops refer to)
+        const std::uint64_t bytes = host ? 0 : m_shard.paramBytes[p];
+        if (host)
+            t.hostParameterBytes += m_shard.paramBytes[p] + (gp.trainable ? m_shard.gradBytes[p] : 0);
         const int inst = newInstance(Affine{bytes, 0}, Component::Parameters, s);
         m_lastUse[static_cast<std::size_t>(inst)] = kForever;
         m_weightInst[static_cast<std::size_t>(inst)] = !gp.buffer; // frozen or not: never an activation
@@ -181,13 +185,13 @@ void Scheduler::setup() {
         }
         if (gp.trainable) {
             t.trainableParameterCount += gp.numel;
-            t.gradientBytes += m_shard.gradBytes[p];
+            if (!host) t.gradientBytes += m_shard.gradBytes[p];
             if (stateElems(p) > 0) {
                 const auto cost = optimizerCost(m_config, gp.shape, stateElems(p), dtypeSize(gp.dtype));
                 stateTotal += cost.stateBytes;
                 t.pagedStateBytes += cost.pagedBytes;
             }
-            if (!m_config.zeroGradSetToNone && !m_shard.gradsInBuckets) {
+            if (!m_config.zeroGradSetToNone && !m_shard.gradsInBuckets && !host) {
                 const int g = newInstance(Affine{m_shard.gradBytes[p], 0}, Component::Gradients, s);
                 m_lastUse[static_cast<std::size_t>(g)] = kForever;
                 m_paramGrad[p] = g;
@@ -521,7 +525,7 @@ void Scheduler::optimizerStep() {
                         optimizerImplLabel(m_config) + ")";
     const int s = newStep(Phase::OptimizerStep, label);
     for (int g : m_paramGrad) use(g, s);
-    const bool offload = m_config.optimizerOffload;
+    const bool offload = m_config.optimizerOffload || m_config.paramOffload;
     std::vector<std::uint64_t> stateSizes, elems; // per parameter tensor, in parameter order
     for (std::size_t p = 0; p < m_graph.params.size(); ++p) {
         const auto& gp = m_graph.params[p];

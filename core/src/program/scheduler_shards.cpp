@@ -29,6 +29,13 @@ void Scheduler::gather(int unit, Phase phase) {
     // once the unit is gathered (_free_low_precision_sharded_param)
     transient(Affine{m_shard.unitLowPrecisionShardBytes[static_cast<std::size_t>(unit)], 0},
               Component::Parameters, s);
+    // Parameter offload: the shard comes from the host first, a GPU copy the all-gather reads and that is
+    // freed once the unit is gathered (FSDP: FlatParamHandle.pre_unshard's flat_param_to(device), freed by
+    // post_unshard; DeepSpeed stage 3: the CPU partition is copied into a device buffer before the
+    // all-gather)
+    const std::uint64_t fromHost = m_shard.unitHostShardBytes[static_cast<std::size_t>(unit)];
+    transient(Affine{fromHost, 0}, Component::Parameters, s);
+    if (m_firstMicroStep) m_program.m_totals.paramTransferBytes += fromHost;
 }
 
 void Scheduler::release(int unit, int step) {
@@ -61,6 +68,15 @@ void Scheduler::reduceScatter(int unit, int step) {
         int& g = m_paramGrad[pi];
         if (g < 0 || !m_graph.params[pi].trainable || m_gradSharded[pi]) continue;
         use(g, step); // the unsharded gradient is freed once reduce-scattered
+        if (m_shard.offloaded[pi]) {
+            // Parameter offload: the reduce-scattered shard is copied into the host gradient (FSDP:
+            // _post_backward_hook's _offload_grad into the pinned _cpu_grad, accumulated there across
+            // micro-batches; DeepSpeed: the fp32 partition on the host) and freed on the GPU
+            transient(Affine{m_shard.gradBytes[pi], 0}, Component::Gradients, step);
+            if (m_firstMicroStep) m_program.m_totals.paramTransferBytes += m_shard.gradBytes[pi];
+            g = -1;
+            continue;
+        }
         g = newInstance(Affine{m_shard.gradBytes[pi], 0}, Component::Gradients, step);
         // MixedPrecision: the shard is reduce-scattered in half, then cast to the fp32 one kept
         if (fsdpMixedPrecision(m_config))

@@ -59,7 +59,10 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
     plan.unitNames = {"(root)"};
     plan.unitBytes = {0};
     plan.unitLowPrecisionShardBytes = {0};
-    if (!par.enabled()) return plan;
+    plan.offloaded.assign(np, false);
+    plan.unitHostShardBytes = {0};
+    // Parameter offload gathers from the host even on one GPU (ZeRO-Infinity's use): a group of one
+    if (!par.enabled() && !(config.paramOffload && shardsParameters(par.strategy))) return plan;
     plan.active = true;
     const ParallelStrategy s = par.strategy;
     const auto n = static_cast<std::uint64_t>(shardGroupSize(par));
@@ -83,6 +86,7 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
                 plan.unitNames.push_back(key);
                 plan.unitBytes.push_back(0);
                 plan.unitLowPrecisionShardBytes.push_back(0);
+                plan.unitHostShardBytes.push_back(0);
             }
             u = it->second;
         }
@@ -129,6 +133,7 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
                 s == ParallelStrategy::Zero3 &&
                 gp.numel < static_cast<std::uint64_t>(par.stage3ParamPersistenceThreshold);
             if (!persistent) {
+                plan.offloaded[p] = config.paramOffload;
                 if (flat) {
                     flatElems[u] += elemsOf(gp); // one flat parameter per unit (one dtype per unit)
                     if (flatSize[u] != 0 && flatSize[u] != elemSize(gp)) mixedSizes[u] = true;
@@ -174,6 +179,9 @@ ShardPlan makeShardPlan(const Graph& graph, const TrainingConfig& config) {
             if (fullShards) plan.unitLowPrecisionShardBytes[u] = lowShard;
         }
     }
+
+    for (std::size_t p = 0; p < np; ++p)
+        if (plan.offloaded[p]) plan.unitHostShardBytes[static_cast<std::size_t>(plan.paramUnit[p])] += plan.paramBytes[p];
 
     // Optimizer states.
     if (shardsOptimizerStates(s)) {

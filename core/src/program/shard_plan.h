@@ -27,6 +27,10 @@ struct ShardPlan {
     /// made for the unshard and freed after it
     std::vector<std::uint64_t> unitLowPrecisionShardBytes;
     std::vector<std::uint64_t> paramBytes; ///< per parameter: device bytes between uses (a shard, or all)
+    /// Parameter offload: per parameter, its shard (paramBytes) and gradient shard (gradBytes) live in host
+    /// memory; per unit, the bytes of its offloaded shards copied to the GPU for each all-gather.
+    std::vector<bool> offloaded;
+    std::vector<std::uint64_t> unitHostShardBytes;
     std::vector<std::uint64_t> gradBytes;  ///< per parameter: bytes of its gradient kept to the step
     std::vector<std::uint64_t> stateElems; ///< per parameter: elements whose optimizer state is here
     std::uint64_t bucketBytes = 0;         ///< DDP buckets or ZeRO-3's reduce buffer (persistent)

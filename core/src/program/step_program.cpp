@@ -31,6 +31,10 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model
         return makeError(
             "activation offload \"checkpoints\" moves each checkpointed layer's input to the host: "
             "it needs checkpointing (every-block, every-k or selective)");
+    if (config.paramOffload && !shardsParameters(config.parallel.strategy))
+        return makeError("parameter offload moves each GPU's parameter shards to the host: it needs a strategy "
+                         "that shards parameters (--strategy zero3, fsdp, fsdp-grad-op, hsdp or fsdp2; one GPU "
+                         "is enough)");
     if (config.activationOffload != ActivationOffload::Off && config.parallel.pp > 1)
         return makeError("activation offload is not modelled with pipeline parallelism (--pp): the "
                          "micro-batches in flight would hold their saved tensors on the host");
@@ -365,6 +369,10 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.gradientBytes = t.gradientBytes;
     e.optimizerStateBytes = t.optimizerStateBytes;
     e.hostBytes = t.hostBytes;
+    e.hostParameterBytes = t.hostParameterBytes;
+    e.parameterTransferBytes =
+        checkedMul(t.paramTransferBytes, static_cast<std::uint64_t>(m_config.accumulationSteps))
+            .value_or(UINT64_MAX);
     e.pagedStateBytes = t.pagedStateBytes;
     e.parallel.bucketBytes = t.bucketBytes;
     e.parallel.group = t.parallelGroup;

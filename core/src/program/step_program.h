@@ -54,6 +54,8 @@ struct StepTotals {
     std::uint64_t gradientBytes = 0;
     std::uint64_t optimizerStateBytes = 0;
     std::uint64_t hostBytes = 0;
+    std::uint64_t hostParameterBytes = 0; ///< parameter offload: parameter and gradient shards on the host
+    std::uint64_t paramTransferBytes = 0; ///< parameter offload: shards to the GPU, gradients back, per micro-step
     std::uint64_t pagedStateBytes = 0;                ///< optimizer states in CUDA managed memory
     std::uint64_t bucketBytes = 0;                    ///< DDP buckets / DeepSpeed reduce buffers
     std::int64_t parallelGroup = 1, parallelRank = 0; ///< shard group size, the rank simulated

@@ -171,6 +171,11 @@ void addStepShape(std::vector<SettingInfo>& out) {
                FlagForm::SetsFalse},
               {"optimizer_offload", "--offload", "Optimizer offload",
                "optimizer states and master weights in host memory", &TrainingConfig::optimizerOffload},
+              {"param_offload", "--offload-params", "Parameter offload",
+               "parameter and gradient shards in host memory, the optimizer step on the CPU (ZeRO-3 "
+               "offload_param / FSDP CPUOffload(offload_params=True)); needs --strategy zero3, fsdp, "
+               "fsdp-grad-op, hsdp or fsdp2 (one GPU is enough)",
+               &TrainingConfig::paramOffload},
               {"eager_module_loading", "--eager-loading", "Eager module loading",
                "CUDA_MODULE_LOADING=EAGER, or torch < 1.13 / CUDA < 11.7: all kernel images load at start-up "
                "(about 900 MiB more outside PyTorch's allocator)",
