@@ -816,6 +816,18 @@
         <source>pinned</source>
         <translation>锁页</translation>
     </message>
+    <message>
+        <source>Host memory (offloaded parameter shards, per GPU)</source>
+        <translation>主机内存（卸载的参数分片，每张 GPU）</translation>
+    </message>
+    <message>
+        <source>Host memory (offloaded parameters)</source>
+        <translation>主机内存（卸载的参数）</translation>
+    </message>
+    <message>
+        <source>Parameter offload: each GPU&apos;s parameter and gradient shards live in host memory (%1), the optimizer steps there; %2 cross PCIe per step.</source>
+        <translation>参数卸载：每张 GPU 的参数分片和梯度分片存放在主机内存中（%1），优化器在那里更新；每步经 PCIe 传输 %2。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::SettingLabels</name>
@@ -1094,6 +1106,10 @@
     <message>
         <source>Activation offload</source>
         <translation>激活卸载</translation>
+    </message>
+    <message>
+        <source>Parameter offload</source>
+        <translation>参数卸载</translation>
     </message>
 </context>
 </TS>

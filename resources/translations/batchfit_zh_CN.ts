@@ -445,6 +445,10 @@
         <source>Not part of the GPU budget.</source>
         <translation>不计入 GPU 显存预算。</translation>
     </message>
+    <message>
+        <source>Parameter and gradient shards in host memory: %1; %2 cross PCIe per step (shards to the GPU for each all-gather, gradients back).</source>
+        <translation>主机内存中的参数分片和梯度分片：%1；每步经 PCIe 传输 %2（每次 all-gather 时分片拷到 GPU，梯度拷回）。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BudgetBar</name>
@@ -1684,6 +1688,14 @@ Choose the GPU in the set-up; Save stores it.</source>
     <message>
         <source>Each checkpointed layer&apos;s input waits in pinned host memory instead of on the GPU (transformers: activation_checkpointing_kwargs={&quot;offload&quot;: True}); it comes back for the layer&apos;s recomputation.</source>
         <translation>每个检查点层的输入存放在锁页主机内存而不是 GPU 上（transformers：activation_checkpointing_kwargs={&quot;offload&quot;: True}）；重计算该层时再拷回。</translation>
+    </message>
+    <message>
+        <source>Offload parameter shards to host memory (ZeRO-3 offload_param / FSDP CPUOffload)</source>
+        <translation>把参数分片卸载到主机内存（ZeRO-3 offload_param / FSDP CPUOffload）</translation>
+    </message>
+    <message>
+        <source>Each GPU&apos;s parameter and gradient shards live in host memory and the optimizer steps there; a block&apos;s parameters are copied to the GPU and gathered only while it runs.</source>
+        <translation>每张 GPU 的参数分片和梯度分片存放在主机内存中，优化器在那里更新；一个模块的参数只在它运行时拷到 GPU 并聚合。</translation>
     </message>
 </context>
 <context>
@@ -3864,6 +3876,22 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Activation offload: %1</source>
         <translation>激活卸载：%1</translation>
+    </message>
+    <message>
+        <source>Offload parameter shards to CPU (ZeRO-3 / FSDP)</source>
+        <translation>把参数分片卸载到 CPU（ZeRO-3 / FSDP）</translation>
+    </message>
+    <message>
+        <source>DeepSpeed ZeRO-3 offload_param (ZeRO-Infinity) or FSDP CPUOffload(offload_params=True): each GPU&apos;s parameter and gradient shards live in host memory and the optimizer steps there; a block&apos;s parameters come to the GPU only while it runs. Needs a strategy that shards parameters (one GPU is enough).</source>
+        <translation>DeepSpeed ZeRO-3 offload_param（ZeRO-Infinity）或 FSDP CPUOffload(offload_params=True)：每张 GPU 的参数分片和梯度分片存放在主机内存中，优化器在那里更新；一个模块的参数只在它运行时才到 GPU。需要一种对参数分片的策略（一张 GPU 即可）。</translation>
+    </message>
+    <message>
+        <source>Offload parameter shards</source>
+        <translation>卸载参数分片</translation>
+    </message>
+    <message>
+        <source>Keep parameter shards on the GPU</source>
+        <translation>参数分片留在 GPU 上</translation>
     </message>
 </context>
 <context>

@@ -90,7 +90,7 @@ TEST_CASE("values beyond the old editors' ranges open, survive an unrelated edit
     // An unrelated edit (offload) changes only offload.
     QCheckBox* offload = nullptr;
     for (auto* c : w.trainingPanel()->findChildren<QCheckBox*>())
-        if (c->text().contains(QStringLiteral("Offload"))) offload = c;
+        if (c->text().contains(QStringLiteral("Offload optimizer"))) offload = c;
     REQUIRE(offload);
     offload->click();
     TrainingSetup expected = s;

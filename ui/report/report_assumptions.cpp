@@ -148,6 +148,10 @@ QStringList ReportSections::assumptions() const {
         out << ReportText::tr(
                    "Optimizer states and master weights live in host memory: %1 of host RAM, not on the GPU.")
                    .arg(ReportText::bytes(e.hostBytes));
+    if (c.paramOffload)
+        out << ReportText::tr("Parameter offload: each GPU's parameter and gradient shards live in host memory "
+                              "(%1), the optimizer steps there; %2 cross PCIe per step.")
+                   .arg(ReportText::bytes(e.hostParameterBytes), ReportText::bytes(e.parameterTransferBytes));
     if (c.activationOffload != ActivationOffload::Off)
         out << ReportText::tr("Activation offload (%1): the saved tensors wait in %2 host memory, %3 of it; "
                               "%4 cross PCIe per step, to the host in the forward and back in the backward.")

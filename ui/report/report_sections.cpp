@@ -337,6 +337,14 @@ ReportTable ReportSections::componentTable() const {
              {},
              false,
              true});
+    if (e.hostParameterBytes > 0)
+        t.rows.push_back({{several ? ReportText::tr("Host memory (offloaded parameter shards, per GPU)")
+                                   : ReportText::tr("Host memory (offloaded parameters)"),
+                           ReportText::bytes(e.hostParameterBytes),
+                           ReportText::exactBytes(e.hostParameterBytes), QStringLiteral("—")},
+                          {},
+                          false,
+                          e.hostBytes == 0});
     if (e.hostActivationBytes > 0)
         t.rows.push_back({{several ? ReportText::tr("Host memory (offloaded activations, per GPU)")
                                    : ReportText::tr("Host memory (offloaded activations)"),
@@ -344,7 +352,7 @@ ReportTable ReportSections::componentTable() const {
                            ReportText::exactBytes(e.hostActivationBytes), QStringLiteral("—")},
                           {},
                           false,
-                          e.hostBytes == 0});
+                          e.hostBytes == 0 && e.hostParameterBytes == 0});
     if (e.hostTotalBytes() > 0) {
         if (several)
             t.rows.push_back({{ReportText::tr("Host memory of a node (%1 GPUs)").arg(e.parallel.gpusOnNode),

@@ -80,6 +80,7 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "KV cache memory"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Language-model loss"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Activation offload"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Parameter offload"),
 };
 
 } // namespace

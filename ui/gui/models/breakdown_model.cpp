@@ -4,6 +4,7 @@
 #include "gui/estimation/byte_format.h"
 
 #include <QFont>
+#include <QStringList>
 
 namespace batchfit {
 
@@ -26,6 +27,10 @@ void BreakdownModel::setEstimate(const Estimate& estimate, const Verdict* verdic
     m_largeGpuRequiredBytes = estimate.requiredBytes;
     copy.hostBytes = estimate.hostBytes;
     copy.hostActivationBytes = estimate.hostActivationBytes;
+    copy.hostParameterBytes = estimate.hostParameterBytes;
+    copy.parameterTransferBytes = estimate.parameterTransferBytes;
+    copy.hostParameterBytes = estimate.hostParameterBytes;
+    copy.parameterTransferBytes = estimate.parameterTransferBytes;
     copy.activationTransferBytes = estimate.activationTransferBytes;
     copy.autocastWeightCopyBytes = estimate.autocastWeightCopyBytes;
     copy.savedActivationBytes = estimate.savedActivationBytes;
@@ -160,7 +165,8 @@ QString BreakdownModel::rowExplanation(int row) const {
             return tr("bitsandbytes' paged optimizer keeps these states in CUDA managed memory: outside "
                       "PyTorch's counters and the peak; the driver moves them to host memory when the GPU "
                       "runs short (slower steps, not an out-of-memory error).");
-        if (m_estimate->hostActivationBytes > 0) return hostActivationExplanation();
+        if (m_estimate->hostActivationBytes > 0 || m_estimate->hostParameterBytes > 0)
+            return hostActivationExplanation();
         if (m_estimate->parallel.gpus > 1)
             return tr("Optimizer states kept in CPU memory, one GPU's share; not part of the GPU budget. A "
                       "node "
@@ -173,10 +179,16 @@ QString BreakdownModel::rowExplanation(int row) const {
 
 QString BreakdownModel::hostActivationExplanation() const {
     const Estimate& e = *m_estimate;
-    QString text =
-        tr("Saved activations offloaded to host memory: %1, held from the forward to their "
-           "backward and copied over PCIe, %2 per step (to the host and back).")
-            .arg(ByteFormat::bytes(e.hostActivationBytes), ByteFormat::bytes(e.activationTransferBytes));
+    QStringList parts;
+    if (e.hostParameterBytes > 0)
+        parts << tr("Parameter and gradient shards in host memory: %1; %2 cross PCIe per step (shards to "
+                    "the GPU for each all-gather, gradients back).")
+                     .arg(ByteFormat::bytes(e.hostParameterBytes), ByteFormat::bytes(e.parameterTransferBytes));
+    if (e.hostActivationBytes > 0)
+        parts << tr("Saved activations offloaded to host memory: %1, held from the forward to their "
+                    "backward and copied over PCIe, %2 per step (to the host and back).")
+                     .arg(ByteFormat::bytes(e.hostActivationBytes), ByteFormat::bytes(e.activationTransferBytes));
+    QString text = parts.join(QLatin1Char(' '));
     if (e.hostBytes > 0)
         text +=
             QLatin1Char(' ') + tr("Optimizer states in host memory: %1.").arg(ByteFormat::bytes(e.hostBytes));

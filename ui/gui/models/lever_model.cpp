@@ -28,6 +28,8 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("SGD with momentum instead of Adam");
     if (l.id == "offload") return tr("Offload optimizer states to CPU");
     if (l.id == "fused") return tr("Fused optimizer (fused=True)");
+    if (l.id == "param-offload")
+        return tr("Offload parameter shards to host memory (ZeRO-3 offload_param / FSDP CPUOffload)");
     if (l.id == "activation-offload") return tr("Offload the checkpointed layers' inputs to host memory");
     if (l.id == "trl-fused-loss") return tr("TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
@@ -54,7 +56,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "sgd-momentum") return tr("may need retuning");
     if (l.id == "offload") return tr("slower optimizer step");
     if (l.id == "fused") return tr("none (CUDA, torch 2.0 or newer)");
-    if (l.id == "activation-offload")
+    if (l.id == "activation-offload" || l.id == "param-offload")
         return tr("%1 of host memory, %2 over PCIe per step")
             .arg(ByteFormat::bytes(l.hostBytes), ByteFormat::bytes(l.transferBytes));
     if (l.id == "trl-fused-loss") return tr("train with TRL's SFTTrainer (or a fused linear cross-entropy)");
@@ -79,6 +81,9 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "adam8bit") return tr("Store Adam's two moments in 8 bits instead of 32.");
     if (l.id == "sgd-momentum") return tr("One state tensor per parameter instead of Adam's two.");
     if (l.id == "offload") return tr("Keep optimizer states and master weights in host memory.");
+    if (l.id == "param-offload")
+        return tr("Each GPU's parameter and gradient shards live in host memory and the optimizer steps "
+                  "there; a block's parameters are copied to the GPU and gathered only while it runs.");
     if (l.id == "activation-offload")
         return tr("Each checkpointed layer's input waits in pinned host memory instead of on the GPU "
                   "(transformers: activation_checkpointing_kwargs={\"offload\": True}); it comes back for the "

@@ -211,6 +211,13 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_offload = new QCheckBox(tr("Offload optimizer states to CPU"), this);
     m_offload->setToolTip(
         tr("Optimizer states and master weights live in host memory (DeepSpeed/FSDP style)."));
+    m_paramOffload = new QCheckBox(tr("Offload parameter shards to CPU (ZeRO-3 / FSDP)"), this);
+    m_paramOffload->setObjectName(QStringLiteral("paramOffloadBox"));
+    m_paramOffload->setToolTip(
+        tr("DeepSpeed ZeRO-3 offload_param (ZeRO-Infinity) or FSDP CPUOffload(offload_params=True): each "
+           "GPU's parameter and gradient shards live in host memory and the optimizer steps there; a block's "
+           "parameters come to the GPU only while it runs. Needs a strategy that shards parameters (one "
+           "GPU is enough)."));
     m_eagerLoading = new QCheckBox(tr("Eager CUDA module loading"), this);
     m_eagerLoading->setToolTip(
         tr("CUDA_MODULE_LOADING=EAGER, or torch older than 1.13, or CUDA older than 11.7: every kernel "
@@ -222,6 +229,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
            "with them allocated (the default)."));
     form->addRow(m_setToNone);
     form->addRow(m_offload);
+    form->addRow(m_paramOffload);
     form->addRow(m_eagerLoading);
     form->addRow(m_firstStep);
     m_lora = new LoraEditor(form, this);
@@ -270,7 +278,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_allocConf->sequencesEdit(), m_allocConf->epochEdit());
     setTabOrder(m_allocConf->epochEdit(), m_setToNone);
     setTabOrder(m_setToNone, m_offload);
-    setTabOrder(m_offload, m_eagerLoading);
+    setTabOrder(m_offload, m_paramOffload);
+    setTabOrder(m_paramOffload, m_eagerLoading);
     setTabOrder(m_eagerLoading, m_firstStep);
     setTabOrder(m_firstStep, m_lora->firstField());
     setTabOrder(m_lora->lastField(), m_parallel->firstField());
@@ -339,6 +348,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     connect(m_offload, &QCheckBox::toggled, this, [this](bool on) {
         m_config.optimizerOffload = on;
         emitEdit(on ? tr("Offload optimizer states") : tr("Keep optimizer states on the GPU"));
+    });
+    connect(m_paramOffload, &QCheckBox::toggled, this, [this](bool on) {
+        m_config.paramOffload = on;
+        emitEdit(on ? tr("Offload parameter shards") : tr("Keep parameter shards on the GPU"));
     });
     connect(m_torch, &QComboBox::currentIndexChanged, this, [this] {
         m_config.torch = dataOf<TorchRules>(m_torch);
@@ -412,6 +425,7 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     m_lora->setFineTuning(config.lora, config.quant);
     m_parallel->setParallel(config.parallel);
     m_offload->setChecked(config.optimizerOffload);
+    m_paramOffload->setChecked(config.paramOffload);
     m_eagerLoading->setChecked(config.eagerModuleLoading);
     m_firstStep->setChecked(config.firstStep);
     selectData(m_torch, config.torch);
