@@ -3854,18 +3854,6 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <source>checkpointed layers&apos; inputs, pinned (transformers)</source>
-        <translation>检查点层的输入，锁页（transformers）</translation>
-    </message>
-    <message>
-        <source>everything saved (save_on_cpu)</source>
-        <translation>所有保存的张量（save_on_cpu）</translation>
-    </message>
-    <message>
-        <source>everything saved, pinned (save_on_cpu)</source>
-        <translation>所有保存的张量，锁页（save_on_cpu）</translation>
-    </message>
-    <message>
         <source>Where the tensors saved for the backward wait: on the GPU, or in host memory, copied back when their backward runs. transformers 5 (activation_checkpointing_kwargs offload=True) moves each checkpointed layer&apos;s input to pinned host memory; torch&apos;s save_on_cpu around the forward moves every saved tensor, the weights too. The GPU figure drops; host memory and PCIe copies are shown beside it.</source>
         <translation>为反向保存的张量存放在哪里：GPU 上，或主机内存中（反向运行时再拷回）。transformers 5（activation_checkpointing_kwargs offload=True）把每个检查点层的输入移到锁页主机内存；在前向外包 torch 的 save_on_cpu 会移走所有保存的张量，包括权重。GPU 显存随之下降；主机内存和 PCIe 拷贝量显示在旁边。</translation>
     </message>
@@ -3892,6 +3880,18 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>Keep parameter shards on the GPU</source>
         <translation>参数分片留在 GPU 上</translation>
+    </message>
+    <message>
+        <source>checkpoint inputs (transformers)</source>
+        <translation>检查点输入（transformers）</translation>
+    </message>
+    <message>
+        <source>all saved (save_on_cpu)</source>
+        <translation>全部保存的张量（save_on_cpu）</translation>
+    </message>
+    <message>
+        <source>all saved, pinned (save_on_cpu)</source>
+        <translation>全部保存的张量，锁页（save_on_cpu）</translation>
     </message>
 </context>
 <context>

@@ -4,6 +4,7 @@
 #include "catch_compat.h"
 #include "gui/document/document.h"
 #include "gui/files/file_controller.h"
+#include "gui/models/breakdown_model.h"
 #include "gui/shell/main_window.h"
 #include "gui_test_support.h"
 
@@ -144,4 +145,30 @@ TEST_CASE("QLoRA in the Fine-tuning combo: quantization rows, checkpointing on, 
     CHECK_FALSE(w.document()->config().quant.enabled());
     CHECK(w.document()->config().checkpointing == Checkpointing::None);
     CHECK_FALSE(kind->isVisible());
+}
+
+TEST_CASE("ZeRO-3 on one GPU with parameter offload is shown as it is, with its host memory",
+          "[window][parallel][offload]") {
+    Window f("gpt2-small");
+    MainWindow& w = f.window;
+    TrainingConfig c = w.document()->config();
+    c.parallel.strategy = ParallelStrategy::Zero3; // ZeRO-Infinity's use: one GPU, shards from the host
+    c.paramOffload = true;
+    w.document()->resetConfig(c);
+    REQUIRE(w.waitForIdle());
+    auto* gpus = w.findChild<QDoubleSpinBox*>(QStringLiteral("parallelGpus"));
+    auto* offload = w.findChild<QCheckBox*>(QStringLiteral("paramOffloadBox"));
+    REQUIRE(gpus);
+    REQUIRE(offload);
+    CHECK(gpus->value() == 1); // not the 8 a strategy chosen by hand brings along
+    CHECK(offload->isChecked());
+    CHECK(w.document()->config() == c);
+    // the breakdown's last row is the host memory: the shards, their gradients and the optimizer states
+    BreakdownModel* b = w.breakdown();
+    const int last = b->rowCount() - 1;
+    CHECK(b->data(b->index(last, 0), Qt::DisplayRole).toString().contains(QStringLiteral("Host memory")));
+    offload->click();
+    REQUIRE(w.waitForIdle());
+    CHECK_FALSE(w.document()->config().paramOffload);
+    CHECK(gpus->value() == 1);
 }

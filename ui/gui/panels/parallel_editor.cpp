@@ -167,6 +167,9 @@ ParallelEditor::ParallelEditor(QFormLayout* form, QHBoxLayout* gpuRow, QWidget* 
     });
     connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
         m_parallel.strategy = static_cast<ParallelStrategy>(m_strategy->currentData().toInt());
+        // A set-up being shown is shown as it is (ZeRO-3 on one GPU: parameter offload); only the user's
+        // choice of a strategy brings a second GPU count along
+        if (m_updating) return;
         if (m_parallel.strategy != ParallelStrategy::None && m_parallel.gpus == 1) {
             m_parallel.gpus = 8;
             m_gpus->setSettingValue(std::int64_t{8});

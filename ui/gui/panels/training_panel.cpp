@@ -132,11 +132,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_activationOffload = new QComboBox(this);
     m_activationOffload->setObjectName(QStringLiteral("activationOffloadBox"));
     m_activationOffload->addItem(tr("off"), static_cast<int>(ActivationOffload::Off));
-    m_activationOffload->addItem(tr("checkpointed layers' inputs, pinned (transformers)"),
+    m_activationOffload->addItem(tr("checkpoint inputs (transformers)"),
                                  static_cast<int>(ActivationOffload::Checkpoints));
-    m_activationOffload->addItem(tr("everything saved (save_on_cpu)"),
+    m_activationOffload->addItem(tr("all saved (save_on_cpu)"),
                                  static_cast<int>(ActivationOffload::All));
-    m_activationOffload->addItem(tr("everything saved, pinned (save_on_cpu)"),
+    m_activationOffload->addItem(tr("all saved, pinned (save_on_cpu)"),
                                  static_cast<int>(ActivationOffload::AllPinned));
     m_activationOffload->setToolTip(
         tr("Where the tensors saved for the backward wait: on the GPU, or in host memory, copied back when "
