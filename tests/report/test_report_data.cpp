@@ -9,6 +9,7 @@
 #include "report_test_support.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace batchfit;
 using namespace batchfit::test;
@@ -268,4 +269,39 @@ TEST_CASE("Report: a fit with cache flushes says so, with this GPU's figures in 
         REQUIRE(p.fit);
         CHECK(p.fit->fits == est->verdict(p.batch, r.gpu.memoryBytes)->fits);
     }
+}
+
+TEST_CASE("Report data: activation and parameter offload have their host rows, setting and assumptions",
+          "[report][data][offload]") {
+    ReportRequest r = presetRequest("llama-2-7b", 1);
+    r.config.precision = Precision::PureBf16;
+    r.config.checkpointing = Checkpointing::EveryBlock;
+    r.config.activationOffload = ActivationOffload::Checkpoints;
+    r.config.parallel.strategy = ParallelStrategy::Zero3; // one GPU: ZeRO-Infinity
+    r.config.paramOffload = true;
+    auto d = buildReportData(r);
+    REQUIRE(d);
+    const ReportSections s(*d);
+    std::map<QString, QString> rows;
+    for (const auto& row : s.componentTable().rows)
+        if (row.cells.size() >= 2) rows[row.cells[0]] = row.cells[1];
+    const Estimate& e = d->estimate;
+    REQUIRE(e.hostParameterBytes > 0);
+    REQUIRE(e.hostActivationBytes > 0);
+    CHECK(rows[QStringLiteral("Host memory (offloaded parameters)")] == ReportText::bytes(e.hostParameterBytes));
+    CHECK(rows[QStringLiteral("Host memory (offloaded activations)")] == ReportText::bytes(e.hostActivationBytes));
+    CHECK(rows[QStringLiteral("Host memory (offloaded optimizer)")] == ReportText::bytes(e.hostBytes));
+    QString offload;
+    for (const auto& [k, v] : s.setup())
+        if (k == QStringLiteral("Activation offload")) offload = v;
+    CHECK(offload == QStringLiteral("checkpoints"));
+    bool params = false, acts = false;
+    for (const QString& a : s.assumptions()) {
+        params = params || (a.startsWith(QStringLiteral("Parameter offload")) &&
+                            a.contains(ReportText::bytes(e.parameterTransferBytes)));
+        acts = acts || (a.startsWith(QStringLiteral("Activation offload (checkpoints)")) &&
+                        a.contains(QStringLiteral("pinned")));
+    }
+    CHECK(params);
+    CHECK(acts);
 }
