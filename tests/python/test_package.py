@@ -274,6 +274,24 @@ class ActivationOffload(unittest.TestCase):
         args.activation_checkpointing_kwargs = {}
         self.assertNotIn("activation_offload", checkpointing_options(args, 5))
 
+    def test_deepspeed_and_fsdp_arguments_become_the_strategy_and_its_offloads(self):
+        import types
+        from batchfit.integrations.training_setup import sharding_options
+        args = types.SimpleNamespace
+        zero3 = {"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"},
+                                       "offload_optimizer": {"device": "cpu"}}}
+        self.assertEqual(sharding_options(args(deepspeed=zero3)), {"strategy": "zero3", "offload_params": True})
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "ds.json")
+            with open(path, "w") as f:
+                json.dump({"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}, f)
+            self.assertEqual(sharding_options(args(deepspeed=path)), {"strategy": "zero2", "offload": True})
+        self.assertEqual(sharding_options(args(fsdp="full_shard auto_wrap offload", fsdp_config={})),
+                         {"strategy": "fsdp2", "offload_params": True})
+        self.assertEqual(sharding_options(args(fsdp="full_shard auto_wrap", fsdp_config={"version": 1})),
+                         {"strategy": "fsdp"})
+        self.assertEqual(sharding_options(args(fsdp="", deepspeed=None)), {})
+
     def test_the_keyword_moves_the_checkpoint_inputs_to_the_host(self):
         llama = os.path.join(DATA, "hf", "llama-3.2-3b.json")
         on_gpu = batchfit.estimate(llama, seq=8192, batch_size=1, precision="pure-bf16", lora_rank=16,

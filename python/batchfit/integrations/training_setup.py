@@ -1,6 +1,7 @@
 """A transformers TrainingArguments (and the live model) as batchfit-cli options: the optimizer, precision,
 checkpointing, accumulation and data parallelism the Trainer will run. Shared by the callbacks; needs no
 transformers itself (it reads attributes)."""
+import json
 import warnings
 
 # TrainingArguments.optim (transformers' OptimizerNames) -> (--optimizer, --impl). Others are warned about and
@@ -103,12 +104,66 @@ def trainer_options(args, model, transformers_major=5):
     if lm_loss:
         opts["lm_loss"] = lm_loss
     world = int(getattr(args, "world_size", 1) or 1)
+    sharding = sharding_options(args)
     if world > 1:
         opts["gpus"] = world
         opts["strategy"] = "ddp"
-        if getattr(args, "deepspeed", None) or getattr(args, "fsdp", None):
-            warnings.warn("batchfit: DeepSpeed/FSDP from TrainingArguments are not read; pass strategy= to the "
-                          "callback (ddp assumed)", stacklevel=3)
+    if sharding.get("strategy") and (world > 1 or sharding.get("offload_params")):
+        opts.update(sharding)  # one GPU: only ZeRO-Infinity / FSDP offload changes anything
+    elif sharding.get("offload"):
+        opts["offload"] = True
+    return opts
+
+
+def _deepspeed_config(ds):
+    if isinstance(ds, dict):
+        return ds
+    try:
+        with open(ds) as f:
+            return json.load(f)
+    except (OSError, ValueError, TypeError):
+        warnings.warn(f"batchfit: the DeepSpeed config {ds!r} could not be read; its ZeRO stage is not used",
+                      stacklevel=4)
+        return {}
+
+
+def sharding_options(args):
+    """The strategy and offloads of TrainingArguments' DeepSpeed config (zero_optimization: stage,
+    offload_optimizer, offload_param) or FSDP options (full_shard, shard_grad_op, hybrid_shard, offload;
+    fsdp_config version 2, transformers 5's default, or 1)."""
+    ds = getattr(args, "deepspeed", None)
+    if ds:
+        zero = _deepspeed_config(ds).get("zero_optimization") or {}
+        try:
+            stage = int(zero.get("stage", 0) or 0)
+        except (TypeError, ValueError):  # "auto"
+            stage = 0
+        opts = {"strategy": f"zero{stage}"} if stage in (1, 2, 3) else {}
+
+        def on_host(key):
+            v = zero.get(key)
+            return isinstance(v, dict) and v.get("device") in ("cpu", "nvme")
+        if stage == 3 and on_host("offload_param"):
+            opts["offload_params"] = True
+        elif on_host("offload_optimizer"):
+            opts["offload"] = True
+        return opts
+    fsdp = getattr(args, "fsdp", None)
+    if not fsdp:
+        return {}
+    words = fsdp.split() if isinstance(fsdp, str) else [str(getattr(w, "value", w)) for w in fsdp]
+    config = getattr(args, "fsdp_config", None) or {}
+    if "full_shard" in words:
+        strategy = "fsdp2" if int(config.get("version", 2)) == 2 else "fsdp"
+    elif "shard_grad_op" in words:
+        strategy = "fsdp-grad-op"
+    elif "hybrid_shard" in words or "hybrid_shard_zero2" in words:
+        strategy = "hsdp"
+    else:
+        return {}
+    opts = {"strategy": strategy}
+    if "offload" in words or config.get("cpu_offload"):
+        opts["offload_params"] = True
     return opts
 
 
