@@ -3838,10 +3838,6 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>TRL 分块（TRL 1.9-1.14）</translation>
     </message>
     <message>
-        <source>How a language model&apos;s head and loss run. Full: transformers&apos; loss over the whole [tokens x vocabulary] logits, upcast to fp32. TRL&apos;s SFTTrainer never makes those logits: since TRL 1.15 a fused head folds them in tiles; TRL 1.9 to 1.14 computed them 256 tokens at a time, checkpointed. At long context the logits are often the peak.</source>
-        <translation>语言模型的输出头和损失如何计算。完整：transformers 的损失作用于整个 [token × 词表] 的 logits，并上转为 fp32。TRL 的 SFTTrainer 从不生成完整的 logits：TRL 1.15 起由融合输出头分块折叠计算；TRL 1.9 至 1.14 每次计算 256 个 token，并用检查点重算。长上下文时，logits 往往就是显存峰值。</translation>
-    </message>
-    <message>
         <source>LM loss:</source>
         <translation>语言模型损失：</translation>
     </message>
@@ -3892,6 +3888,14 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>all saved, pinned (save_on_cpu)</source>
         <translation>全部保存的张量，锁页（save_on_cpu）</translation>
+    </message>
+    <message>
+        <source>Liger fused cross-entropy</source>
+        <translation>Liger 融合交叉熵</translation>
+    </message>
+    <message>
+        <source>How a language model&apos;s head and loss run. Full: transformers&apos; loss over the whole [tokens x vocabulary] logits, upcast to fp32. TRL&apos;s SFTTrainer never makes those logits: since TRL 1.15 a fused head folds them in tiles; TRL 1.9 to 1.14 computed them 256 tokens at a time, checkpointed. Liger&apos;s fused linear cross-entropy (use_liger_kernel) computes the head&apos;s gradients in the forward, in chunks. At long context the logits are often the peak.</source>
+        <translation>语言模型的输出头和损失如何运行。完整：transformers 的损失作用于整个 [词元 × 词表] logits，并上转为 fp32。TRL 的 SFTTrainer 从不生成这些 logits：TRL 1.15 起用融合输出头按分块折叠；TRL 1.9 到 1.14 每次计算 256 个词元并做检查点。Liger 的融合线性交叉熵（use_liger_kernel）在前向中分块算出输出头的梯度。长上下文时峰值常常在 logits。</translation>
     </message>
 </context>
 <context>

@@ -182,3 +182,47 @@ TEST_CASE("the advisor offers TRL's fused head where the logits take the memory,
     CHECK(
         std::none_of(resnet.begin(), resnet.end(), [](const Lever& l) { return l.id == "trl-fused-loss"; }));
 }
+
+TEST_CASE("Liger's fused cross-entropy makes the head's gradients in the forward and hands them on",
+          "[lm_loss][liger]") {
+    const std::int64_t s = 4096, h = 64, v = 1024;
+    TrainingConfig c = with(LmLoss::Full, Precision::Fp32); // the model file names the op itself
+    auto run = [&](bool trains) {
+        auto e = estimator(head("liger_fused_lm_loss", s, h, v, trains), c).estimate(1, true);
+        REQUIRE(e);
+        return *e;
+    };
+    const Estimate trains = run(true), frozen = run(false);
+    // saved: grad_input [S, H] always, grad_weight [V, H] only when the head trains
+    const std::uint64_t gradInput = s * h * 4, gradWeight = v * h * 4;
+    CHECK(trains.savedActivationBytes - frozen.savedActivationBytes == gradWeight);
+    CHECK(frozen.savedActivationBytes >= gradInput);
+    // no second gradient: the gradients live at any moment are the weights' own (each rounded up to 512
+    // bytes as the allocator does), never a second [V, H]
+    for (const auto& e : {trains, frozen}) {
+        std::uint64_t most = 0;
+        for (const auto& p : e.timeline) most = std::max(most, p.live[Component::Gradients]);
+        CHECK(most >= e.gradientBytes);
+        CHECK(most < e.gradientBytes + 4 * 512);
+    }
+    // nothing [S, V] is kept or computed beyond the chunk buffer: far below the full logits' peak
+    const auto full = estimateAt(head("linear", s, h, v, true), 1, c);
+    CHECK(trains.peakAllocatedBytes < full.peakAllocatedBytes);
+}
+
+TEST_CASE("the liger loss replaces a transformers head and loss, and is refused where not modelled",
+          "[lm_loss][liger]") {
+    const Model m = llama(4096);
+    TrainingConfig c = with(LmLoss::Liger);
+    c.lora.rank = 16;
+    const auto liger = estimateAt(m, 1, c);
+    c.lmLoss = LmLoss::Full;
+    const auto full = estimateAt(m, 1, c);
+    CHECK(liger.peakAllocatedBytes < full.peakAllocatedBytes);
+    CHECK(liger.peakOpPath.find("lm_head") == std::string::npos);
+    c.lmLoss = LmLoss::Liger;
+    c.activationOffload = ActivationOffload::All;
+    auto refused = Estimator::create(m, c, 0);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("activation-offload all") != std::string::npos);
+}

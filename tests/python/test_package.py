@@ -245,9 +245,11 @@ class TrlLoss(unittest.TestCase):
         self.assertEqual(lm_loss_option(sft(loss_type="chunked_nll"), "pure-bf16", "1.14.2"), "trl-chunked")
         self.assertIsNone(lm_loss_option(sft(loss_type="nll"), "pure-bf16", "1.14.2"))
         self.assertIsNone(lm_loss_option(sft(loss_type="dft"), "pure-bf16", "1.16.0"))
+        self.assertEqual(lm_loss_option(sft(loss_type="nll", use_liger_kernel=True), "pure-bf16", "1.16.0"), "liger")
+        self.assertEqual(lm_loss_option(sft(use_liger_kernel=True), "fp32", "1.16.0"), "liger")  # plain Trainer
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            self.assertIsNone(lm_loss_option(sft(loss_type="nll", use_liger_kernel=True), "pure-bf16", "1.16.0"))
+            self.assertIsNone(lm_loss_option(sft(loss_type="nll", use_liger_kernel=True), "amp-bf16", "1.16.0"))
             self.assertIsNone(lm_loss_option(sft(loss_type="nll"), "amp-bf16", "1.16.0"))
         self.assertEqual(len(caught), 2)
         self.assertIn("Liger", str(caught[0].message))

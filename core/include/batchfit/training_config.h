@@ -46,8 +46,9 @@ enum class TorchRules { Torch2, Torch113 };
 /// ForCausalLMLoss over the whole [S, vocab] logits (Full); TRL's SFTTrainer as of 1.16, a fused head that
 /// folds [4096, 32768] tiles of the logits and accumulates the gradients in fp32 (TrlFused); or TRL's earlier
 /// chunked_nll, the head and cross-entropy per chunk of 256 tokens under non-reentrant checkpointing
-/// (TrlChunked, the SFT default of TRL 1.9 to 1.14).
-enum class LmLoss { Full, TrlFused, TrlChunked };
+/// (TrlChunked, the SFT default of TRL 1.9 to 1.14); or Liger's fused linear cross-entropy (use_liger_kernel),
+/// which computes the head's gradients in the forward, chunk by chunk (Liger).
+enum class LmLoss { Full, TrlFused, TrlChunked, Liger };
 /// Where autograd's saved tensors live between the forward and the backward (docs/memory-model.md,
 /// "Activation offload"): on the GPU (Off); in host memory through torch.autograd.graph.save_on_cpu around
 /// the whole forward and loss, every saved tensor including the weights, pageable (All) or pinned
@@ -169,7 +170,7 @@ std::string_view precisionName(Precision p);           ///< "fp32", "amp-bf16", 
 std::string_view checkpointingName(Checkpointing c);   ///< "none", "every-block", "every-k", "selective"
 std::string_view torchRulesName(TorchRules t);         ///< "2", "1.13"
 std::string_view checkpointModeName(CheckpointMode m); ///< "reentrant", "non-reentrant"
-std::string_view lmLossName(LmLoss l);                 ///< "full", "trl-fused", "trl-chunked"
+std::string_view lmLossName(LmLoss l); ///< "full", "trl-fused", "trl-chunked", "liger"
 Result<LmLoss> parseLmLoss(std::string_view s);
 std::string_view activationOffloadName(ActivationOffload o); ///< "off", "all", "all-pinned", "checkpoints"
 Result<ActivationOffload> parseActivationOffload(std::string_view s);

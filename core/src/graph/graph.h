@@ -52,6 +52,8 @@ struct GOp {
     std::vector<bool> gradPassthrough; ///< per input: its gradient is the output gradient itself (no alloc)
     GradKind grad = GradKind::Allocate;
     int gradInputs = -1; ///< >= 0: only the first gradInputs inputs get a gradient from this op
+    int inputGradTensor = -1;  ///< OpPlan::inputGradCreated's tensor: input 0's gradient, made in the forward
+    int weightGradTensor = -1; ///< OpPlan::weightGradCreated's tensor: the first parameter's gradient
     Affine fwdWorkspace;
     Affine bwdWorkspace;
     Affine bwdParamWorkspace; ///< more backward workspace when the op's first parameter trains

@@ -382,6 +382,24 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
                           i < plan.createdRoles.size() ? plan.createdRoles[i] : "tensor");
         created.push_back(t);
         op.created.push_back(t);
+        if (static_cast<int>(i) == plan.inputGradCreated) op.inputGradTensor = t;
+        if (static_cast<int>(i) == plan.weightGradCreated) op.weightGradTensor = t;
+    }
+    // A gradient made in the forward for the first parameter (Liger) exists only when that parameter trains
+    // and the input needs a gradient (fused_linear_cross_entropy_forward: `if input_requires_grad:
+    // grad_weight = ... if weight_needs_grad`)
+    int dropped = -1;
+    if (op.weightGradTensor >= 0) {
+        bool inputGrad = false;
+        for (int t : inputs) inputGrad = inputGrad || m_graph.tensors[static_cast<std::size_t>(t)].requiresGrad;
+        const bool trains =
+            !op.params.empty() && m_graph.params[static_cast<std::size_t>(op.params.front())].trainable;
+        if (!trains || !inputGrad) {
+            op.created.erase(std::remove(op.created.begin(), op.created.end(), op.weightGradTensor),
+                             op.created.end());
+            dropped = op.weightGradTensor;
+            op.weightGradTensor = -1;
+        }
     }
     int target = -1;
     if (plan.target) {
@@ -420,7 +438,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
                 t = target;
                 break;
             }
-            if (t >= 0) {
+            if (t >= 0 && t != dropped) {
                 op.saved.push_back(savedAs(t));
                 op.savedPacks.push_back(s.packs);
             }

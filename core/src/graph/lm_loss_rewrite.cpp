@@ -27,7 +27,12 @@ Result<Model> applyLmLoss(const Model& model, const TrainingConfig& config) {
                          " is not modelled under autocast (amp-fp16, amp-bf16) yet: the chunk's matmul "
                          "then runs in half with a cached weight copy; use fp32, pure-* or mixed-*");
     if (config.parallel.tp > 1)
-        return makeError(what + " is not modelled with tensor parallelism (--tp): TRL gathers the head");
+        return makeError(what + " is not modelled with tensor parallelism (--tp): the fused head needs the "
+                                "whole vocabulary");
+    if (config.lmLoss == LmLoss::Liger && config.activationOffload != ActivationOffload::Off &&
+        config.activationOffload != ActivationOffload::Checkpoints)
+        return makeError(what + " is not modelled with --activation-offload all: Liger saves the head's "
+                                "gradients for the backward, which save_on_cpu would copy to the host");
     const auto& ls = model.layers;
     std::size_t i = ls.size();
     auto fail = [&] {
@@ -59,7 +64,9 @@ Result<Model> applyLmLoss(const Model& model, const TrainingConfig& config) {
                          "adapter on it)");
     Layer loss;
     loss.name = head.name;
-    loss.op = config.lmLoss == LmLoss::TrlFused ? "trl_fused_lm_loss" : "trl_chunked_lm_loss";
+    loss.op = config.lmLoss == LmLoss::TrlFused     ? "trl_fused_lm_loss"
+              : config.lmLoss == LmLoss::TrlChunked ? "trl_chunked_lm_loss"
+                                                    : "liger_fused_lm_loss";
     loss.inputs = head.inputs;
     loss.trainable = head.trainable;
     loss.frozenParams = head.frozenParams;

@@ -64,6 +64,10 @@ struct OpPlan {
     /// alive, as the chunked loss's final hidden states, gets its gradient through another op)
     int gradInputs = -1;
     bool passthroughSameShape = false; ///< inputs with the output's shape get the output gradient itself
+    /// >= 0: this created tensor is the gradient of input 0 / of the first parameter, made in the forward and
+    /// saved (Liger's fused linear cross-entropy): the backward hands it on instead of allocating one
+    int inputGradCreated = -1;
+    int weightGradCreated = -1;
     Affine fwdWorkspace;
     Affine bwdWorkspace;
     /// Added to bwdWorkspace when the op's first parameter trains (a weight-gradient buffer the op keeps only

@@ -140,6 +140,44 @@ public:
     }
 };
 
+/// liger_fused_lm_loss: Liger's fused linear cross-entropy (liger_kernel 0.8.5, ops/fused_linear_cross_entropy.py
+/// fused_linear_cross_entropy_forward; transformers/model/loss_utils.py LigerForCausalLMLoss), as
+/// use_liger_kernel patches a causal LM: the labels are padded and shifted, the hidden states are not, so all
+/// B x S tokens go in. The forward makes the gradients: grad_input [BT, H] (zeros_like the input) and, when
+/// the input needs a gradient and the head trains, grad_weight [V, H] in the weight's dtype (accum_dtype None,
+/// the default); per chunk of tokens the logits [chunk, V] go into one reused buffer in the input's dtype
+/// (torch.mm(out=)), the Triton cross-entropy kernel turns them into their gradient in place, and mm / addmm
+/// with out= write grad_input's rows and add into grad_weight. chunk = min(next_pow2(ceil(BT / ceil(V / H))),
+/// BT): the buffer holds about BT x H elements, at most twice that (the power of two) plus 2 V, which BatchFit
+/// counts. Saved: grad_input and grad_weight (ctx.save_for_backward); the backward only scales them in place
+/// (element_mul_kernel, skipped for a gradient of 1) and hands them on: no allocation.
+class LigerLmLossRule : public OpRule {
+public:
+    Result<OpPlan> plan(const OpContext& c) const override {
+        if (auto e = notHiddenStates(c, "liger_fused_lm_loss", "liger")) return *e;
+        const auto& in = c.inputs[0];
+        const std::int64_t s = in.shape[0], h = in.shape[1];
+        OpPlan p;
+        auto v = declareHead(c, s, h, p);
+        if (!v) return v.error();
+        if (*v > (std::int64_t{1} << 32)) return c.failAttribute("out_features", "out_features is too large");
+        p.created.push_back({{s, h}, in.dtype, true, true});
+        p.createdRoles.push_back("grad_input (made in the forward)");
+        p.created.push_back({{*v, h}, c.paramDtype, false, true});
+        p.createdRoles.push_back("grad_weight (made in the forward)");
+        p.inputGradCreated = 0;
+        p.weightGradCreated = 1; // dropped by the graph builder unless the head trains
+        p.saved = {{SavedDecl::Kind::Created, 0}, {SavedDecl::Kind::Created, 1, -1, 0}};
+        const std::uint64_t dt = dtypeSize(in.dtype), su = static_cast<std::uint64_t>(s),
+                            hu = static_cast<std::uint64_t>(h), vu = static_cast<std::uint64_t>(*v);
+        // the logits buffer (<= 2 BT H + 2 V elements), loss_1d (fp32) and target_mask (bool) per token, the
+        // padded and shifted labels (int64)
+        p.fwdWorkspace = Affine{2 * vu * dt, su * (2 * hu * dt + kF32 + 1 + 2 * 8)};
+        p.grad = GradKind::Allocate;
+        return p;
+    }
+};
+
 /// Forward: [S, H] hidden states -> the packed [S-1, H] copy; creates the argsort order and sorted labels.
 class LmLossPackRule : public OpRule {
 public:
@@ -213,6 +251,7 @@ public:
 void registerLmLossOps() {
     addOpRule("trl_fused_lm_loss", std::make_unique<FusedLmLossRule>());
     addOpRule("trl_chunked_lm_loss", std::make_unique<ChunkedLmLossRule>());
+    addOpRule("liger_fused_lm_loss", std::make_unique<LigerLmLossRule>());
     addOpRule("lm_loss_pack", std::make_unique<LmLossPackRule>(), true);
     addOpRule("lm_loss_chunks", std::make_unique<LmLossChunksRule>(), true);
 }

@@ -340,7 +340,11 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
         const auto& gt = m_graph.tensors[static_cast<std::size_t>(t)];
         const auto idx = static_cast<std::size_t>(m_graph.storageOf(t));
         if (gt.base >= 0) return;
-        const int inst = newInstance(tensorBytes(t), Component::Activations, s);
+        // Liger's gradients made in the forward are gradients, not activations
+        const Component comp = t == op.weightGradTensor  ? Component::Gradients
+                               : t == op.inputGradTensor ? Component::Temporaries
+                                                         : Component::Activations;
+        const int inst = newInstance(tensorBytes(t), comp, s);
         m_creatorLayer[static_cast<std::size_t>(inst)] = layerRow;
         (recompute ? m_recompInst : m_fwdInst)[idx] = inst;
         if (gt.autocastCopy) {
@@ -440,6 +444,15 @@ void Scheduler::backwardOp(int opIndex) {
             if (std::find(done.begin(), done.end(), t) != done.end()) continue;
             done.push_back(t);
             int& g = m_gradOf[static_cast<std::size_t>(t)];
+            if (j == 0 && op.inputGradTensor >= 0) {
+                // made in the forward and saved (Liger): handed on as this input's gradient
+                const int made = m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(op.inputGradTensor))];
+                if (g < 0)
+                    g = made;
+                else
+                    use(made, s); // added into the gradient already there
+                continue;
+            }
             if (op.gradPassthrough[j] && outGrad >= 0) {
                 if (g < 0)
                     g = outGrad; // the same tensor flows on
@@ -458,6 +471,16 @@ void Scheduler::backwardOp(int opIndex) {
         if (!gp.trainable) continue;
         const Affine bytes{fullParamBytes(gp), 0};
         int& g = m_paramGrad[static_cast<std::size_t>(p)];
+        if (p == op.params.front() && op.weightGradTensor >= 0 && !m_shard.gradsInBuckets) {
+            const int made = m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(op.weightGradTensor))];
+            if (g < 0) {
+                g = made; // Liger's grad_weight becomes .grad (AccumulateGrad takes it)
+            } else {
+                use(made, s);
+                transient(bytes, Component::Gradients, s); // the engine's sum with the first one
+            }
+            continue;
+        }
         if (m_shard.gradsInBuckets) {
             g = m_bucketInst; // gradient_as_bucket_view: written into its bucket slot
             continue;

@@ -136,12 +136,13 @@ void addStepShape(std::vector<SettingInfo>& out) {
     SettingInfo loss =
         base({"lm_loss", "--lm-loss", "NAME", "Language-model loss",
               "full (default: transformers' ForCausalLMLoss over the whole [S, vocab] logits), "
-              "trl-fused (TRL 1.16 SFTTrainer: a fused head, logits in tiles) or trl-chunked "
-              "(TRL 1.9-1.14's chunked_nll: 256 tokens at a time, checkpointed)"},
+              "trl-fused (TRL 1.16 SFTTrainer: a fused head, logits in tiles), trl-chunked "
+              "(TRL 1.9-1.14's chunked_nll: 256 tokens at a time, checkpointed) or liger (Liger's fused "
+              "linear cross-entropy, use_liger_kernel: the head's gradients made in the forward)"},
              SettingType::Choice);
     bindChoice(
         loss, [](auto& t) -> auto& { return t.config.lmLoss; }, lmLossName, parseLmLoss,
-        std::vector<LmLoss>{LmLoss::Full, LmLoss::TrlFused, LmLoss::TrlChunked});
+        std::vector<LmLoss>{LmLoss::Full, LmLoss::TrlFused, LmLoss::TrlChunked, LmLoss::Liger});
     out.push_back(std::move(loss));
 
     SettingInfo offload = base(

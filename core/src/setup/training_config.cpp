@@ -51,10 +51,11 @@ constexpr std::array<std::pair<std::string_view, Checkpointing>, 4> kCheckpointi
     {"selective", Checkpointing::Selective},
 }};
 
-constexpr std::array<std::pair<std::string_view, LmLoss>, 4> kLmLosses{{
+constexpr std::array<std::pair<std::string_view, LmLoss>, 5> kLmLosses{{
     {"full", LmLoss::Full},
     {"trl-fused", LmLoss::TrlFused},
     {"trl-chunked", LmLoss::TrlChunked},
+    {"liger", LmLoss::Liger},
     {"transformers", LmLoss::Full},
 }};
 

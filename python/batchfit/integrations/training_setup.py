@@ -64,10 +64,17 @@ def checkpointing_options(args, transformers_major):
 
 
 def lm_loss_option(args, precision, trl_version=None):
-    """The language-model loss TRL's SFTTrainer runs (its SFTConfig has loss_type): TRL 1.15+ a fused head for
-    "nll" (and its alias "chunked_nll"), TRL 1.9-1.14 the checkpointed chunks for "chunked_nll". None for a plain
-    Trainer (transformers' full logits), for what BatchFit does not model (Liger's kernel, DFT; autocast), which
-    then estimates the full logits: more memory than TRL uses, never less."""
+    """The language-model loss the trainer runs: Liger's fused linear cross-entropy with use_liger_kernel; else
+    TRL's SFTTrainer's (its SFTConfig has loss_type): TRL 1.15+ a fused head for "nll" (and its alias
+    "chunked_nll"), TRL 1.9-1.14 the checkpointed chunks for "chunked_nll". None for a plain Trainer
+    (transformers' full logits) and for what BatchFit does not model (DFT; autocast), which then estimates the
+    full logits: more memory than the trainer uses, never less."""
+    if getattr(args, "use_liger_kernel", False):  # TrainingArguments' (a plain Trainer's too)
+        if precision.startswith("amp-"):
+            warnings.warn("batchfit: Liger's fused linear cross-entropy under autocast is not modelled; the full "
+                          "logits are estimated (more than Liger uses)", stacklevel=3)
+            return None
+        return "liger"
     loss_type = getattr(args, "loss_type", None)
     if loss_type is None:
         return None
@@ -79,10 +86,7 @@ def lm_loss_option(args, precision, trl_version=None):
             return None
     major_minor = tuple(int(p) for p in trl_version.split(".")[:2] if p.isdigit())
     chosen = None
-    if getattr(args, "use_liger_kernel", False):
-        warnings.warn("batchfit: Liger's fused linear cross-entropy is not modelled; the full logits are estimated "
-                      "(more than Liger uses)", stacklevel=3)
-    elif major_minor >= (1, 15) and loss_type in ("nll", "chunked_nll"):
+    if major_minor >= (1, 15) and loss_type in ("nll", "chunked_nll"):
         chosen = "trl-fused"
     elif major_minor >= (1, 9) and loss_type == "chunked_nll":
         chosen = "trl-chunked"

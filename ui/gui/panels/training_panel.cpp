@@ -122,11 +122,13 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_lmLoss->addItem(tr("full logits (transformers)"), static_cast<int>(LmLoss::Full));
     m_lmLoss->addItem(tr("TRL fused head (TRL 1.15+)"), static_cast<int>(LmLoss::TrlFused));
     m_lmLoss->addItem(tr("TRL chunked (TRL 1.9-1.14)"), static_cast<int>(LmLoss::TrlChunked));
+    m_lmLoss->addItem(tr("Liger fused cross-entropy"), static_cast<int>(LmLoss::Liger));
     m_lmLoss->setToolTip(
         tr("How a language model's head and loss run. Full: transformers' loss over the whole "
            "[tokens x vocabulary] logits, upcast to fp32. TRL's SFTTrainer never makes those logits: "
            "since TRL 1.15 a fused head folds them in tiles; TRL 1.9 to 1.14 computed them 256 tokens at a "
-           "time, checkpointed. At long context the logits are often the peak."));
+           "time, checkpointed. Liger's fused linear cross-entropy (use_liger_kernel) computes the head's "
+           "gradients in the forward, in chunks. At long context the logits are often the peak."));
     form->addRow(tr("LM loss:"), m_lmLoss);
 
     m_activationOffload = new QComboBox(this);
