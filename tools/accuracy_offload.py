@@ -31,15 +31,16 @@ CachingHostAllocator.h) and the number of tensors packed.
 check (any python3, no torch): estimates each row with `batchfit-cli estimate --hf-config ... --activation-offload`
 and fails when the host bytes differ by more than 1% or the step peak by more than accuracy_real's bound.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure_check  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
 DATA = os.path.join(ROOT, "tests", "data", "real", "accuracy-offload.json")
 DOC = os.path.join(ROOT, "docs", "accuracy-llm.md")
 BEGIN, END = "<!-- BEGIN accuracy_offload.py -->", "<!-- END accuracy_offload.py -->"
@@ -228,36 +229,18 @@ def cmd_check(args):
                          f"{e['host_bytes'] / 2**20:,.2f} | {100 * he:+.2f}% | {row['heap_peak'] / 2**20:,.1f} | "
                          f"{e['heap_peak'] / 2**20:,.1f} | {100 * pe:+.1f}% |")
     if args.write_doc:
-        with open(args.doc) as f:
-            doc = f.read()
-        head, rest = doc.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
         table = ("| model | weights | checkpointing | PEFT LoRA | offload | tensors packed | host MiB measured | "
                  "estimated | error | step peak MiB measured | estimated | error |\n"
                  "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n" + "\n".join(lines))
         versions = (f"Measured under torch {data['torch']}, transformers {data['transformers']}; batch {BATCH} x "
                     f"{SEQ} tokens, four layers, 8,192-token vocabulary.\n\n")
-        with open(args.doc, "w") as f:
-            f.write(head + BEGIN + "\n" + versions + table + "\n" + END + tail)
+        measure_check.splice(args.doc, BEGIN, END, versions + table)
     print(f"{len(rows) - failures}/{len(rows)} rows within the bounds")
     return 1 if failures else 0
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    m = sub.add_parser("measure")
-    m.add_argument("--out", default=DATA)
-    c = sub.add_parser("check")
-    c.add_argument("cli")
-    c.add_argument("--data", default=DATA)
-    c.add_argument("--doc", default=DOC)
-    c.add_argument("--write-doc", action="store_true")
-    args = p.parse_args()
-    if args.cmd == "measure":
-        cmd_measure(args)
-        return 0
-    return cmd_check(args)
+    return measure_check.main(__doc__, DATA, DOC, cmd_measure, cmd_check)
 
 
 if __name__ == "__main__":

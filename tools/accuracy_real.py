@@ -27,12 +27,14 @@ check (any python3, no torch): estimates each row again with `batchfit-cli estim
 config, --seq, --batch, --precision fp32|pure-bf16, --attention eager|flash) and fails when the parameters differ
 or the saved bytes are off by more than 1%. --write-doc rewrites the table in docs/accuracy-real.md.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure_check  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HF = os.path.join(ROOT, "tests", "data", "hf")
@@ -413,35 +415,17 @@ def cmd_check(args):
             print(f"{'FAIL' if problems else 'ok  '} {row['key']:28s} saved {100 * e['saved_error']:+.2f}%{heap}"
                   + "".join(f"\n     {p}" for p in problems))
     if args.write_doc:
-        with open(args.doc) as f:
-            doc = f.read()
-        head, rest = doc.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
         versions = f"Measured under torch {data['torch']}, transformers {data['transformers']}" + (
             f", TRL {data['trl']}" if data.get("trl") else "") + ".\n\n"
-        with open(args.doc, "w") as f:
-            f.write(head + BEGIN + "\n" + versions + table(rows, ests) + "\n" + END + tail)
+        measure_check.splice(args.doc, BEGIN, END, versions + table(rows, ests))
     print(f"{len(rows) - failures}/{len(rows)} rows within the bounds")
     return 1 if failures else 0
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    m = sub.add_parser("measure")
-    m.add_argument("--only")
-    m.add_argument("--out", default=DATA)
-    m.add_argument("--trl-chunked-wheel", help="TRL 1.14.2's wheel, for the trl-chunked rows")
-    c = sub.add_parser("check")
-    c.add_argument("cli")
-    c.add_argument("--data", default=DATA)
-    c.add_argument("--doc", default=DOC)
-    c.add_argument("--write-doc", action="store_true")
-    args = p.parse_args()
-    if args.cmd == "measure":
-        cmd_measure(args)
-        return 0
-    return cmd_check(args)
+    return measure_check.main(__doc__, DATA, DOC, cmd_measure, cmd_check,
+                              measure_args=[("--only", {}), ("--trl-chunked-wheel",
+                                                            {"help": "TRL 1.14.2's wheel, for the trl-chunked rows"})])
 
 
 if __name__ == "__main__":

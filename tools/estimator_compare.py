@@ -22,12 +22,14 @@ give for what each GPU holds: ZeRO-2 keeps 2 bytes of bf16 weights per parameter
 fp32 master weights and Adam's two states; ZeRO-3 16/N; with offload_param the host holds 16 bytes per
 parameter per node (2 weights, 2 gradients, 12 master and states).
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure_check  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HF = os.path.join(ROOT, "tests", "data", "hf")
@@ -152,37 +154,19 @@ def cmd_check(args):
                          f"{gib(their_cpu) if their_cpu is not None else '–'} | {gib(b['states'])} | "
                          f"{gib(b['host_node']) if b['host_node'] else '–'} | {gib(b['required'])} |")
     if args.write_doc:
-        with open(args.doc) as f:
-            doc = f.read()
-        head, rest = doc.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
         table = (f"DeepSpeed {data['deepspeed']}, accelerate {data['accelerate']}, transformers "
                  f"{data['transformers']}; {data['gpus']} GPUs on one node for the ZeRO rows; BatchFit at batch 1 x "
                  "1,024 tokens, AdamW. GiB.\n\n"
                  "| model | set-up | theirs: GPU | theirs: host (node) | BatchFit: model states per GPU | "
                  "BatchFit: host (node) | BatchFit: nvidia-smi at the peak |\n"
                  "|---|---|---:|---:|---:|---:|---:|\n" + "\n".join(lines))
-        with open(args.doc, "w") as f:
-            f.write(head + BEGIN + "\n" + table + "\n" + END + tail)
+        measure_check.splice(args.doc, BEGIN, END, table)
     print(f"{failures} failures")
     return 1 if failures else 0
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    m = sub.add_parser("measure")
-    m.add_argument("--out", default=DATA)
-    c = sub.add_parser("check")
-    c.add_argument("cli")
-    c.add_argument("--data", default=DATA)
-    c.add_argument("--doc", default=DOC)
-    c.add_argument("--write-doc", action="store_true")
-    args = p.parse_args()
-    if args.cmd == "measure":
-        cmd_measure(args)
-        return 0
-    return cmd_check(args)
+    return measure_check.main(__doc__, DATA, DOC, cmd_measure, cmd_check)
 
 
 if __name__ == "__main__":
