@@ -14,11 +14,7 @@ using namespace batchfit::test;
 namespace {
 
 Model llama(std::int64_t seq) {
-    HfImportOptions o;
-    o.sequenceLength = seq;
-    auto m = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/llama-3.2-3b.json", o);
-    if (!m) FAIL(m.error().message);
-    return *m;
+    return hfModel("llama-3.2-3b.json", seq);
 }
 
 /// A linear and a head over [S, H] hidden states, as a model file writes them.

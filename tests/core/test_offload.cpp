@@ -15,11 +15,7 @@ using namespace batchfit::test;
 namespace {
 
 Model llama(std::int64_t seq) {
-    HfImportOptions o;
-    o.sequenceLength = seq;
-    auto m = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/llama-3.2-3b.json", o);
-    if (!m) FAIL(m.error().message);
-    return *m;
+    return hfModel("llama-3.2-3b.json", seq);
 }
 
 /// [4, 16] fp32 through a linear, an optional RMSNorm and a second linear.

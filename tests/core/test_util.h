@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for core tests.
 #include "batchfit/estimator.h"
+#include "batchfit/hf_import.h"
 #include "batchfit/model_io.h"
 #include "batchfit/presets.h"
 #include "catch_compat.h"
@@ -20,6 +21,15 @@ inline Model parseOrFail(const std::string& json) {
 
 inline Model preset(const std::string& id) {
     auto m = loadPreset(id);
+    if (!m) FAIL(m.error().message);
+    return *m;
+}
+
+/// A Hugging Face config of tests/data/hf ("llama-3.2-3b.json") imported at `seq` tokens.
+inline Model hfModel(const std::string& file, std::int64_t seq) {
+    HfImportOptions o;
+    o.sequenceLength = seq;
+    auto m = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/" + file, o);
     if (!m) FAIL(m.error().message);
     return *m;
 }
