@@ -294,6 +294,17 @@ class ActivationOffload(unittest.TestCase):
                          {"strategy": "fsdp"})
         self.assertEqual(sharding_options(args(fsdp="", deepspeed=None)), {})
 
+    def test_trl_activation_offloading_is_said_not_modelled(self):
+        import types
+        import warnings
+        from batchfit.integrations.training_setup import trainer_options
+        args = types.SimpleNamespace(per_device_train_batch_size=2, activation_offloading=True, optim="adamw_torch")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            opts = trainer_options(args, types.SimpleNamespace(parameters=lambda: []))
+        self.assertNotIn("activation_offload", opts)
+        self.assertTrue(any("activation_offloading" in str(w.message) for w in caught))
+
     def test_the_keyword_moves_the_checkpoint_inputs_to_the_host(self):
         llama = os.path.join(DATA, "hf", "llama-3.2-3b.json")
         on_gpu = batchfit.estimate(llama, seq=8192, batch_size=1, precision="pure-bf16", lora_rank=16,

@@ -107,6 +107,9 @@ def trainer_options(args, model, transformers_major=5):
     lm_loss = lm_loss_option(args, opts["precision"])
     if lm_loss:
         opts["lm_loss"] = lm_loss
+    if getattr(args, "activation_offloading", False):  # TRL's SFTConfig: torchtune's OffloadActivations
+        warnings.warn("batchfit: TRL's activation_offloading (CUDA streams, a stash of recent tensors) is not "
+                      "modelled; estimated with the activations on the GPU (an upper bound)", stacklevel=3)
     world = int(getattr(args, "world_size", 1) or 1)
     sharding = sharding_options(args)
     if world > 1:
