@@ -33,7 +33,6 @@ and fails when the host bytes differ by more than 1% or the step peak by more th
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -181,10 +180,7 @@ def cmd_measure(args):
 
 
 def estimate(cli, row, tmp):
-    path = os.path.join(tmp, row["key"].replace("/", "_") + ".json")
-    with open(path, "w") as f:
-        json.dump(row["config"], f)
-    cmd = [cli, "estimate", "--hf-config", path, "--batch", str(row["batch"]), "--seq", str(row["seq"]),
+    cmd = [cli, "estimate", "--hf-config", measure_check.config_file(tmp, row), "--batch", str(row["batch"]), "--seq", str(row["seq"]),
            "--precision", "pure-bf16" if row["dtype"] == "bf16" else "fp32", "--optimizer", "adamw", "--impl",
            "foreach", "--cublas-workspace-kib", "0", "--attention", "flash", "--json"]
     if row["checkpointing"]:
@@ -192,13 +188,9 @@ def estimate(cli, row, tmp):
     cmd += ["--activation-offload", row["offload"]]
     if row.get("lora"):
         cmd += ["--lora-rank", str(row["lora"]["r"]), "--lora-targets", ",".join(row["lora"]["target_modules"])]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")
-    e = json.loads(r.stdout)
-    t, at = e["totals"], e["at_peak"]
-    return {"heap_peak": e["peak_allocated_bytes"] - at["parameter_bytes"] - at["optimizer_state_bytes"],
-            "host_bytes": t.get("host_activation_bytes", 0), "peak_op": e["peak_op"]}
+    e = measure_check.run_json(cmd)
+    return {"heap_peak": measure_check.heap_peak(e), "host_bytes": e["totals"]["host_activation_bytes"],
+            "peak_op": e["peak_op"]}
 
 
 def pct(a, b):

@@ -29,7 +29,6 @@ or the saved bytes are off by more than 1%. --write-doc rewrites the table in do
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -334,10 +333,7 @@ def cmd_measure(args):
 
 
 def estimate(cli, row, tmp):
-    path = os.path.join(tmp, row["key"].replace("/", "_") + ".json")
-    with open(path, "w") as f:
-        json.dump(row["config"], f)
-    cmd = [cli, "estimate", "--hf-config", path, "--batch", str(row["batch"]),
+    cmd = [cli, "estimate", "--hf-config", measure_check.config_file(tmp, row), "--batch", str(row["batch"]),
            "--precision", "pure-bf16" if row["dtype"] == "bf16" else "fp32", "--optimizer", "adamw", "--impl",
            "foreach", "--cublas-workspace-kib", "0",
            "--attention", "eager" if row["attention"] == "eager" else "flash", "--json"]
@@ -349,14 +345,10 @@ def estimate(cli, row, tmp):
         lora, targets = row["lora"], row["lora"]["target_modules"]
         cmd += ["--lora-rank", str(lora["r"]), "--lora-dropout", str(lora.get("lora_dropout", 0.0)),
                 "--lora-targets", targets if isinstance(targets, str) else ",".join(targets)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")
-    e = json.loads(r.stdout)
-    t, at = e["totals"], e["at_peak"]
+    e = measure_check.run_json(cmd)
+    t = e["totals"]
     return {"parameters": t["parameter_count"], "trainable": t["trainable_parameter_count"],
-            "saved_bytes": t["saved_activation_bytes"],
-            "heap_peak": e["peak_allocated_bytes"] - at["parameter_bytes"] - at["optimizer_state_bytes"],
+            "saved_bytes": t["saved_activation_bytes"], "heap_peak": measure_check.heap_peak(e),
             "peak_op": e["peak_op"]}
 
 

@@ -24,9 +24,7 @@ parameter per node (2 weights, 2 gradients, 12 master and states).
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure_check  # noqa: E402
@@ -106,10 +104,7 @@ SETUPS = [
 def batchfit(cli, fixture, opts):
     cmd = [cli, "estimate", "--hf-config", os.path.join(HF, fixture), "--seq", "1024", "--batch", "1",
            "--optimizer", "adamw", "--json"] + opts
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")
-    e = json.loads(r.stdout)
+    e = measure_check.run_json(cmd)
     t = e["totals"]
     states = t["parameter_bytes"] + t["gradient_bytes"] + (0 if "--offload" in opts or "--offload-params" in opts
                                                             else t["optimizer_state_bytes"])

@@ -2,6 +2,9 @@
 committed data, `check BATCHFIT_CLI` (any python3) estimates it again, and --write-doc puts the table between
 a doc's BEGIN/END markers."""
 import argparse
+import json
+import os
+import subprocess
 
 
 def main(doc, data, doc_path, measure, check, measure_args=()):
@@ -33,3 +36,26 @@ def splice(path, begin, end, text):
     tail = rest.split(end, 1)[1]
     with open(path, "w") as f:
         f.write(head + begin + "\n" + text + "\n" + end + tail)
+
+
+def run_json(cmd):
+    """Runs a batchfit-cli command with --json (exit 0: fits, 1: does not) and returns its document."""
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def heap_peak(e):
+    """An estimate's peak as a CPU heap measurement sees it: less what lives across steps (the parameters and
+    the optimizer states at the peak)."""
+    at = e["at_peak"]
+    return e["peak_allocated_bytes"] - at["parameter_bytes"] - at["optimizer_state_bytes"]
+
+
+def config_file(tmp, row):
+    """The row's Hugging Face config written into the folder `tmp`, for --hf-config; its path."""
+    path = os.path.join(tmp, row["key"].replace("/", "_") + ".json")
+    with open(path, "w") as f:
+        json.dump(row["config"], f)
+    return path

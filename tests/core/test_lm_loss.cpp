@@ -158,15 +158,12 @@ TEST_CASE("the fit map names where the step peaks: the full loss's logits at lon
 
 TEST_CASE("the advisor offers TRL's fused head where the logits take the memory, and only to language models",
           "[lm_loss][advisor]") {
-    HfImportOptions o;
-    o.sequenceLength = 4096;
-    auto gemma = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/gemma-3-1b-it.json", o);
-    REQUIRE(gemma);
+    const Model gemma = hfModel("gemma-3-1b-it.json", 4096);
     auto g = findGpu("rtx-4090");
     REQUIRE(g);
     const TrainingConfig c = with(LmLoss::Full); // Gemma 3 1B, bf16, 4,096 tokens: the 262k-vocab logits OOM
-    REQUIRE(estimator(*gemma, c).maxBatch(g->memoryBytes).largest == 0);
-    auto levers = rankLevers(*gemma, c, g->memoryBytes, g->contextBytes);
+    REQUIRE(estimator(gemma, c).maxBatch(g->memoryBytes).largest == 0);
+    auto levers = rankLevers(gemma, c, g->memoryBytes, g->contextBytes);
     auto it =
         std::find_if(levers.begin(), levers.end(), [](const Lever& l) { return l.id == "trl-fused-loss"; });
     REQUIRE(it != levers.end());

@@ -329,30 +329,22 @@ ReportTable ReportSections::componentTable() const {
     else
         row(ReportText::tr("Short by"), static_cast<std::uint64_t>(-v.headroomBytes), {}, true);
     const bool several = e.parallel.gpus > 1; // one GPU's share, and a node's
-    if (e.hostBytes > 0)
-        t.rows.push_back(
-            {{several ? ReportText::tr("Host memory (offloaded optimizer, per GPU)")
-                      : ReportText::tr("Host memory (offloaded optimizer)"),
-              ReportText::bytes(e.hostBytes), ReportText::exactBytes(e.hostBytes), QStringLiteral("—")},
-             {},
-             false,
-             true});
-    if (e.hostParameterBytes > 0)
-        t.rows.push_back({{several ? ReportText::tr("Host memory (offloaded parameter shards, per GPU)")
-                                   : ReportText::tr("Host memory (offloaded parameters)"),
-                           ReportText::bytes(e.hostParameterBytes),
-                           ReportText::exactBytes(e.hostParameterBytes), QStringLiteral("—")},
+    bool firstHostRow = true;                 // the host rows start a group
+    auto hostRow = [&](std::uint64_t bytes, const QString& perGpu, const QString& one) {
+        if (bytes == 0) return;
+        t.rows.push_back({{several ? perGpu : one, ReportText::bytes(bytes), ReportText::exactBytes(bytes),
+                           QStringLiteral("—")},
                           {},
                           false,
-                          e.hostBytes == 0});
-    if (e.hostActivationBytes > 0)
-        t.rows.push_back({{several ? ReportText::tr("Host memory (offloaded activations, per GPU)")
-                                   : ReportText::tr("Host memory (offloaded activations)"),
-                           ReportText::bytes(e.hostActivationBytes),
-                           ReportText::exactBytes(e.hostActivationBytes), QStringLiteral("—")},
-                          {},
-                          false,
-                          e.hostBytes == 0 && e.hostParameterBytes == 0});
+                          firstHostRow});
+        firstHostRow = false;
+    };
+    hostRow(e.hostBytes, ReportText::tr("Host memory (offloaded optimizer, per GPU)"),
+            ReportText::tr("Host memory (offloaded optimizer)"));
+    hostRow(e.hostParameterBytes, ReportText::tr("Host memory (offloaded parameter shards, per GPU)"),
+            ReportText::tr("Host memory (offloaded parameters)"));
+    hostRow(e.hostActivationBytes, ReportText::tr("Host memory (offloaded activations, per GPU)"),
+            ReportText::tr("Host memory (offloaded activations)"));
     if (e.hostTotalBytes() > 0) {
         if (several)
             t.rows.push_back({{ReportText::tr("Host memory of a node (%1 GPUs)").arg(e.parallel.gpusOnNode),

@@ -173,7 +173,6 @@ public:
         // the logits buffer (<= 2 BT H + 2 V elements), loss_1d (fp32) and target_mask (bool) per token, the
         // padded and shifted labels (int64)
         p.fwdWorkspace = Affine{2 * vu * dt, su * (2 * hu * dt + kF32 + 1 + 2 * 8)};
-        p.grad = GradKind::Allocate;
         return p;
     }
 };

@@ -54,6 +54,10 @@ void Scheduler::use(int instance, int step) {
     if (l != kForever) l = std::max(l, step);
 }
 
+int Scheduler::forwardInstance(int tensor) const {
+    return m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(tensor))];
+}
+
 Affine Scheduler::tensorBytes(int tensor) const {
     return m_graph.tensors[static_cast<std::size_t>(tensor)].info.bytes().value_or(Affine{});
 }
@@ -446,7 +450,7 @@ void Scheduler::backwardOp(int opIndex) {
             int& g = m_gradOf[static_cast<std::size_t>(t)];
             if (j == 0 && op.inputGradTensor >= 0) {
                 // made in the forward and saved (Liger): handed on as this input's gradient
-                const int made = m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(op.inputGradTensor))];
+                const int made = forwardInstance(op.inputGradTensor);
                 if (g < 0)
                     g = made;
                 else
@@ -472,7 +476,7 @@ void Scheduler::backwardOp(int opIndex) {
         const Affine bytes{fullParamBytes(gp), 0};
         int& g = m_paramGrad[static_cast<std::size_t>(p)];
         if (p == op.params.front() && op.weightGradTensor >= 0 && !m_shard.gradsInBuckets) {
-            const int made = m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(op.weightGradTensor))];
+            const int made = forwardInstance(op.weightGradTensor);
             if (g < 0) {
                 g = made; // Liger's grad_weight becomes .grad (AccumulateGrad takes it)
             } else {

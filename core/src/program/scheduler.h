@@ -24,6 +24,8 @@ private:
     void transient(Affine bytes, Component component, int step);
     void use(int instance, int step);
     Affine tensorBytes(int tensor) const;
+    /// The instance of `tensor`'s storage made in this micro-step's forward (-1 if none).
+    int forwardInstance(int tensor) const;
     int instanceOf(int tensor, int step, bool recompute);
 
     void setup();

@@ -80,7 +80,7 @@ void Scheduler::unpackUnitInputs(int unit) {
 void Scheduler::holdPeftLeaves() {
     for (std::size_t t = 0; t < m_graph.tensors.size(); ++t) {
         if (!m_graph.tensors[t].peftLeaf) continue;
-        use(m_fwdInst[static_cast<std::size_t>(m_graph.storageOf(static_cast<int>(t)))], m_lastBackwardStep);
+        use(forwardInstance(static_cast<int>(t)), m_lastBackwardStep);
         use(m_gradOf[t], m_lastBackwardStep);
     }
 }
