@@ -41,14 +41,17 @@ Model:
                          cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded)
                          (gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text,
                          phi3 (also phi-4), gpt_neox, the mixtures of experts mixtral, qwen2_moe,
-                         qwen3_moe, and vit, whose input is an image of its image_size); with --seq N
+                         qwen3_moe, deepseek_v3 (DeepSeek-V3/R1: latent attention), and vit, whose input
+                         is an image of its image_size); with --seq N
                          (default: the config's maximum), --moe-impl grouped_mm|loop (the experts as
                          transformers 5 runs them, every routed row at once, or one at a time as 4.x did),
                          --moe-load balanced|worst (with loop, tokens per expert: top_k/experts of them, or
                          all on top_k experts) and --attention
-                         flash|mem_efficient|eager (default flash: SDPA, what transformers runs on torch 2: the
-                         flash kernel on sm_80+ and MI200/MI300 in half precision, else memory-efficient; eager
-                         for Gemma 2, which has no SDPA, old transformers, torch 1.13 or output_attentions)
+                         flash|mem_efficient|eager|math (default flash: SDPA, what transformers runs on torch
+                         2: the flash kernel on sm_80+ and MI200/MI300 in half precision where q, k and v
+                         have one head size, else memory-efficient; eager for Gemma 2, which has no SDPA,
+                         old transformers, torch 1.13 or output_attentions; math: SDPA's fallback, as a CPU
+                         runs DeepSeek's attention)
   --onnx FILE            an ONNX model (needs a build with libonnx-dev); the batch is dim 0 of its input;
                          with --onnx-loss cross-entropy|mse|none (default cross-entropy) and
                          --onnx-allow-opaque (unmapped operators become opaque layers)

@@ -158,8 +158,8 @@ Result<CliOptions> parseCliOptions(const std::vector<std::string>& args, const C
             o.onnxLoss = v;
         } else if (a == "--attention") {
             BF_NEXT(v);
-            if (v != "eager" && v != "mem_efficient" && v != "flash")
-                return makeError("--attention must be eager, mem_efficient or flash, got '" + v + "'");
+            if (v != "eager" && v != "mem_efficient" && v != "flash" && v != "math")
+                return makeError("--attention must be eager, mem_efficient, flash or math, got '" + v + "'");
             o.attention = v;
         } else if (a == "--moe-load") {
             BF_NEXT(v);

@@ -62,6 +62,11 @@ FAMILIES = [
     ("gpt-neox", "pythia-160m.json", {}),
     ("mixtral", "mixtral-8x7b.json", {"intermediate_size": 2048}),
     ("qwen3-moe", "qwen3-30b-a3b.json", {"num_experts": 32}),
+    # DeepSeek-V3 narrowed to fit this machine (AdamW steps on the CPU): its own attention widths (q_lora_rank 1536,
+    # kv_lora_rank 512, heads of 128 + 64 and 128), one dense layer and one of 32 experts in 8 groups
+    ("deepseek-v3", "deepseek-v3.json", {"hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 16,
+                                         "intermediate_size": 4096, "moe_intermediate_size": 512,
+                                         "n_routed_experts": 32, "first_k_dense_replace": 1, "vocab_size": 32768}),
     ("vit", "vit-base-patch16-224.json", {}),
 ]
 
@@ -72,6 +77,8 @@ LORA = [
     ("qwen3", "qwen3-0.6b.json", {}, {"r": 8, "target_modules": "all-linear", "lora_dropout": 0.05}),
     ("mistral", "mistral-7b.json", {}, {"r": 32, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj",
                                                                      "gate_proj", "up_proj", "down_proj"]}),
+    ("deepseek-v3", "deepseek-v3.json", FAMILIES[-2][2], {"r": 16, "target_modules": [
+        "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]}),
 ]
 
 # TRL's own language-model losses (docs/memory-model.md, "The language-model loss"), on Qwen3 cut to two layers
@@ -140,6 +147,11 @@ def measure_one(name, fixture, overrides, dtype_name, attention, lora=None):
             slot = f"{r['node']}.{r['slot']} {r['dtype']}"
             by_node[slot] = by_node.get(slot, 0) + r["storage_bytes"]
     saved = rec.total
+    # SDPA's kernel on the CPU: the flash kernel, or the math fallback where it does not apply (DeepSeek's q, k
+    # and v head sizes differ); the estimate is asked for the same one
+    kernel = None
+    if attention == "sdpa" and not any(k.startswith("ScaledDotProduct") for k in by_node):
+        kernel = "math"
     # the unpack hook each saved tensor keeps refers to the recorder, which holds the tensors: a cycle through
     # C++ that the garbage collector cannot see; break it, or every model measured stays in memory
     rec.tensors.clear()
@@ -152,7 +164,8 @@ def measure_one(name, fixture, overrides, dtype_name, attention, lora=None):
             "parameters": sum(p.numel() for p in model.parameters()),
             "trainable": sum(p.numel() for p in model.parameters() if p.requires_grad), "saved_bytes": saved,
             "heap_peak": peak, "heap_peak_op": peak_op,
-            "saved_by_node": dict(sorted(by_node.items(), key=lambda kv: -kv[1]))}
+            "saved_by_node": dict(sorted(by_node.items(), key=lambda kv: -kv[1]))} | (
+                {"sdpa_kernel": kernel} if kernel else {})
 
 
 def trl_cuda_kernels():
@@ -287,10 +300,13 @@ def cmd_measure(args):
     import transformers
     cuda_dropout()
     only = set(args.only.split(",")) if args.only else None
-    rows = []
+    rows, trl_note = [], trl_versions(args)
     if os.path.exists(args.out) and only:
         with open(args.out) as f:
-            rows = [r for r in json.load(f)["rows"] if group_of(r) not in only]
+            before = json.load(f)
+        rows = [r for r in before["rows"] if group_of(r) not in only]
+        if "lm-loss" not in only:  # the TRL rows kept are the ones measured before
+            trl_note = before.get("trl", trl_note)
     order = [f[0] for f in FAMILIES]
     losses = ["full", "trl-fused", "trl-chunked"]
 
@@ -300,7 +316,7 @@ def cmd_measure(args):
                                  order.index(r["model"]), r["dtype"] != "fp32", r["attention"] != "eager"))
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
         with open(args.out + ".tmp", "w") as f:
-            json.dump({"torch": torch.__version__, "transformers": transformers.__version__, "trl": trl_versions(args),
+            json.dump({"torch": torch.__version__, "transformers": transformers.__version__, "trl": trl_note,
                        "rows": rows}, f, indent=1)
             f.write("\n")
         os.replace(args.out + ".tmp", args.out)
@@ -336,7 +352,7 @@ def estimate(cli, row, tmp):
     cmd = [cli, "estimate", "--hf-config", measure_check.config_file(tmp, row), "--batch", str(row["batch"]),
            "--precision", "pure-bf16" if row["dtype"] == "bf16" else "fp32", "--optimizer", "adamw", "--impl",
            "foreach", "--cublas-workspace-kib", "0",
-           "--attention", "eager" if row["attention"] == "eager" else "flash", "--json"]
+           "--attention", "eager" if row["attention"] == "eager" else row.get("sdpa_kernel", "flash"), "--json"]
     if row["seq"]:
         cmd += ["--seq", str(row["seq"])]
     if row.get("lm_loss"):

@@ -11,17 +11,19 @@ namespace batchfit {
 namespace {
 
 void walk(const std::vector<Layer>& layers, const std::string& prefix, std::set<std::string>& names,
-          std::string& head, bool& attention) {
+          LoraTargetInfo& info, bool& attention) {
     for (const Layer& l : layers) {
         const std::string path = prefix.empty() ? l.name : (l.name.empty() ? prefix : prefix + "." + l.name);
         if (l.isBlock()) {
-            walk(l.layers, path, names, head, attention);
-            walk(l.shortcutLayers, path, names, head, attention);
-            walk(l.after, path, names, head, attention);
+            walk(l.layers, path, names, info, attention);
+            walk(l.shortcutLayers, path, names, info, attention);
+            walk(l.after, path, names, info, attention);
         } else if (l.op == "linear") {
             names.insert(l.name);
             if (auto m = l.attrs.getString("module")) names.insert(lastNameComponent(*m));
-            head = path;
+            info.head = path;
+        } else if (l.op == "moe") {
+            info.experts = true;
         } else if (l.op == "attention") {
             attention = true;
             for (const auto& n : attentionProjectionNames(l.attrs)) names.insert(n);
@@ -40,7 +42,7 @@ LoraTargetInfo loraTargetInfo(const Model& model) {
     std::set<std::string> names;
     LoraTargetInfo info;
     bool attention = false;
-    walk(model.layers, "", names, info.head, attention);
+    walk(model.layers, "", names, info, attention);
     info.names.assign(names.begin(), names.end());
     const auto has = [&](const char* n) { return names.count(n) > 0; };
     if (has("q_proj") && has("v_proj"))

@@ -17,7 +17,8 @@ inline constexpr std::size_t kMaxHfConfigBytes = std::size_t{1} << 20;
 
 struct HfImportOptions {
     std::optional<std::int64_t> sequenceLength; ///< default: the config's maximum positions
-    /// "eager", "mem_efficient" or "flash" (default "flash": SDPA, what transformers >= 4.42 runs on torch 2)
+    /// "eager", "mem_efficient", "flash" (default: SDPA, what transformers >= 4.42 runs on torch 2) or "math"
+    /// (SDPA's fallback, which the CPU runs where no fused kernel applies)
     std::optional<std::string> attention;
     /// Mixture-of-experts routing, which is data-dependent: "balanced" (each expert gets the expected
     /// tokens * top_k / experts, rounded up per sample) or "worst" (every token's top_k choices land on the
@@ -32,11 +33,11 @@ struct HfImportOptions {
 };
 
 /// model_type values understood: gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, gemma2,
-/// gemma3_text, phi3 (Phi-3 and Phi-4), mixtral, qwen2_moe, qwen3_moe, gpt_neox (xlm-roberta is read as
-/// roberta).
+/// gemma3_text, phi3 (Phi-3 and Phi-4), mixtral, qwen2_moe, qwen3_moe, deepseek_v3 (DeepSeek-V3 and R1),
+/// gpt_neox, vit (xlm-roberta is read as roberta).
 std::vector<std::string> hfSupportedModelTypes();
-/// `source` names the file in messages. Other mixture-of-experts configs (deepseek, ...) are refused with a
-/// clear message.
+/// `source` names the file in messages. Other mixture-of-experts configs (deepseek_v2, ...) are refused with
+/// a clear message.
 Result<Model> importHfConfig(const std::string& jsonText, const std::string& source,
                              const HfImportOptions& options = {});
 Result<Model> importHfConfigFile(const std::string& path, const HfImportOptions& options = {});

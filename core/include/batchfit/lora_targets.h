@@ -14,6 +14,7 @@ struct LoraTargetInfo {
     std::vector<std::string> names;
     std::vector<std::string> defaults; ///< PEFT's default for the model's family; empty when it has none
     std::string head;                  ///< the last linear's path (all-linear leaves it out)
+    bool experts = false;              ///< the model has a mixture-of-experts layer
 };
 
 LoraTargetInfo loraTargetInfo(const Model& model);

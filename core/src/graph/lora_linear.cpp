@@ -8,6 +8,35 @@
 #include <algorithm>
 
 namespace batchfit {
+namespace {
+
+/// LoRA on a mixture of experts' expert projections is refused: PEFT (>= 0.18, with transformers 5;
+/// utils/transformers_weight_conversion.py _convert_peft_config_moe) turns the targets gate_proj, up_proj,
+/// down_proj, gate (and Mixtral's w1, w2, w3), and all-linear, into target_parameters on the fused expert
+/// weights and the router (ParamWrapper: each forward builds every expert's weight plus its delta), and the
+/// dense and shared MLPs of those names are then not adapted at all; transformers 4's per-expert linears get
+/// one adapter each. BatchFit models neither yet, and an answer without them would be low. Empty: allowed.
+std::string expertTargets(const std::string& model, const LoraTargetInfo& info,
+                          const std::vector<std::string>& targets) {
+    if (!info.experts) return {};
+    static const char* const expertNames[] = {"gate", "gate_proj", "up_proj", "down_proj", "w1", "w2", "w3"};
+    for (const auto& t : targets) {
+        const std::string name = lastNameComponent(t);
+        const bool expert = std::any_of(std::begin(expertNames), std::end(expertNames),
+                                        [&](const char* n) { return name == n; });
+        if (expert || t == "all-linear")
+            return model + ": --lora-targets '" + t +
+                   "' on a mixture of experts: PEFT adapts the experts' own weights and the router for it "
+                   "(with transformers 5 it turns gate_proj, up_proj, down_proj, gate and all-linear into "
+                   "target_parameters on the fused experts, and no longer adapts the dense and shared MLPs "
+                   "of those names), which BatchFit does not model yet; target the attention projections "
+                   "(for example q_proj,k_proj,v_proj,o_proj, or DeepSeek's q_a_proj,q_b_proj,"
+                   "kv_a_proj_with_mqa,kv_b_proj,o_proj)";
+    }
+    return {};
+}
+
+} // namespace
 
 Status GraphBuilder::resolveLoraTargets(const Model& model) {
     const LoraConfig& lora = m_config.lora;
@@ -25,6 +54,7 @@ Status GraphBuilder::resolveLoraTargets(const Model& model) {
                          "(its linear layers: " +
                          (list.empty() ? std::string("none") : list) + "), or all-linear");
     }
+    if (auto refused = expertTargets(model.name, info, targets); !refused.empty()) return makeError(refused);
     m_loraAllLinear = targets.size() == 1 && targets[0] == "all-linear";
     m_loraTargets = m_loraAllLinear ? std::vector<std::string>{} : targets;
     m_loraTargetUsed.assign(m_loraTargets.size(), false);

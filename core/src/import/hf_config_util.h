@@ -177,6 +177,15 @@ inline std::int64_t numLabels(const Config& c) {
     return 2;
 }
 
+/// The gated MLP of the Llama-style decoders after the layers in `mlp` (its norm): gate_proj, up_proj,
+/// act(gate) * up, down_proj; Phi-3's one gate_up_proj when `fusedGateUp` (hf_decoders.cpp).
+Layer gatedMlp(const std::string& hidden, std::int64_t inner, std::int64_t d, bool fusedGateUp,
+               std::vector<Layer> mlp);
+
+/// DeepseekV3ForCausalLM: multi-head latent attention and the sigmoid-routed mixture of experts with shared
+/// experts (hf_deepseek.cpp).
+Result<Model> deepseekV3(const Config& c, const HfImportOptions& o);
+
 /// ViTForImageClassification (hf_vision.cpp).
 Result<Model> vit(const Config& c, const HfImportOptions& o);
 

@@ -60,8 +60,10 @@ Result<Moe> moeConfig(const Config& c, const std::string& type) {
     return m;
 }
 
-Layer mlpLayers(const std::string& hidden, std::int64_t inner, std::int64_t d, bool fusedGateUp,
-                std::vector<Layer> mlp) {
+} // namespace
+
+Layer gatedMlp(const std::string& hidden, std::int64_t inner, std::int64_t d, bool fusedGateUp,
+               std::vector<Layer> mlp) {
     if (fusedGateUp) { // Phi-3: one gate_up_proj, chunked
         mlp.push_back(op("gate_up_proj", "linear", {{"out_features", 2 * inner}, {"bias", false}}));
         mlp.push_back(op("gate", "slice",
@@ -81,8 +83,6 @@ Layer mlpLayers(const std::string& hidden, std::int64_t inner, std::int64_t d, b
     mlp.push_back(op("down_proj", "linear", {{"out_features", d}, {"bias", false}}));
     return block("", std::move(mlp));
 }
-
-} // namespace
 
 bool isDecoderType(const std::string& t) {
     static const std::set<std::string> types{"llama",   "mistral",   "qwen2",       "qwen3",
@@ -170,7 +170,7 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
             // transformers 5 names Mixtral's block `mlp` too (4.x: block_sparse_moe with w1, w3, w2)
             f = block("", {norm(preMlp), op("mlp", "moe", ma)});
         } else {
-            f = mlpLayers(hidden, inner, d, phi3, {norm(preMlp)});
+            f = gatedMlp(hidden, inner, d, phi3, {norm(preMlp)});
         }
         if (gemma2) f.layers.push_back(norm("post_feedforward_layernorm"));
         f.shortcut = ShortcutKind::Identity;

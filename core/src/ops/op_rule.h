@@ -144,6 +144,8 @@ void registerLmLossOps();
 void registerAttentionOps();
 void registerMoeOps();
 void registerMoeGroupedOps();
+void registerMlaOps();
+void registerMoeRouterOps();
 void registerOpaqueOps();
 void registerPointwiseOps();
 void registerSdpaOps();

@@ -32,6 +32,8 @@ void ensureRegistered() {
         registerAttentionOps();
         registerMoeOps();
         registerMoeGroupedOps();
+        registerMlaOps();
+        registerMoeRouterOps();
         registerSdpaOps();
         registerQuantLinearOps();
         registerParallelOps();

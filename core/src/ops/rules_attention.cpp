@@ -7,11 +7,20 @@
 // no soft-capping, flash-attn's is in the kernel) adds scores / cap, tanh, * cap.
 #include "graph/graph_builder.h"
 #include "ops/attention_names.h"
+#include "ops/attention_parts.h"
 #include "ops/op_rule.h"
 
 #include <cmath>
 
 namespace batchfit {
+
+std::pair<int, int> ropeTables(GraphBuilder& b, std::int64_t seq, std::int64_t width, DType dtype) {
+    const TensorInfo table{{seq, width}, dtype, false, true};
+    const std::string key =
+        "rope " + std::to_string(seq) + "x" + std::to_string(width) + " " + std::string(dtypeName(dtype));
+    return {b.sharedConstant(key + " cos", table), b.sharedConstant(key + " sin", table)};
+}
+
 namespace {
 
 struct Heads {
@@ -101,10 +110,6 @@ public:
     }
 };
 
-struct Qkv {
-    int q, k, v;
-};
-
 Result<int> addLinear(GraphBuilder& b, const std::string& path, int in, std::int64_t out, bool bias) {
     Attributes la;
     la.set("out_features", out);
@@ -160,11 +165,7 @@ Result<Qkv> projections(GraphBuilder& b, const std::string& path, const Attribut
         t.q = *nq, t.k = *nk;
     }
     if (a.getBool("rope").value_or(false)) {
-        // transformers' rotary embedding runs on position_ids [1, S]: one cos and one sin for the batch
-        const TensorInfo table{{seq, h.headDim}, b.info(t.q).dtype, false, true};
-        const std::string key = "rope " + std::to_string(seq) + "x" + std::to_string(h.headDim) + " " +
-                                std::string(dtypeName(table.dtype));
-        int cos = b.sharedConstant(key + " cos", table), sin = b.sharedConstant(key + " sin", table);
+        const auto [cos, sin] = ropeTables(b, seq, h.headDim, b.info(t.q).dtype);
         auto rq = b.addOp("rope", path + ".rope_q", {}, {t.q, cos, sin});
         if (!rq) return rq.error();
         auto rk = b.addOp("rope", path + ".rope_k", {}, {t.k, cos, sin});
@@ -258,6 +259,10 @@ Result<int> fusedCore(GraphBuilder& b, const std::string& path, const Attributes
     auto o = b.addOp("sdpa", path + ".sdpa", fa, {t.q, t.k, t.v});
     b.endSelectiveUnit();
     if (!o) return o.error();
+    // The math fallback's output is head-major [B, H, S, dv] (not contiguous in the [S, H*dv] layout):
+    // transformers' transpose(1, 2).contiguous() copies it, and the out projection saves the copy (measured,
+    // DeepSeek-V3 on the CPU)
+    if (!b.info(*o).contiguous) return b.addCopy(path + ".merge_heads", *o);
     if (a.getString("qkv").value_or("separate") != "fused" || !a.getBool("rope").value_or(false)) return o;
     // The rotary embedding of a fused projection's q (Phi-3, GPT-NeoX) is a new head-major [B, H, S, hd]
     // tensor (its input view is not dense), and the kernel's output follows q's layout: `transpose(1, 2)
@@ -291,19 +296,25 @@ public:
             return makeError(path + ": heads " + std::to_string(h.heads) + " x head_dim " +
                              std::to_string(h.headDim) + " is too large");
         const std::string impl = a.getString("impl").value_or("eager");
-        if (impl != "eager" && impl != "flash" && impl != "mem_efficient" && impl != "cpu_flash")
-            return makeError(
-                path + ": impl must be \"eager\", \"flash\", \"mem_efficient\" or \"cpu_flash\", got \"" +
-                impl + "\"");
+        if (impl != "eager" && impl != "flash" && impl != "mem_efficient" && impl != "cpu_flash" &&
+            impl != "math")
+            return makeError(path +
+                             ": impl must be \"eager\", \"flash\", \"mem_efficient\", \"cpu_flash\" "
+                             "or \"math\", got \"" +
+                             impl + "\"");
         const std::string qkv = a.getString("qkv").value_or("separate");
-        if (qkv != "separate" && qkv != "fused")
-            return makeError(path + ": qkv must be \"separate\" or \"fused\"");
+        if (qkv != "separate" && qkv != "fused" && qkv != "mla")
+            return makeError(path + ": qkv must be \"separate\", \"fused\" or \"mla\"");
+        const bool mla = qkv == "mla";
+        if (mla && h.kvHeads != h.heads)
+            return makeError(path + ": latent attention (qkv \"mla\") has as many k and v heads as q heads");
 
         const auto names = attentionProjectionNames(a);
-        auto qkvs = projections(b, path, a, inputs[0], h, names);
+        auto qkvs = mla ? mlaProjections(b, path, a, inputs[0], h.heads)
+                        : projections(b, path, a, inputs[0], h, names);
         if (!qkvs) return qkvs.error();
         Qkv t = *qkvs;
-        if (impl != "eager" && a.getBool("kv_cache").value_or(false) && !b.inCheckpointUnit()) {
+        if (!mla && impl != "eager" && a.getBool("kv_cache").value_or(false) && !b.inCheckpointUnit()) {
             // transformers' training forward with use_cache (the config's default) fills a DynamicCache:
             // DynamicLayer.update's torch.cat([empty, k]) copies k and v, and SDPA saves the copies. Not
             // under checkpointing (GradientCheckpointingLayer drops the cache). Eager: the matmuls' reshapes

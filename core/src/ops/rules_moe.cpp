@@ -166,6 +166,61 @@ Result<int> groupedExperts(GraphBuilder& b, const std::string& path, const Exper
     return b.addOp("moe_grouped", path + ".experts", ga, {x, indices, weights});
 }
 
+struct Routed {
+    int weights, indices;
+    DType low; ///< the router matmul's dtype (half under autocast): the loop experts' dtype
+};
+
+Result<int> routerLinear(GraphBuilder& b, const std::string& path, int in, std::int64_t out) {
+    Attributes la;
+    la.set("out_features", out);
+    la.set("bias", false);
+    return b.addOp("linear", path, la, {in});
+}
+
+/// Mixtral, Qwen: the gate linear, softmax in fp32, top-k (moe_router); the weights cast back to the hidden
+/// states' dtype.
+Result<Routed> softmaxRouter(GraphBuilder& b, const std::string& path, const Attributes& a, int x,
+                             std::int64_t experts, std::int64_t topK) {
+    auto logits = routerLinear(b, path + ".gate", x, experts);
+    if (!logits) return logits.error();
+    const DType low = b.info(*logits).dtype;
+    int probsIn = *logits;
+    if (low != DType::Float32) { // F.softmax(router_logits, dim=1, dtype=torch.float)
+        auto c = b.addCast(path + ".router_float", probsIn, DType::Float32);
+        if (!c) return c.error();
+        probsIn = *c;
+    }
+    auto probs = b.addOp("softmax", path + ".softmax", {}, {probsIn});
+    if (!probs) return probs.error();
+    Attributes ra;
+    ra.set("top_k", topK);
+    ra.set("norm_topk_prob", a.getBool("norm_topk_prob").value_or(true));
+    auto routed = b.addOpMulti("moe_router", path + ".topk", ra, {*probs});
+    if (!routed) return routed.error();
+    int weights = (*routed)[0];
+    if (b.info(x).dtype != DType::Float32) { // routing_weights.to(hidden_states.dtype)
+        auto c = b.addCast(path + ".routing_weights", weights, b.info(x).dtype);
+        if (!c) return c.error();
+        weights = *c;
+    }
+    return Routed{weights, (*routed)[1], low};
+}
+
+/// DeepSeek-V3: one op (rules_moe_router.cpp); the weights stay fp32.
+Result<Routed> groupedRouter(GraphBuilder& b, const std::string& path, const Attributes& a, int x,
+                             std::int64_t experts, std::int64_t topK) {
+    Attributes ra;
+    ra.set("experts", experts);
+    ra.set("top_k", topK);
+    ra.set("groups", a.getInt("groups").value_or(1));
+    ra.set("topk_groups", a.getInt("topk_groups").value_or(1));
+    ra.set("norm_topk_prob", a.getBool("norm_topk_prob").value_or(true));
+    auto routed = b.addOpMulti("moe_router_grouped", path + ".gate", ra, {x});
+    if (!routed) return routed.error();
+    return Routed{(*routed)[0], (*routed)[1], b.info(x).dtype};
+}
+
 class MoeRule : public OpRule {
 public:
     bool composite() const override { return true; }
@@ -217,29 +272,15 @@ public:
             la.set("bias", false);
             return b.addOp("linear", path + "." + name, la, {in});
         };
-        auto logits = linear("gate", inputs[0], *experts);
-        if (!logits) return logits.error();
-        const DType low = b.info(*logits).dtype; // the matmul dtype (half under autocast)
-        int probsIn = *logits;
-        if (low != DType::Float32) { // F.softmax(router_logits, dim=1, dtype=torch.float)
-            auto c = b.addCast(path + ".router_float", probsIn, DType::Float32);
-            if (!c) return c.error();
-            probsIn = *c;
-        }
-        auto probs = b.addOp("softmax", path + ".softmax", {}, {probsIn});
-        if (!probs) return probs.error();
-        Attributes ra;
-        ra.set("top_k", *topK);
-        ra.set("norm_topk_prob", a.getBool("norm_topk_prob").value_or(true));
-        auto routed = b.addOpMulti("moe_router", path + ".topk", ra, {*probs});
+        const std::string router = a.getString("router").value_or("softmax");
+        if (router != "softmax" && router != "sigmoid_grouped")
+            return ctx.failAttribute("router", "router must be \"softmax\" (Mixtral, Qwen) or "
+                                               "\"sigmoid_grouped\" (DeepSeek-V3), got \"" +
+                                                   router + "\"");
+        auto routed = router == "softmax" ? softmaxRouter(b, path, a, inputs[0], *experts, *topK)
+                                          : groupedRouter(b, path, a, inputs[0], *experts, *topK);
         if (!routed) return routed.error();
-        int weights = (*routed)[0];
-        const int indices = (*routed)[1];
-        if (x.dtype != DType::Float32) { // routing_weights.to(hidden_states.dtype)
-            auto c = b.addCast(path + ".routing_weights", weights, x.dtype);
-            if (!c) return c.error();
-            weights = *c;
-        }
+        const auto [weights, indices, low] = *routed;
         const Experts ex{*experts, *topK, *inner,
                          load,     act,   a.getString("names").value_or("gate_proj,up_proj,down_proj")};
         auto y = impl == "grouped_mm" ? groupedExperts(b, path, ex, inputs[0], indices, weights)
@@ -247,30 +288,32 @@ public:
         if (!y) return y.error();
         if (*sharedInner == 0) return y;
 
-        // Qwen2-MoE: shared_expert (a dense MLP) * sigmoid(shared_expert_gate(x)), added to the routed output
-        auto g = linear("shared_expert.gate_proj", inputs[0], *sharedInner);
+        // Qwen2-MoE: shared_expert (a dense MLP) * sigmoid(shared_expert_gate(x)), added to the routed
+        // output; DeepSeek: shared_experts, ungated
+        const std::string shared = a.getString("shared_name").value_or("shared_expert");
+        auto g = linear(shared + ".gate_proj", inputs[0], *sharedInner);
         if (!g) return g.error();
-        auto u = linear("shared_expert.up_proj", inputs[0], *sharedInner);
+        auto u = linear(shared + ".up_proj", inputs[0], *sharedInner);
         if (!u) return u.error();
         Attributes aa;
         if (act == "gelu_tanh") aa.set("approximate", std::string("tanh"));
-        auto ac = b.addOp(act == "silu" ? "silu" : "gelu", path + ".shared_expert.act", aa, {*g});
+        auto ac = b.addOp(act == "silu" ? "silu" : "gelu", path + "." + shared + ".act", aa, {*g});
         if (!ac) return ac.error();
-        auto gated = b.addOp("mul", path + ".shared_expert.gated", {}, {*ac, *u});
+        auto gated = b.addOp("mul", path + "." + shared + ".gated", {}, {*ac, *u});
         if (!gated) return gated.error();
-        auto down = linear("shared_expert.down_proj", *gated, d);
+        auto down = linear(shared + ".down_proj", *gated, d);
         if (!down) return down.error();
-        int shared = *down;
+        int sharedOut = *down;
         if (a.getBool("shared_gate").value_or(true)) {
             auto sg = linear("shared_expert_gate", inputs[0], 1);
             if (!sg) return sg.error();
             auto sig = b.addOp("sigmoid", path + ".shared_expert_gate.sigmoid", {}, {*sg});
             if (!sig) return sig.error();
-            auto m = b.addOp("mul", path + ".shared_expert_gate.mul", {}, {*sig, shared});
+            auto m = b.addOp("mul", path + ".shared_expert_gate.mul", {}, {*sig, sharedOut});
             if (!m) return m.error();
-            shared = *m;
+            sharedOut = *m;
         }
-        return b.addOp("add", path + ".add_shared", {}, {*y, shared});
+        return b.addOp("add", path + ".add_shared", {}, {*y, sharedOut});
     }
 };
 

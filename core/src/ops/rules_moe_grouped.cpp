@@ -9,6 +9,8 @@
 //   activation saves the gate half, the product the up half: one storage); the activation [N, I]; the product
 //   [N, I] (the down grouped_mm); the down output [N, D] and the gathered weights [N] (the routing multiply).
 // The weighted rows and their re-ordered copy [N, D] are forward temporaries; reshape + sum saves nothing.
+// With frozen experts the gathered rows and the product are not saved (measured, DeepSeek-V3 with LoRA on
+// its attention).
 // grouped_mm is not autocast-enabled: transformers casts the rows to the weights' dtype, so under autocast
 // the experts run in the weights' (fp32) dtype.
 #include "ops/op_rule.h"
@@ -53,11 +55,15 @@ public:
                           "down output",
                           "gathered routing weights",
                           "inverse permutation"};
+        // the grouped matmuls' inputs only for their weights' gradients (frozen experts: LoRA elsewhere)
         for (int k = 0; k < static_cast<int>(p.created.size()); ++k)
-            p.saved.push_back({SavedDecl::Kind::Created, k});
+            p.saved.push_back({SavedDecl::Kind::Created, k, -1, k == 2 ? 0 : k == 6 ? 1 : -1});
         const auto rows = t({n, d}, x.dtype).bytes(), wide = t({n, i}, x.dtype).bytes();
-        if (rows && wide) {
-            p.fwdWorkspace = Affine{0, 2 * rows->perSample}; // the weighted rows and their re-ordered copy
+        // the weighted rows and their re-ordered copy, in fp32 when the weights are (DeepSeek's: type
+        // promotion)
+        const auto weighted = t({n, d}, w.dtype == DType::Float32 ? DType::Float32 : x.dtype).bytes();
+        if (rows && wide && weighted) {
+            p.fwdWorkspace = Affine{0, 2 * weighted->perSample};
             // backward: the gradients of the re-ordered rows, of the down output, of the product and both
             // halves of gate_up, and of the gathered rows live together at most
             p.bwdWorkspace = Affine{0, 3 * rows->perSample + 4 * wide->perSample};

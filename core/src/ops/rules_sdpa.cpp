@@ -25,7 +25,8 @@ bool gpuRunsFlash(const std::string& arch) {
 /// (allowFP16BF16ReductionMathSDP is off by default), k and v repeated to q's heads when grouped
 /// (repeat_interleave), q and k scaled by sqrt(scale) into new tensors, softmax, dropout, @ v. It keeps the
 /// scaled q, the scaled k transposed, the probabilities, the (repeated) v, and with dropout its mask and
-/// result. Measured on CPU (ops-torch2.json `sdpa_gqa_math*`).
+/// result. A v that is not contiguous (a head-split view) is copied by bmm's reshape. Measured on CPU
+/// (ops-torch2.json `sdpa_gqa_math*`; DeepSeek-V3's latent attention, docs/accuracy-real.md).
 OpPlan mathPlan(const TensorInfo& q, const TensorInfo& k, const TensorInfo& v, double dropout) {
     const std::int64_t h = q.shape[0], s = q.shape[1], d = q.shape[2], sk = k.shape[1], dv = v.shape[2];
     const DType acc = DType::Float32;
@@ -39,8 +40,8 @@ OpPlan mathPlan(const TensorInfo& q, const TensorInfo& k, const TensorInfo& v, d
     keep({h, s, d}, acc, "scaled q");
     keep({h, d, sk}, acc, "scaled k (transposed)");
     keep({h, s, sk}, acc, "attention probabilities");
-    if (k.shape[0] == h && v.dtype == acc)
-        p.saved.push_back({SavedDecl::Kind::Input, 2}); // v itself: neither repeated nor upcast
+    if (k.shape[0] == h && v.dtype == acc && v.contiguous)
+        p.saved.push_back({SavedDecl::Kind::Input, 2}); // v itself: neither repeated, upcast nor copied
     else
         keep({h, sk, dv}, acc, "v (repeated to the heads, in fp32)");
     if (dropout > 0) {
@@ -87,16 +88,36 @@ public:
     int minInputs() const override { return 3; }
     int maxInputs() const override { return 3; }
     Result<OpPlan> plan(const OpContext& c) const override {
-        const auto& q = c.inputs[0];
+        const auto &q = c.inputs[0], &k = c.inputs[1], &v = c.inputs[2];
         auto h = c.positive("heads");
         if (!h) return h.error();
+        const std::int64_t kvh = c.attrs.getInt("kv_heads").value_or(*h);
+        if (q.rank() != 2 || k.rank() != 2 || v.rank() != 2 || kvh <= 0 || q.shape[1] % *h ||
+            k.shape[1] % kvh || v.shape[1] % kvh || k.shape[0] != v.shape[0])
+            return c.fail("sdpa expects q, k, v of per-sample shape [seq, heads * dim], got " + c.in(0) +
+                          ", " + c.in(1) + ", " + c.in(2));
+        const std::int64_t dv = v.shape[1] / kvh;
         const std::string impl = c.attrs.getString("impl").value_or("flash");
+        // flash needs one head size for q, k and v (sdp_utils.cpp check_head_dim_size_flash); DeepSeek's
+        // latent attention (q, k 192, v 128) gets the memory-efficient kernel on the GPU and the math
+        // fallback on the CPU
+        const bool oneHeadSize = q.shape[1] / *h == dv;
+        const double drop = c.real("dropout", 0.0);
+        if (impl == "math" || (impl == "cpu_flash" && !oneHeadSize)) {
+            const auto perHead = [&](const TensorInfo& t, std::int64_t heads) { // as the kernel sees it
+                return TensorInfo{{heads, t.shape[0], t.shape[1] / heads}, t.dtype, t.batched, heads == 1};
+            };
+            OpPlan p = mathPlan(perHead(q, *h), perHead(k, kvh), perHead(v, kvh), drop);
+            p.outputs[0] = {{q.shape[0], *h * dv}, q.dtype, q.batched, false}; // head-major: see fusedCore
+            return p;
+        }
         // "flash" is torch's SDPA default: the flash kernel where the dtype and the GPU allow, else
         // memory-efficient (an fp32 model, a T4 or a V100)
         const bool unpadded =
-            (impl == "flash" && q.dtype != DType::Float32 && gpuRunsFlash(c.gpuArch)) || impl == "cpu_flash";
-        const bool rng = c.real("dropout", 0.0) > 0 && impl != "cpu_flash";
-        return fusedPlan(q, q.shape, *h, q.shape[0], unpadded, std::nullopt, rng);
+            (impl == "flash" && q.dtype != DType::Float32 && gpuRunsFlash(c.gpuArch) && oneHeadSize) ||
+            impl == "cpu_flash";
+        const bool rng = drop > 0 && impl != "cpu_flash";
+        return fusedPlan(q, {q.shape[0], *h * dv}, *h, q.shape[0], unpadded, std::nullopt, rng);
     }
 };
 
@@ -137,8 +158,9 @@ public:
         // Grouped-query attention: only CUDA's flash kernel takes it
         // (backend_supports_grouped_query_attention); the memory-efficient and the CPU flash kernels do not,
         // so torch runs the math fallback (measured on CPU).
-        const bool flash = (impl == "flash" && half && !*mask) ||
-                           (impl == "auto" && half && !*mask && gpuRunsFlash(c.gpuArch));
+        const bool flash =
+            q.shape[2] == v.shape[2] && ((impl == "flash" && half && !*mask) ||
+                                         (impl == "auto" && half && !*mask && gpuRunsFlash(c.gpuArch)));
         if (impl == "math" || (grouped && !flash)) return mathPlan(q, k, v, drop);
         // "auto": torch's choice on the GPU; "flash": the flash kernel asked for (where it applies)
         const bool unpadded = impl == "cpu_flash" || flash;

@@ -84,6 +84,9 @@ public:
         // (an SDPA output [H, S, D] transposed back to [S, H, D] is the kernel's [S, H, D] storage); written
         // by the exporter when the traced reshape shared its input's storage.
         if (c.flag("view", false)) return viewPlan(in, std::move(out), true);
+        // "strided_view": true - a view that keeps its input's strides (a head split's part seen as
+        // [S, H*d], as DeepSeek's v is): still not contiguous, so a kernel that needs it dense copies it
+        if (c.flag("strided_view", false)) return viewPlan(in, std::move(out), false);
         return reshapePlan(in, out);
     }
 };
