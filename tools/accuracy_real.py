@@ -87,6 +87,9 @@ LORA = [
 LM_CFG = ("qwen3", "qwen3-0.6b.json", {"vocab_size": 40960})
 LM_LOSS = [LM_CFG + (loss, 2, 2049, lora) for loss in ("full", "trl-fused", "trl-chunked")
            for lora in (None, {"r": 16, "target_modules": ["q_proj", "v_proj"]})]
+# TRL's fused head with a vocabulary narrower than its 32,768-wide tile buffer, which it allocates whole
+# (`--only lm-loss-tile`)
+LM_LOSS_TILE = [("qwen3", "qwen3-0.6b.json", {"vocab_size": 4096}, "trl-fused", 2, 2049, None)]
 
 
 def row_config(fixture, overrides, attention):
@@ -230,6 +233,8 @@ def measure_lm_loss(name, fixture, overrides, lm_loss, batch, seq, lora, dtype_n
         patch, chunk = trl_chunked_loss(trl_wheel)
         patch(model, chunk)
     key = f"{name}/{dtype_name}/sdpa/{lm_loss}"
+    if cfg["vocab_size"] != LM_CFG[2]["vocab_size"]:
+        key += f"/vocab{cfg['vocab_size']}"
     if lora:
         import peft
         model = peft.get_peft_model(model, peft.LoraConfig(**lora))
@@ -290,7 +295,7 @@ def trl_versions(args):
 def group_of(row):
     """--only's name for a row: the family, FAMILY+lora, or lm-loss."""
     if "lm_loss" in row:
-        return "lm-loss"
+        return "lm-loss-tile" if "/vocab" in row["key"] else "lm-loss"
     return row["model"] + "+lora" if row.get("lora") else row["model"]
 
 
@@ -346,6 +351,11 @@ def cmd_measure(args):
             for dtype in ("fp32", "bf16"):
                 save(measure_lm_loss(name, fixture, overrides, lm_loss, batch, seq, lora, dtype,
                                      args.trl_chunked_wheel))
+    if not only or "lm-loss-tile" in only:
+        trl_cuda_kernels()
+        for name, fixture, overrides, lm_loss, batch, seq, lora in LM_LOSS_TILE:
+            for dtype in ("fp32", "bf16"):
+                save(measure_lm_loss(name, fixture, overrides, lm_loss, batch, seq, lora, dtype, None))
 
 
 def estimate(cli, row, tmp):

@@ -6,7 +6,7 @@
 // trl/kernels/chunked_logprob.py ChunkedLogProbFunction), the CUDA path (Triton folds each tile in place):
 //   forward: hidden_states[:, :-1][mask] and labels[:, 1:][mask] (copies of the valid tokens;
 //     IndexBackward and masked_scatter keep the bool mask), seven [N] fp32 running statistics, one tile
-//     buffer of [min(N, 4096), min(V, 32768)] in the compute dtype reused for every tile; saved: the [N, H]
+//     buffer of [min(N, 4096), 32768] in the compute dtype reused for every tile; saved: the [N, H]
 //     copy, the targets and log_z.
 //   backward: grad_hidden [N, H] and, when the head trains, grad_weight [V, H] accumulated in fp32, the tile
 //     buffer again, then both cast back to the parameters' dtype on return; IndexBackward's zero [N, H] and
@@ -118,10 +118,12 @@ public:
                    {SavedDecl::Kind::Created, 1},
                    {SavedDecl::Kind::Created, 2},
                    {SavedDecl::Kind::Created, 3}};
-        const std::uint64_t tile =
-            static_cast<std::uint64_t>(kFusedTokenTile) * std::min<std::uint64_t>(vu, kFusedVocabTile) * dt;
-        // the tile buffer (its rows are min(N, 4096): the full 4096 from N = 4096 tokens on, which long
-        // sequences reach at batch 1), the running statistics, nonzero's indices of the two masked selects
+        // the tile buffer: [min(N, 4096), 32768] whatever the vocabulary (chunked_logprob.py allocates
+        // `chunk_size` columns, and add_fused_lm_head passes _CHUNKED_LOGPROB_CHUNK_SIZE; a smaller
+        // vocabulary uses the first columns of each row); its rows are counted as the full 4096, which N
+        // reaches from 4,096 predicted tokens on (below that an over-estimate), then the running statistics
+        // and nonzero's indices of the two masked selects
+        const std::uint64_t tile = static_cast<std::uint64_t>(kFusedTokenTile) * kFusedVocabTile * dt;
         p.fwdWorkspace = Affine{tile, tu * (8 * kF32 + 2 * 16)};
         // The backward's peak is at Function.backward's return: grad_hidden (fp32) and its cast, the tile
         // buffer (and the weight's buffers, below). Less the slice's [S, H] gradient the scheduler allocates
