@@ -48,6 +48,9 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
         os << ", " << e.trainableParameterCount << " trainable";
     os << ")\n";
     os << "Set-up: batch " << e.batch;
+    if (c.recipe == Recipe::Dpo)
+        os << " preference pairs (DPO: " << 2 * e.batch << " sequences, reference log-probabilities "
+           << (c.refLogps == RefLogps::Live ? "in every step" : "precomputed") << ")";
     if (c.accumulationSteps > 1) os << " x " << c.accumulationSteps << " accumulation steps";
     os << ", " << optimizerName(c.optimizer) << " (" << optimizerImplLabel(c) << "), "
        << precisionName(c.precision) << ", checkpointing " << checkpointingName(c.checkpointing)
@@ -127,6 +130,9 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
     if (e.autocastWeightCopyBytes)
         os << "  of which autocast's half copies of the weights: " << formatBytes(e.autocastWeightCopyBytes)
            << " (no layer owns them; with ZeRO-3/FSDP, copies of the gathered weights)\n";
+    if (e.referenceModelBytes)
+        os << "  of the parameters, DPO's frozen reference copy of the model: "
+           << formatBytes(e.referenceModelBytes) << " (--ref-logps precomputed drops it)\n";
     if (e.hostBytes) os << "Host memory (offloaded optimizer): " << formatBytes(e.hostBytes) << "\n";
     if (e.hostParameterBytes)
         os << "Host memory (offloaded parameter and gradient shards): " << formatBytes(e.hostParameterBytes)

@@ -74,6 +74,7 @@ std::string estimateJson(const ReportInput& in) {
     t["autocast_weight_copy_bytes"] = e.autocastWeightCopyBytes;
     t["host_bytes"] = e.hostBytes;
     t["host_parameter_bytes"] = e.hostParameterBytes;
+    t["reference_model_bytes"] = e.referenceModelBytes;
     t["parameter_transfer_bytes"] = e.parameterTransferBytes;
     t["host_activation_bytes"] = e.hostActivationBytes;
     t["activation_transfer_bytes"] = e.activationTransferBytes;

@@ -93,7 +93,14 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.impl = OptimizerImpl::Fused;
         consider("fused", "Fused optimizer (fused=True)", "none (CUDA, torch >= 2.0)", c);
     }
-    if (config.lmLoss == LmLoss::Full) {
+    if (config.recipe == Recipe::Dpo && config.refLogps == RefLogps::Live) {
+        // precompute_ref_log_probs=True: no reference forward in the step, and no reference copy kept
+        TrainingConfig c = config;
+        c.refLogps = RefLogps::Precomputed;
+        consider("ref-logps-precomputed", "Precompute DPO's reference log-probabilities",
+                 "one inference pass over the data set before training", c);
+    }
+    if (config.lmLoss == LmLoss::Full && config.recipe != Recipe::Dpo) { // DPO runs TRL's fused head already
         // The same loss without the whole logits, as TRL's SFTTrainer computes it (no lever where the model
         // has no lm_head + cross_entropy, or under autocast: the estimator refuses those)
         TrainingConfig c = config;

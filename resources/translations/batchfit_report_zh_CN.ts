@@ -828,6 +828,22 @@
         <source>Parameter offload: each GPU&apos;s parameter and gradient shards live in host memory (%1), the optimizer steps there; %2 cross PCIe per step.</source>
         <translation>参数卸载：每张 GPU 的参数分片和梯度分片存放在主机内存中（%1），优化器在那里更新；每步经 PCIe 传输 %2。</translation>
     </message>
+    <message>
+        <source>DPO (TRL&apos;s DPOTrainer): the batch of %1 counts preference pairs, run as %2 sequences; the reference log-probabilities were computed before training.</source>
+        <translation>DPO（TRL 的 DPOTrainer）：批大小 %1 按偏好对计数，实际运行 %2 条序列；参考对数概率已在训练前计算。</translation>
+    </message>
+    <message>
+        <source>DPO (TRL&apos;s DPOTrainer): the batch of %1 counts preference pairs, run as %2 sequences; a reference forward without gradients follows the policy&apos;s in every step, on %3.</source>
+        <translation>DPO（TRL 的 DPOTrainer）：批大小 %1 按偏好对计数，实际运行 %2 条序列；每一步在策略模型前向之后，于%3上做一次无梯度的参考前向。</translation>
+    </message>
+    <message>
+        <source>a frozen copy of the model (%1 more parameters on the GPU)</source>
+        <translation>模型的冻结副本（显存中多出 %1 参数）</translation>
+    </message>
+    <message>
+        <source>the base model, the LoRA adapters disabled</source>
+        <translation>关闭 LoRA 适配器的基座模型</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::SettingLabels</name>
@@ -1110,6 +1126,14 @@
     <message>
         <source>Parameter offload</source>
         <translation>参数卸载</translation>
+    </message>
+    <message>
+        <source>Recipe</source>
+        <translation>训练方式</translation>
+    </message>
+    <message>
+        <source>Reference log-probabilities</source>
+        <translation>参考对数概率</translation>
     </message>
 </context>
 </TS>

@@ -1697,6 +1697,18 @@ Choose the GPU in the set-up; Save stores it.</source>
         <source>Each GPU&apos;s parameter and gradient shards live in host memory and the optimizer steps there; a block&apos;s parameters are copied to the GPU and gathered only while it runs.</source>
         <translation>每张 GPU 的参数分片和梯度分片存放在主机内存中，优化器在那里更新；一个模块的参数只在它运行时拷到 GPU 并聚合。</translation>
     </message>
+    <message>
+        <source>Precompute DPO&apos;s reference log-probabilities</source>
+        <translation>预先计算 DPO 的参考对数概率</translation>
+    </message>
+    <message>
+        <source>one inference pass over the data set before training</source>
+        <translation>训练前对数据集做一遍推理</translation>
+    </message>
+    <message>
+        <source>precompute_ref_log_probs=True: the reference log-probabilities are computed once before training, so no step runs the reference forward or keeps a frozen copy of the model.</source>
+        <translation>precompute_ref_log_probs=True：参考对数概率在训练前计算一次，之后每一步既不运行参考模型的前向，也不在显存里保留模型的冻结副本。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>
@@ -3838,10 +3850,6 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>TRL 分块（TRL 1.9-1.14）</translation>
     </message>
     <message>
-        <source>LM loss:</source>
-        <translation>语言模型损失：</translation>
-    </message>
-    <message>
         <source>LM loss: %1</source>
         <translation>语言模型损失：%1</translation>
     </message>
@@ -3896,6 +3904,30 @@ The measured points shown before, if any, are unchanged.</source>
     <message>
         <source>How a language model&apos;s head and loss run. Full: transformers&apos; loss over the whole [tokens x vocabulary] logits, upcast to fp32. TRL&apos;s SFTTrainer never makes those logits: since TRL 1.15 a fused head folds them in tiles; TRL 1.9 to 1.14 computed them 256 tokens at a time, checkpointed. Liger&apos;s fused linear cross-entropy (use_liger_kernel) computes the head&apos;s gradients in the forward, in chunks. At long context the logits are often the peak.</source>
         <translation>语言模型的输出头和损失如何运行。完整：transformers 的损失作用于整个 [词元 × 词表] logits，并上转为 fp32。TRL 的 SFTTrainer 从不生成这些 logits：TRL 1.15 起用融合输出头按分块折叠；TRL 1.9 到 1.14 每次计算 256 个词元并做检查点。Liger 的融合线性交叉熵（use_liger_kernel）在前向中分块算出输出头的梯度。长上下文时峰值常常在 logits。</translation>
+    </message>
+    <message>
+        <source>Recipe: %1</source>
+        <translation>训练方式：%1</translation>
+    </message>
+    <message>
+        <source>Recipe, LM loss:</source>
+        <translation>训练方式、LM 损失：</translation>
+    </message>
+    <message>
+        <source>SFT</source>
+        <translation>SFT</translation>
+    </message>
+    <message>
+        <source>DPO</source>
+        <translation>DPO</translation>
+    </message>
+    <message>
+        <source>DPO, ref. precomputed</source>
+        <translation>DPO，参考预计算</translation>
+    </message>
+    <message>
+        <source>What a step trains on: SFT (supervised fine-tuning) or DPO. DPO (TRL&apos;s DPOTrainer): the batch counts chosen/rejected pairs, run as twice as many sequences, with log-probabilities from TRL&apos;s fused head; after the policy&apos;s forward a reference forward runs without gradients, on the base model under LoRA, else on a frozen copy of the model kept on the GPU. Precomputed (precompute_ref_log_probs=True) computes the reference once before training: neither the forward nor the copy is in the step. DPO always runs TRL&apos;s fused head, so the LM loss box is disabled.</source>
+        <translation>每一步训练什么：SFT（监督微调）或 DPO。DPO（TRL 的 DPOTrainer）：批大小按 chosen/rejected 偏好对计数，实际运行两倍数量的序列，对数概率来自 TRL 的融合输出头；策略模型前向之后，参考模型在无梯度下再做一次前向——使用 LoRA 时是关闭适配器的基座模型，否则是常驻显存的模型冻结副本。预先计算（precompute_ref_log_probs=True）在训练前算好参考对数概率：训练步里既没有这次前向，也没有副本。DPO 总是使用 TRL 的融合输出头，因此“LM 损失”一栏不可选。</translation>
     </message>
 </context>
 <context>

@@ -121,6 +121,22 @@ run(3 estimate --hf-config ${DATA}/hf/llama-3.2-3b.json --seq 512 --activation-o
 expect("it needs checkpointing" ERR)
 run(2 estimate --activation-offload sideways)
 expect("unknown activation offload 'sideways' (expected one of: off, all, all-pinned, checkpoints)" ERR)
+# DPO (TRL's DPOTrainer): pairs run as twice the sequences; without LoRA a frozen reference copy of the model
+run(0 estimate --hf-config ${DATA}/hf/qwen3-0.6b.json --seq 1024 --batch 2 --precision pure-bf16 --recipe dpo
+    --lora-rank 16 --lora-targets q_proj,v_proj --gpu h100-80gb)
+expect("batch 2 preference pairs (DPO: 4 sequences, reference log-probabilities in every step)" OUT)
+run(0 estimate --hf-config ${DATA}/hf/qwen3-0.6b.json --seq 1024 --batch 2 --precision pure-bf16 --recipe dpo
+    --gpu h100-80gb --json)
+string(JSON refBytes GET "${OUT}" totals reference_model_bytes)
+string(JSON paramBytes GET "${OUT}" totals parameter_bytes)
+math(EXPR twiceRef "2 * ${refBytes}")
+if(NOT refBytes GREATER 0 OR NOT paramBytes EQUAL twiceRef)
+  message(FATAL_ERROR "--recipe dpo: reference ${refBytes} B of ${paramBytes} B of parameters (expected half)")
+endif()
+run(3 estimate --hf-config ${DATA}/hf/qwen3-0.6b.json --seq 512 --recipe dpo --lm-loss liger)
+expect("TRL's DPOTrainer takes its log-probabilities from TRL's fused head" ERR)
+run(2 estimate --recipe grpo)
+expect("unknown recipe 'grpo' (expected one of: sft, dpo)" ERR)
 # Parameter offload (ZeRO-Infinity on one GPU): the shards and the optimizer in host memory
 run(1 estimate --preset llama-2-7b --precision pure-bf16 --optimizer adamw --strategy zero3 --offload-params
     --gpu rtx-4090)

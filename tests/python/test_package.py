@@ -294,6 +294,20 @@ class ActivationOffload(unittest.TestCase):
                          {"strategy": "fsdp"})
         self.assertEqual(sharding_options(args(fsdp="", deepspeed=None)), {})
 
+    def test_dpo_config_is_the_dpo_recipe(self):
+        import types
+        from batchfit.integrations.training_setup import trainer_options
+        model = types.SimpleNamespace(parameters=lambda: [])
+        args = types.SimpleNamespace(per_device_train_batch_size=2, optim="adamw_torch", beta=0.1,
+                                     precompute_ref_log_probs=False, loss_type=["sigmoid"])
+        opts = trainer_options(args, model)
+        self.assertEqual((opts["recipe"], opts["ref_logps"]), ("dpo", "live"))
+        self.assertNotIn("lm_loss", opts)  # DPO's loss_type is not SFT's; the recipe implies TRL's fused head
+        args.precompute_ref_log_probs = True
+        self.assertEqual(trainer_options(args, model)["ref_logps"], "precomputed")
+        self.assertNotIn("recipe", trainer_options(types.SimpleNamespace(per_device_train_batch_size=2,
+                                                                         optim="adamw_torch"), model))
+
     def test_trl_activation_offloading_is_said_not_modelled(self):
         import types
         import warnings

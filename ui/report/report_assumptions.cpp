@@ -162,6 +162,24 @@ QStringList ReportSections::assumptions() const {
                                                                       : ReportText::tr("pinned"),
                         ReportText::bytes(e.hostActivationBytes),
                         ReportText::bytes(e.activationTransferBytes));
+    if (c.recipe == Recipe::Dpo)
+        out << (c.refLogps == RefLogps::Precomputed
+                    ? ReportText::tr(
+                          "DPO (TRL's DPOTrainer): the batch of %1 counts preference pairs, run as %2 "
+                          "sequences; the reference log-probabilities were computed before training.")
+                          .arg(e.batch)
+                          .arg(2 * e.batch)
+                    : ReportText::tr(
+                          "DPO (TRL's DPOTrainer): the batch of %1 counts preference pairs, run as %2 "
+                          "sequences; a reference forward without gradients follows the policy's in "
+                          "every step, on %3.")
+                          .arg(e.batch)
+                          .arg(2 * e.batch)
+                          .arg(e.referenceModelBytes > 0
+                                   ? ReportText::tr(
+                                         "a frozen copy of the model (%1 more parameters on the GPU)")
+                                         .arg(ReportText::bytes(e.referenceModelBytes))
+                                   : ReportText::tr("the base model, the LoRA adapters disabled")));
     if (!g.source.empty())
         out << ReportText::tr("GPU memory size: %1 (source: %2).")
                    .arg(ReportText::bytes(g.memoryBytes), QString::fromStdString(g.source));

@@ -80,6 +80,8 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "KV cache memory"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Language-model loss"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Activation offload"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Recipe"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Reference log-probabilities"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Parameter offload"),
 };
 

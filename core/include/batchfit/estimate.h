@@ -108,6 +108,10 @@ struct Estimate {
     std::uint64_t trainableParameterCount = 0;
     std::uint64_t parameterBytes = 0;      ///< weights + buffers on the device
     std::uint64_t bufferBytes = 0;         ///< the buffers (running statistics, masks) in parameterBytes
+    /// DPO (TrainingConfig::recipe): the frozen reference copy of the model, in parameterBytes too; 0 under
+    /// LoRA (the reference is the base model with the adapters disabled) or with precomputed
+    /// log-probabilities.
+    std::uint64_t referenceModelBytes = 0;
     std::uint64_t gradientBytes = 0;       ///< .grad of every trainable parameter
     std::uint64_t optimizerStateBytes = 0; ///< optimizer.state tensors incl. master weights (device or host)
     std::uint64_t savedActivationBytes =

@@ -56,6 +56,14 @@ enum class LmLoss { Full, TrlFused, TrlChunked, Liger };
 /// call under save_on_cpu(pin_memory=True), so only what the checkpoint keeps, its inputs, goes to the host
 /// (Checkpoints).
 enum class ActivationOffload { Off, All, AllPinned, Checkpoints };
+/// What one step trains on (docs/memory-model.md, "Preference training"): supervised fine-tuning (Sft), or
+/// TRL's DPOTrainer (Dpo): each sample a chosen and a rejected sequence run as one batch of twice the size,
+/// log- probabilities from TRL's fused head, and a reference forward without gradients after the policy's.
+enum class Recipe { Sft, Dpo };
+/// DPO's reference log-probabilities: computed in every step (Live: the base model with the adapters disabled
+/// under LoRA, else a frozen copy of the model kept on the GPU) or once before training
+/// (precompute_ref_log_probs=True: no reference forward and no copy during the steps).
+enum class RefLogps { Live, Precomputed };
 
 /// LoRA adapters (PEFT's LoraConfig): each targeted linear gets lora_A (in -> rank) and lora_B (rank -> out);
 /// everything else is frozen (plus TrainingConfig::trainOnly, PEFT's modules_to_save).
@@ -113,6 +121,8 @@ struct TrainingConfig {
     TorchRules torch = TorchRules::Torch2;
     LmLoss lmLoss = LmLoss::Full;
     ActivationOffload activationOffload = ActivationOffload::Off;
+    Recipe recipe = Recipe::Sft;
+    RefLogps refLogps = RefLogps::Live; ///< Recipe::Dpo only
 
     // Fine-tuning: which layers train (glob patterns over layer paths, or PyTorch module names; a pattern
     // matching a block covers what it contains). Empty: every layer the model file does not mark
@@ -174,6 +184,10 @@ std::string_view lmLossName(LmLoss l); ///< "full", "trl-fused", "trl-chunked", 
 Result<LmLoss> parseLmLoss(std::string_view s);
 std::string_view activationOffloadName(ActivationOffload o); ///< "off", "all", "all-pinned", "checkpoints"
 Result<ActivationOffload> parseActivationOffload(std::string_view s);
+std::string_view recipeName(Recipe r); ///< "sft", "dpo"
+Result<Recipe> parseRecipe(std::string_view s);
+std::string_view refLogpsName(RefLogps r); ///< "live", "precomputed"
+Result<RefLogps> parseRefLogps(std::string_view s);
 Result<OptimizerKind> parseOptimizer(std::string_view s);
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);
 Result<Precision> parsePrecision(std::string_view s);

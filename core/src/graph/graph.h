@@ -60,6 +60,7 @@ struct GOp {
     Affine cudnnWorkspace[3]; ///< elastic: forward, dgrad, wgrad (OpPlan::cudnnWorkspace)
     int checkpointUnit = -1; ///< >= 0: inside this recomputed unit
     bool isLoss = false;
+    bool adapter = false; ///< a LoRA adapter's op (not its base layer): skipped with the adapters disabled
 };
 
 struct GLayer {

@@ -52,8 +52,11 @@ std::uint64_t minimumOps(const std::vector<Layer>& layers, std::uint64_t limit) 
 
 Result<Graph> buildGraph(const Model& given, const TrainingConfig& config) {
     std::optional<Model> rewritten;
-    if (config.lmLoss != LmLoss::Full) {
-        auto r = applyLmLoss(given, config);
+    // TRL's DPOTrainer always asks for log-probabilities from its fused head (fused_lm_head=True)
+    TrainingConfig lossConfig = config;
+    if (config.recipe == Recipe::Dpo && config.lmLoss == LmLoss::Full) lossConfig.lmLoss = LmLoss::TrlFused;
+    if (lossConfig.lmLoss != LmLoss::Full) {
+        auto r = applyLmLoss(given, lossConfig);
         if (!r) return r.error();
         rewritten = std::move(*r);
     }
@@ -307,6 +310,10 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     op.bwdParamWorkspace = plan.bwdParamWorkspace;
     for (int i = 0; i < 3; ++i) op.cudnnWorkspace[i] = plan.cudnnWorkspace[i];
     op.isLoss = plan.isLoss;
+    const std::string baseLayer = ".base_layer";
+    op.adapter =
+        m_inLora && !(path.size() >= baseLayer.size() &&
+                      path.compare(path.size() - baseLayer.size(), baseLayer.size(), baseLayer) == 0);
     op.checkpointUnit = m_selectiveUnit >= 0 ? m_selectiveUnit : m_currentUnit;
 
     bool requiresGrad = false;

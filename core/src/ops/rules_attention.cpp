@@ -314,7 +314,7 @@ public:
                         : projections(b, path, a, inputs[0], h, names);
         if (!qkvs) return qkvs.error();
         Qkv t = *qkvs;
-        if (!mla && impl != "eager" && a.getBool("kv_cache").value_or(false) && !b.inCheckpointUnit()) {
+        if (!mla && impl != "eager" && a.getBool("kv_cache").value_or(false) && b.fillsCache()) {
             // transformers' training forward with use_cache (the config's default) fills a DynamicCache:
             // DynamicLayer.update's torch.cat([empty, k]) copies k and v, and SDPA saves the copies. Not
             // under checkpointing (GradientCheckpointingLayer drops the cache). Eager: the matmuls' reshapes

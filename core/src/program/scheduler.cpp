@@ -202,6 +202,7 @@ void Scheduler::setup() {
             }
         }
     }
+    addReferenceCopy(s);
     t.optimizerStateBytes = stateTotal;
     if (offload) t.hostBytes = stateTotal;
     if (!m_config.firstStep && !offload && stateTotal > 0) {
@@ -284,7 +285,8 @@ void Scheduler::microStep(bool first) {
         if (m_shard.shardParams) enterForwardUnit(m_shard.opUnit[i]);
         forwardOp(static_cast<int>(i), false, -1);
     }
-    const int fwdEnd = static_cast<int>(m_program.steps.size()) - 1;
+    int fwdEnd = static_cast<int>(m_program.steps.size()) - 1;
+    if (m_config.recipe == Recipe::Dpo && m_config.refLogps == RefLogps::Live) fwdEnd = referenceForward();
     for (int inst : m_autocastPending) use(inst, fwdEnd);
     for (int inst : m_heldToForwardEnd) use(inst, fwdEnd);
     if (first) accountSaved();

@@ -51,6 +51,10 @@ private:
     void unpackUnitInputs(int unit);
     void unpackSaved(int op, int step);
     void holdPeftLeaves();
+    // Preference training (scheduler_reference.cpp): DPO's reference forward without gradients, and the
+    // frozen reference copy of the model it may run on.
+    int referenceForward();
+    void addReferenceCopy(int step);
     // Data parallelism (scheduler_shards.cpp): gathering units and reduce-scattering their gradients.
     void gather(int unit, Phase phase);
     void release(int unit, int step);

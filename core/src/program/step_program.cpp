@@ -13,6 +13,42 @@
 
 namespace batchfit {
 
+bool StepProgram::perPair() {
+    // DPO's batch counts pairs, run as a chosen and a rejected sequence each: every per-sample size is two
+    // sequences' (the graph is built per sequence)
+    auto twice = [](Affine& a) {
+        if (a.perSample > kMaxBytes / 2) return false;
+        a.perSample *= 2;
+        return true;
+    };
+    bool ok = true;
+    for (auto& i : instances) ok = twice(i.bytes) && ok;
+    for (auto& l : layers) ok = twice(l.saved) && twice(l.output) && ok;
+    ok = twice(m_totals.savedActivations) && twice(m_totals.autocastCopies) && ok;
+    for (auto& h : m_totals.hostPacked) ok = twice(h) && ok;
+    return ok;
+}
+
+namespace {
+
+/// What DPO is modelled with (docs/memory-model.md, "Preference training").
+Status checkRecipe(const TrainingConfig& c) {
+    if (c.recipe != Recipe::Dpo) return Ok{};
+    if (c.lmLoss == LmLoss::TrlChunked || c.lmLoss == LmLoss::Liger)
+        return makeError("--recipe dpo: TRL's DPOTrainer takes its log-probabilities from TRL's fused head "
+                         "(--lm-loss trl-fused, which dpo implies); --lm-loss " +
+                         std::string(lmLossName(c.lmLoss)) + " is not what it runs");
+    if (c.parallel.pp > 1 || shardsParameters(c.parallel.strategy))
+        return makeError("--recipe dpo is not modelled with pipeline parallelism or sharded parameters "
+                         "(ZeRO-3, FSDP): the reference forward would gather them too");
+    if (c.activationOffload == ActivationOffload::All || c.activationOffload == ActivationOffload::AllPinned)
+        return makeError("--recipe dpo is not modelled with --activation-offload all: the reference forward "
+                         "runs outside save_on_cpu");
+    return Ok{};
+}
+
+} // namespace
+
 Result<std::shared_ptr<const StepProgram>>
 StepProgram::lower(const Model& model, const TrainingConfig& config, std::uint64_t cudaContextBytes) {
     return lowerProgram(model, config, cudaContextBytes, true);
@@ -38,6 +74,7 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model
     if (config.activationOffload != ActivationOffload::Off && config.parallel.pp > 1)
         return makeError("activation offload is not modelled with pipeline parallelism (--pp): the "
                          "micro-batches in flight would hold their saved tensors on the host");
+    if (auto st = checkRecipe(config); !st) return st.error();
     if (!(config.marginFraction >= 0 && config.marginFraction < 1))
         return makeError("safety margin must be in [0, 1)");
     if (config.fragmentationFraction &&
@@ -60,6 +97,8 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model
     Scheduler scheduler(*graph, config, *program);
     auto st = scheduler.run();
     if (!st) return st.error();
+    if (config.recipe == Recipe::Dpo && !program->perPair())
+        return makeError(model.name + ": --recipe dpo: the per-sample sizes are too large to double");
     program->finalize();
     program->m_repeatable = stepIsRepeatable(*program);
     if (withEarlierSteps && config.epochSamples)
@@ -370,6 +409,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.optimizerStateBytes = t.optimizerStateBytes;
     e.hostBytes = t.hostBytes;
     e.hostParameterBytes = t.hostParameterBytes;
+    e.referenceModelBytes = t.referenceBytes;
     e.parameterTransferBytes =
         checkedMul(t.paramTransferBytes, static_cast<std::uint64_t>(m_config.accumulationSteps))
             .value_or(UINT64_MAX);

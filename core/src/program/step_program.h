@@ -58,6 +58,7 @@ struct StepTotals {
     std::uint64_t paramTransferBytes = 0; ///< parameter offload: shards to the GPU, gradients back, per micro-step
     std::uint64_t pagedStateBytes = 0;                ///< optimizer states in CUDA managed memory
     std::uint64_t bucketBytes = 0;                    ///< DDP buckets / DeepSpeed reduce buffers
+    std::uint64_t referenceBytes = 0; ///< DPO's frozen reference copy of the model (in parameterBytes too)
     std::int64_t parallelGroup = 1, parallelRank = 0; ///< shard group size, the rank simulated
     std::int64_t parallelGpus = 1;
     std::uint64_t largestUnitBytes = 0; ///< the largest gathered unit (ZeRO-3 / FSDP)
@@ -131,6 +132,8 @@ public:
     std::vector<char> setupInstance; ///< per instance: allocated by the set-up step (finalize)
 
     void finalize(); ///< groups, overflow bound
+    /// DPO: doubles every per-sample size (a sample is a chosen/rejected pair); false on overflow.
+    bool perPair();
 
 private:
     static Result<std::shared_ptr<const StepProgram>> lowerProgram(const Model& model,

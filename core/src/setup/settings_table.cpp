@@ -159,6 +159,29 @@ void addStepShape(std::vector<SettingInfo>& out) {
                                        ActivationOffload::AllPinned, ActivationOffload::Checkpoints});
     out.push_back(std::move(offload));
 
+    SettingInfo recipe = base(
+        {"recipe", "--recipe", "NAME", "Recipe",
+         "sft (default: supervised fine-tuning) or dpo (TRL's DPOTrainer: the batch counts chosen/rejected "
+         "pairs, run as twice as many sequences; log-probabilities from TRL's fused head; a reference "
+         "forward "
+         "without gradients after the policy's)"},
+        SettingType::Choice);
+    bindChoice(
+        recipe, [](auto& t) -> auto& { return t.config.recipe; }, recipeName, parseRecipe,
+        std::vector<Recipe>{Recipe::Sft, Recipe::Dpo});
+    out.push_back(std::move(recipe));
+
+    SettingInfo ref = base(
+        {"ref_logps", "--ref-logps", "WHEN", "Reference log-probabilities",
+         "live (default: DPO's reference forward in every step; the base model under LoRA, else a frozen "
+         "copy of the model on the GPU) or precomputed (precompute_ref_log_probs=True: computed once before "
+         "training, no reference in the steps)"},
+        SettingType::Choice);
+    bindChoice(
+        ref, [](auto& t) -> auto& { return t.config.refLogps; }, refLogpsName, parseRefLogps,
+        std::vector<RefLogps>{RefLogps::Live, RefLogps::Precomputed});
+    out.push_back(std::move(ref));
+
     SettingInfo acc = base({"accumulation_steps", "--accumulation", "N", "Gradient accumulation",
                             "micro-batches per optimizer step (default 1)"},
                            SettingType::Integer);

@@ -66,6 +66,16 @@ constexpr std::array<std::pair<std::string_view, ActivationOffload>, 4> kActivat
     {"checkpoints", ActivationOffload::Checkpoints},
 }};
 
+constexpr std::array<std::pair<std::string_view, Recipe>, 2> kRecipes{{
+    {"sft", Recipe::Sft},
+    {"dpo", Recipe::Dpo},
+}};
+
+constexpr std::array<std::pair<std::string_view, RefLogps>, 2> kRefLogps{{
+    {"live", RefLogps::Live},
+    {"precomputed", RefLogps::Precomputed},
+}};
+
 constexpr std::array<std::pair<std::string_view, CheckpointMode>, 2> kCheckpointModes{{
     {"reentrant", CheckpointMode::Reentrant},
     {"non-reentrant", CheckpointMode::NonReentrant},
@@ -98,6 +108,20 @@ std::string_view activationOffloadName(ActivationOffload o) {
 }
 Result<ActivationOffload> parseActivationOffload(std::string_view s) {
     return parseFrom(kActivationOffloads, s, "activation offload");
+}
+
+std::string_view recipeName(Recipe r) {
+    return nameFrom(kRecipes, r);
+}
+Result<Recipe> parseRecipe(std::string_view s) {
+    return parseFrom(kRecipes, s, "recipe");
+}
+
+std::string_view refLogpsName(RefLogps r) {
+    return nameFrom(kRefLogps, r);
+}
+Result<RefLogps> parseRefLogps(std::string_view s) {
+    return parseFrom(kRefLogps, s, "reference log-probabilities");
 }
 
 std::string_view torchRulesName(TorchRules t) {

@@ -107,6 +107,9 @@ def trainer_options(args, model, transformers_major=5):
     lm_loss = lm_loss_option(args, opts["precision"])
     if lm_loss:
         opts["lm_loss"] = lm_loss
+    if hasattr(args, "precompute_ref_log_probs") and hasattr(args, "beta"):  # TRL's DPOConfig
+        opts["recipe"] = "dpo"
+        opts["ref_logps"] = "precomputed" if args.precompute_ref_log_probs else "live"
     if getattr(args, "activation_offloading", False):  # TRL's SFTConfig: torchtune's OffloadActivations
         warnings.warn("batchfit: TRL's activation_offloading (CUDA streams, a stash of recent tensors) is not "
                       "modelled; estimated with the activations on the GPU (an upper bound)", stacklevel=3)

@@ -32,6 +32,7 @@ QString LeverModel::title(const Lever& l) {
         return tr("Offload parameter shards to host memory (ZeRO-3 offload_param / FSDP CPUOffload)");
     if (l.id == "activation-offload") return tr("Offload the checkpointed layers' inputs to host memory");
     if (l.id == "trl-fused-loss") return tr("TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)");
+    if (l.id == "ref-logps-precomputed") return tr("Precompute DPO's reference log-probabilities");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
     if (l.id == "qlora") return tr("QLoRA: 4-bit NF4 base weights with LoRA r=16");
     if (l.id == "freeze-backbone" && !l.config.trainOnly.empty())
@@ -60,6 +61,7 @@ QString LeverModel::cost(const Lever& l) {
         return tr("%1 of host memory, %2 over PCIe per step")
             .arg(ByteFormat::bytes(l.hostBytes), ByteFormat::bytes(l.transferBytes));
     if (l.id == "trl-fused-loss") return tr("train with TRL's SFTTrainer (or a fused linear cross-entropy)");
+    if (l.id == "ref-logps-precomputed") return tr("one inference pass over the data set before training");
     if (l.id == "lora" || l.id == "qlora") return tr("fine-tunes adapters only");
     if (l.id == "freeze-backbone") return tr("fine-tunes the head only");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
@@ -93,6 +95,9 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "trl-fused-loss")
         return tr("The same loss without the whole [tokens x vocabulary] logits: the head is projected and "
                   "folded in tiles, as TRL's SFTTrainer does by default.");
+    if (l.id == "ref-logps-precomputed")
+        return tr("precompute_ref_log_probs=True: the reference log-probabilities are computed once before "
+                  "training, so no step runs the reference forward or keeps a frozen copy of the model.");
     if (l.id == "accumulation")
         return tr("Split each update into micro-batches; the batch column counts samples per update.");
     if (l.id == "freeze-backbone")

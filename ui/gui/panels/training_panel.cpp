@@ -129,7 +129,26 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
            "since TRL 1.15 a fused head folds them in tiles; TRL 1.9 to 1.14 computed them 256 tokens at a "
            "time, checkpointed. Liger's fused linear cross-entropy (use_liger_kernel) computes the head's "
            "gradients in the forward, in chunks. At long context the logits are often the peak."));
-    form->addRow(tr("LM loss:"), m_lmLoss);
+
+    // one box for the recipe and, for DPO, where the reference log-probabilities come from (two settings)
+    m_recipe = new QComboBox(this);
+    m_recipe->setObjectName(QStringLiteral("recipeBox"));
+    m_recipe->addItem(tr("SFT"), 0);
+    m_recipe->addItem(tr("DPO"), 1);
+    m_recipe->addItem(tr("DPO, ref. precomputed"), 2);
+    m_recipe->setToolTip(tr(
+        "What a step trains on: SFT (supervised fine-tuning) or DPO. DPO (TRL's DPOTrainer): the batch "
+        "counts chosen/rejected pairs, run as "
+        "twice as many sequences, with log-probabilities from TRL's fused head; after the policy's forward "
+        "a reference forward runs without gradients, on the base model under LoRA, else on a frozen copy "
+        "of the model kept on the GPU. Precomputed (precompute_ref_log_probs=True) computes the reference "
+        "once before training: neither the forward nor the copy is in the step. DPO always runs TRL's fused "
+        "head, so the LM loss box is disabled."));
+    // one row for both: a row more would give the panel a scroll bar at 1280x720
+    auto* lossRow = new QHBoxLayout;
+    lossRow->addWidget(m_recipe, 1);
+    lossRow->addWidget(m_lmLoss, 1);
+    form->addRow(tr("Recipe, LM loss:"), lossRow);
 
     m_activationOffload = new QComboBox(this);
     m_activationOffload->setObjectName(QStringLiteral("activationOffloadBox"));
@@ -253,10 +272,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
             });
 
     for (QComboBox* box : {m_gpu, m_optimizer, m_impl, m_precision, m_checkpointing, m_checkpointMode,
-                           m_lmLoss, m_activationOffload}) {
+                           m_lmLoss, m_recipe, m_activationOffload}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(10);
     }
+    for (QComboBox* box : {m_recipe, m_lmLoss}) box->setMinimumContentsLength(4); // they share a row
     // Tab follows the panel top to bottom: the GPU count sits beside the GPU.
     setTabOrder(m_gpu, m_parallel->countField());
     setTabOrder(m_parallel->countField(), m_customGib);
@@ -267,7 +287,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_precision, m_checkpointing);
     setTabOrder(m_checkpointing, m_checkpointEvery);
     setTabOrder(m_checkpointEvery, m_checkpointMode);
-    setTabOrder(m_checkpointMode, m_lmLoss);
+    setTabOrder(m_checkpointMode, m_recipe);
+    setTabOrder(m_recipe, m_lmLoss);
     setTabOrder(m_lmLoss, m_activationOffload);
     setTabOrder(m_activationOffload, m_accumulation);
     setTabOrder(m_accumulation, m_margin);
@@ -315,6 +336,13 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     connect(m_lmLoss, &QComboBox::currentIndexChanged, this, [this] {
         m_config.lmLoss = dataOf<LmLoss>(m_lmLoss);
         emitEdit(tr("LM loss: %1").arg(m_lmLoss->currentText()));
+    });
+    connect(m_recipe, &QComboBox::currentIndexChanged, this, [this] {
+        const int r = m_recipe->currentData().toInt();
+        m_config.recipe = r == 0 ? Recipe::Sft : Recipe::Dpo;
+        m_config.refLogps = r == 2 ? RefLogps::Precomputed : RefLogps::Live;
+        m_lmLoss->setEnabled(m_config.recipe == Recipe::Sft); // DPO runs TRL's fused head
+        emitEdit(tr("Recipe: %1").arg(m_recipe->currentText()));
     });
     connect(m_activationOffload, &QComboBox::currentIndexChanged, this, [this] {
         m_config.activationOffload = dataOf<ActivationOffload>(m_activationOffload);
@@ -418,6 +446,8 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     selectData(m_checkpointMode, config.checkpointMode);
     selectData(m_lmLoss, config.lmLoss);
     selectData(m_activationOffload, config.activationOffload);
+    m_recipe->setCurrentIndex(config.recipe == Recipe::Sft ? 0 : config.refLogps == RefLogps::Live ? 1 : 2);
+    m_lmLoss->setEnabled(config.recipe == Recipe::Sft);
     m_accumulation->setSettingValue(static_cast<std::int64_t>(config.accumulationSteps));
     m_margin->setSettingValue(config.marginFraction);
     m_contextOverride->setChecked(config.cudaContextBytes.has_value());

@@ -71,6 +71,7 @@ private:
     QComboBox* m_checkpointMode = nullptr;
     QComboBox* m_lmLoss = nullptr;
     QComboBox* m_activationOffload = nullptr;
+    QComboBox* m_recipe = nullptr; ///< TrainingConfig::recipe and refLogps
     QCheckBox* m_paramOffload = nullptr;
     SettingSpinBox* m_accumulation = nullptr;
     SettingSpinBox* m_margin = nullptr;
