@@ -102,6 +102,9 @@ TrainingConfig issue29(const char* which) {
     } else if (w == "zero-infinity") {
         c.parallel.strategy = ParallelStrategy::Zero3;
         c.paramOffload = true;
+    } else if (w == "dpo" || w == "dpo-lora") { // a reference forward after the policy's
+        c.recipe = Recipe::Dpo;
+        if (w == "dpo-lora") c.lora.rank = 16;
     }
     return c;
 }
@@ -116,6 +119,8 @@ BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, checkpoint_offload, "checkpoint-off
 BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, save_on_cpu, "save-on-cpu")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, liger, "liger")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, zero_infinity, "zero-infinity")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, dpo, "dpo")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, dpo_lora, "dpo-lora")->Unit(benchmark::kMicrosecond);
 
 void BM_MaxBatchLlama7bIssue29(benchmark::State& s, const char* which) {
     const Estimator e = make("llama-2-7b", issue29(which));
@@ -126,6 +131,8 @@ BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, checkpoint_offload, "checkpoint-off
 BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, save_on_cpu, "save-on-cpu")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, liger, "liger")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, zero_infinity, "zero-infinity")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, dpo, "dpo")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, dpo_lora, "dpo-lora")->Unit(benchmark::kMillisecond);
 
 void BM_EstimateGpt2(benchmark::State& s) {
     const Estimator e = make("gpt2-small");
