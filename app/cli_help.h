@@ -41,7 +41,7 @@ Model:
                          cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded)
                          (gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3_text,
                          phi3 (also phi-4), gpt_neox, the mixtures of experts mixtral, qwen2_moe,
-                         qwen3_moe, deepseek_v3 (DeepSeek-V3/R1: latent attention), and vit, whose input
+                         qwen3_moe, deepseek_v2, deepseek_v3 (DeepSeek-V2/V3/R1: latent attention), and vit, whose input
                          is an image of its image_size); with --seq N
                          (default: the config's maximum), --moe-impl grouped_mm|loop (the experts as
                          transformers 5 runs them, every routed row at once, or one at a time as 4.x did),

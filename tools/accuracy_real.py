@@ -68,6 +68,8 @@ FAMILIES = [
                                          "intermediate_size": 4096, "moe_intermediate_size": 512,
                                          "n_routed_experts": 32, "first_k_dense_replace": 1, "vocab_size": 32768}),
     ("vit", "vit-base-patch16-224.json", {}),
+    # DeepSeek-V2-Lite with 16 of its 64 experts and a 32,768-token vocabulary (its widths otherwise; greedy routing)
+    ("deepseek-v2", "deepseek-v2-lite.json", {"n_routed_experts": 16, "vocab_size": 32768}),
 ]
 
 # PEFT's own get_peft_model on the same models (SDPA): name, fixture, overrides, LoraConfig fields
@@ -77,7 +79,7 @@ LORA = [
     ("qwen3", "qwen3-0.6b.json", {}, {"r": 8, "target_modules": "all-linear", "lora_dropout": 0.05}),
     ("mistral", "mistral-7b.json", {}, {"r": 32, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj",
                                                                      "gate_proj", "up_proj", "down_proj"]}),
-    ("deepseek-v3", "deepseek-v3.json", FAMILIES[-2][2], {"r": 16, "target_modules": [
+    ("deepseek-v3", "deepseek-v3.json", FAMILIES[-3][2], {"r": 16, "target_modules": [
         "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]}),
 ]
 

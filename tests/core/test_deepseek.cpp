@@ -116,10 +116,32 @@ TEST_CASE("DeepSeek configs that cannot be routed are explained", "[hf][deepseek
               .find("$.n_routed_experts: 4096 experts is too many") != std::string::npos);
     CHECK(importError(edited(R"("kv_lora_rank": 16)", R"("kv_lora_rank": -1)"))
               .find("$.kv_lora_rank: expected a positive integer") != std::string::npos);
-    // DeepSeek-V2's softmax router and attention are not modelled: refused, naming what is
-    auto v2 = importHfConfigFile(std::string(BATCHFIT_TEST_DATA) + "/hf/deepseek-v2-lite.json");
-    REQUIRE_FALSE(v2);
-    CHECK(v2.error().message.find("'deepseek_v2' is a mixture of experts that BatchFit does not model") !=
+    // a mixture of experts BatchFit does not model is refused, naming the ones it does
+    auto granite = importHfConfig(R"({"model_type": "granitemoe", "num_local_experts": 32})", "config.json");
+    REQUIRE_FALSE(granite);
+    CHECK(granite.error().message.find("'granitemoe' is a mixture of experts that BatchFit does not model") !=
           std::string::npos);
-    CHECK(v2.error().message.find("deepseek_v3") != std::string::npos);
+    CHECK(granite.error().message.find("deepseek_v2, deepseek_v3") != std::string::npos);
+}
+
+TEST_CASE("DeepSeek-V2: softmax routing, greedy or group-limited, and complex rotary embeddings",
+          "[hf][deepseek]") {
+    // transformers' counts: DeepSeek-V2-Lite, and the tiny V3 above as a V2 without q_lora_rank
+    CHECK(estimator(hfModel("deepseek-v2-lite.json", 64)).parameterCount() == 15706484224ull);
+    std::string v2 = edited(R"("model_type": "deepseek_v3")", R"("model_type": "deepseek_v2")");
+    const auto at = v2.find(R"("q_lora_rank": 32)");
+    v2.replace(at, 17, R"("q_lora_rank": null, "topk_method": "group_limited_greedy")");
+    const Model grouped = tiny(v2);
+    CHECK(estimator(grouped).parameterCount() == 80736);
+    // group-limited routing keeps a max per group, the kept groups and a mask; greedy keeps only the scores
+    std::string greedyText = v2;
+    greedyText.replace(greedyText.find("group_limited_greedy"), 20, "greedy");
+    const auto g = estimateAt(grouped, 1), greedy = estimateAt(tiny(greedyText), 1);
+    // per token: max indices [4] int64, kept groups [2] int64, mask [8] bool = 56 bytes, 50 tokens
+    CHECK(g.savedActivationBytes - greedy.savedActivationBytes == 50 * 56);
+    // V2 never renormalises: fewer saved than V3's router on the same experts
+    std::string bad = v2;
+    bad.replace(bad.find("group_limited_greedy"), 20, "noaux_tc");
+    CHECK(importError(bad).find("$.topk_method: expected \"greedy\" or \"group_limited_greedy\"") !=
+          std::string::npos);
 }

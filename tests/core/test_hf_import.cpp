@@ -165,7 +165,7 @@ TEST_CASE("bad or unsupported configs are explained", "[hf][bad-input]") {
               .find("$.hidden_size: expected a positive integer") != std::string::npos);
     CHECK(err(R"({"model_type": "llama", "hidden_size": 64})").find("$.num_hidden_layers: missing") !=
           std::string::npos);
-    CHECK(err(R"({"model_type": "deepseek_v2", "n_routed_experts": 64})").find("mixture of experts") !=
+    CHECK(err(R"({"model_type": "granitemoe", "num_local_experts": 32})").find("mixture of experts") !=
           std::string::npos);
     HfImportOptions tooLong;
     tooLong.sequenceLength = 5000;

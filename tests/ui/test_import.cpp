@@ -180,8 +180,8 @@ TEST_CASE("a malformed or refused config keeps the old model and names the file"
     CHECK(message.contains(QStringLiteral("current one is unchanged")));
     f.checkUnchanged();
 
-    CHECK_FALSE(f.imports()->importHfPath(data(QStringLiteral("hf/deepseek-v2-lite.json")), {}, false));
-    CHECK(f.imports()->lastError().contains(QStringLiteral("deepseek-v2-lite.json")));
+    CHECK_FALSE(f.imports()->importHfPath(data(QStringLiteral("hf/granitemoe-refused.json")), {}, false));
+    CHECK(f.imports()->lastError().contains(QStringLiteral("granitemoe-refused.json")));
     CHECK(f.imports()->lastError().contains(QStringLiteral("mixture of experts")));
     f.checkUnchanged();
 

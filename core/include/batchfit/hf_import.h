@@ -33,8 +33,8 @@ struct HfImportOptions {
 };
 
 /// model_type values understood: gpt2, bert, roberta, llama, mistral, qwen2, qwen3, gemma, gemma2,
-/// gemma3_text, phi3 (Phi-3 and Phi-4), mixtral, qwen2_moe, qwen3_moe, deepseek_v3 (DeepSeek-V3 and R1),
-/// gpt_neox, vit (xlm-roberta is read as roberta).
+/// gemma3_text, phi3 (Phi-3 and Phi-4), mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3 (DeepSeek-V3
+/// and R1), gpt_neox, vit (xlm-roberta is read as roberta).
 std::vector<std::string> hfSupportedModelTypes();
 /// `source` names the file in messages. Other mixture-of-experts configs (deepseek_v2, ...) are refused with
 /// a clear message.

@@ -181,9 +181,9 @@ Result<Model> neox(const Config& c, const HfImportOptions& o) {
 } // namespace
 
 std::vector<std::string> hfSupportedModelTypes() {
-    return {"gpt2",      "bert",      "roberta",     "llama",       "mistral", "qwen2",
-            "qwen3",     "gemma",     "gemma2",      "gemma3_text", "phi3",    "mixtral",
-            "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_neox",    "vit"};
+    return {"gpt2",      "bert",      "roberta",     "llama",       "mistral",  "qwen2",
+            "qwen3",     "gemma",     "gemma2",      "gemma3_text", "phi3",     "mixtral",
+            "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "gpt_neox", "vit"};
 }
 
 namespace hf {
@@ -264,13 +264,13 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
                          ": MoE implementation must be \"grouped_mm\" (transformers 5) or \"loop\" "
                          "(transformers 4), got \"" +
                          options.moeImpl + "\"");
-    if (!isDecoderType(type) && type != "deepseek_v3" &&
+    if (!isDecoderType(type) && type != "deepseek_v3" && type != "deepseek_v2" &&
         (j.contains("num_local_experts") || j.contains("num_experts") || j.contains("n_routed_experts") ||
          type.find("moe") != std::string::npos))
         return makeError(
             source + ": model_type '" + type +
             "' is a mixture of experts that BatchFit does not model (supported mixtures of experts: "
-            "mixtral, qwen2_moe, qwen3_moe, deepseek_v3)");
+            "mixtral, qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3)");
     Result<Model> m = makeError("");
     try {
         if (type == "gpt2")
@@ -281,8 +281,8 @@ Result<Model> importHfConfig(const std::string& text, const std::string& source,
             m = bert(c, options, true);
         else if (isDecoderType(type))
             m = decoder(c, options, type);
-        else if (type == "deepseek_v3")
-            m = deepseekV3(c, options);
+        else if (type == "deepseek_v3" || type == "deepseek_v2")
+            m = deepseek(c, options, type == "deepseek_v2");
         else if (type == "gpt_neox")
             m = neox(c, options);
         else if (type == "vit")

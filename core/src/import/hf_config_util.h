@@ -182,9 +182,9 @@ inline std::int64_t numLabels(const Config& c) {
 Layer gatedMlp(const std::string& hidden, std::int64_t inner, std::int64_t d, bool fusedGateUp,
                std::vector<Layer> mlp);
 
-/// DeepseekV3ForCausalLM: multi-head latent attention and the sigmoid-routed mixture of experts with shared
-/// experts (hf_deepseek.cpp).
-Result<Model> deepseekV3(const Config& c, const HfImportOptions& o);
+/// DeepseekV3ForCausalLM (v2 false) and DeepseekV2ForCausalLM: multi-head latent attention and the routed
+/// mixture of experts with shared experts (hf_deepseek.cpp).
+Result<Model> deepseek(const Config& c, const HfImportOptions& o, bool v2);
 
 /// ViTForImageClassification (hf_vision.cpp).
 Result<Model> vit(const Config& c, const HfImportOptions& o);

@@ -118,7 +118,16 @@ Result<Qkv> mlaProjections(GraphBuilder& b, const std::string& path, const Attri
     const bool bias = a.getBool("bias").value_or(false);
     auto ckv = linear(b, path + ".kv_a_proj_with_mqa", x, d.kvRank + d.rope, bias);
     if (!ckv) return ckv.error();
-    const auto tables = ropeTables(b, seq, d.rope, b.info(*ckv).dtype);
+    // V2 (apply_rotary_emb): the rope halves as complex numbers times one freqs_cis table, complex64
+    // [S, rope / 2] (the bytes of an fp32 [S, rope]), which the complex multiply saves; V3: cos and sin
+    std::pair<int, int> tables;
+    if (a.getBool("rope_complex").value_or(false)) {
+        const int t = b.sharedConstant("rope complex " + std::to_string(seq) + "x" + std::to_string(d.rope),
+                                       TensorInfo{{seq, d.rope}, DType::Float32, false, true});
+        tables = {t, t};
+    } else {
+        tables = ropeTables(b, seq, d.rope, b.info(*ckv).dtype);
+    }
     auto q = query(b, path, a, x, heads, d, tables);
     if (!q) return q.error();
     Attributes sa;

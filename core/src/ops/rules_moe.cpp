@@ -207,7 +207,7 @@ Result<Routed> softmaxRouter(GraphBuilder& b, const std::string& path, const Att
     return Routed{weights, (*routed)[1], low};
 }
 
-/// DeepSeek-V3: one op (rules_moe_router.cpp); the weights stay fp32.
+/// DeepSeek-V3 and V2: one op (rules_moe_router.cpp); the weights stay fp32.
 Result<Routed> groupedRouter(GraphBuilder& b, const std::string& path, const Attributes& a, int x,
                              std::int64_t experts, std::int64_t topK) {
     Attributes ra;
@@ -216,6 +216,8 @@ Result<Routed> groupedRouter(GraphBuilder& b, const std::string& path, const Att
     ra.set("groups", a.getInt("groups").value_or(1));
     ra.set("topk_groups", a.getInt("topk_groups").value_or(1));
     ra.set("norm_topk_prob", a.getBool("norm_topk_prob").value_or(true));
+    ra.set("scoring",
+           std::string(a.getString("router").value_or("") == "softmax_grouped" ? "softmax" : "sigmoid"));
     auto routed = b.addOpMulti("moe_router_grouped", path + ".gate", ra, {x});
     if (!routed) return routed.error();
     return Routed{(*routed)[0], (*routed)[1], b.info(x).dtype};
@@ -273,10 +275,11 @@ public:
             return b.addOp("linear", path + "." + name, la, {in});
         };
         const std::string router = a.getString("router").value_or("softmax");
-        if (router != "softmax" && router != "sigmoid_grouped")
-            return ctx.failAttribute("router", "router must be \"softmax\" (Mixtral, Qwen) or "
-                                               "\"sigmoid_grouped\" (DeepSeek-V3), got \"" +
-                                                   router + "\"");
+        if (router != "softmax" && router != "sigmoid_grouped" && router != "softmax_grouped")
+            return ctx.failAttribute("router",
+                                     "router must be \"softmax\" (Mixtral, Qwen), \"sigmoid_grouped\" "
+                                     "(DeepSeek-V3) or \"softmax_grouped\" (DeepSeek-V2), got \"" +
+                                         router + "\"");
         auto routed = router == "softmax" ? softmaxRouter(b, path, a, inputs[0], *experts, *topK)
                                           : groupedRouter(b, path, a, inputs[0], *experts, *topK);
         if (!routed) return routed.error();
