@@ -7,6 +7,7 @@
 // modeling_mixtral.py, modeling_qwen2_moe.py (shared expert, decoder_sparse_step, mlp_only_layers),
 // modeling_qwen3_moe.py.
 #include "import/hf_config_util.h"
+#include "ops/moe_limits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +15,6 @@
 
 namespace batchfit::hf {
 namespace {
-
-constexpr std::int64_t kMaxExperts = 1024; // rules_moe.cpp's bound
 
 struct Moe {
     std::int64_t experts = 0, topK = 0, inner = 0, sharedInner = 0, sparseStep = 1;

@@ -5,11 +5,10 @@
 // n_shared_experts ungated shared experts. The multi-token-prediction layer (num_nextn_predict_layers) is not
 // part of the transformers model and is not built. Field defaults are DeepseekV3Config's.
 #include "import/hf_config_util.h"
+#include "ops/moe_limits.h"
 
 namespace batchfit::hf {
 namespace {
-
-constexpr std::int64_t kMaxExperts = 1024; // rules_moe.cpp's bound
 
 /// q_lora_rank: null means one q_proj (DeepSeek-V2-Lite style), a missing key DeepseekV3Config's 1536.
 Result<std::int64_t> qLoraRank(const Config& c) {

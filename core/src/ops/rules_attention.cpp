@@ -8,6 +8,7 @@
 #include "graph/graph_builder.h"
 #include "ops/attention_names.h"
 #include "ops/attention_parts.h"
+#include "ops/linear_op.h"
 #include "ops/op_rule.h"
 
 #include <cmath>
@@ -109,13 +110,6 @@ public:
         return p;
     }
 };
-
-Result<int> addLinear(GraphBuilder& b, const std::string& path, int in, std::int64_t out, bool bias) {
-    Attributes la;
-    la.set("out_features", out);
-    la.set("bias", bias);
-    return b.addOp("linear", path, la, {in});
-}
 
 /// q, k and v: the projections (fused and split, or three), Qwen3/Gemma 3's per-head norms, the rotary
 /// embedding.

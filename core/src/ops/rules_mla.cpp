@@ -11,6 +11,7 @@
 // cat, the split views or the copies. Measured with saved_tensors_hooks under torch 2.15 and transformers
 // 5.24 (tools/accuracy_real.py, docs/accuracy-real.md).
 #include "ops/attention_parts.h"
+#include "ops/linear_op.h"
 #include "ops/op_rule.h"
 
 namespace batchfit {
@@ -55,13 +56,6 @@ Result<MlaDims> dims(const std::string& path, const Attributes& a) {
     return MlaDims{*q, *kv, *nope, *rope, *v};
 }
 
-Result<int> linear(GraphBuilder& b, const std::string& path, int in, std::int64_t out, bool bias) {
-    Attributes la;
-    la.set("out_features", out);
-    la.set("bias", bias);
-    return b.addOp("linear", path, la, {in});
-}
-
 /// Views `t` [S, heads * (first + second)] as [S, heads, first + second] and splits the last dimension.
 Result<std::vector<int>> headSplit(GraphBuilder& b, const std::string& path, int t, std::int64_t heads,
                                    std::int64_t first, std::int64_t second) {
@@ -81,13 +75,13 @@ Result<int> query(GraphBuilder& b, const std::string& path, const Attributes& a,
     const std::int64_t width = heads * (d.nope + d.rope);
     Result<int> q = 0;
     if (d.qRank > 0) {
-        q = linear(b, path + ".q_a_proj", x, d.qRank, bias);
+        q = addLinear(b, path + ".q_a_proj", x, d.qRank, bias);
         Attributes na;
         na.set("eps", 1e-6); // DeepseekV3RMSNorm(q_lora_rank): the default eps, not the config's
         if (q) q = b.addOp("rmsnorm", path + ".q_a_layernorm", na, {*q});
-        if (q) q = linear(b, path + ".q_b_proj", *q, width, false);
+        if (q) q = addLinear(b, path + ".q_b_proj", *q, width, false);
     } else {
-        q = linear(b, path + ".q_proj", x, width, false);
+        q = addLinear(b, path + ".q_proj", x, width, false);
     }
     if (!q) return q.error();
     auto parts = headSplit(b, path + ".q", *q, heads, d.nope, d.rope);
@@ -116,7 +110,7 @@ Result<Qkv> mlaProjections(GraphBuilder& b, const std::string& path, const Attri
         wide > (std::int64_t{1} << 40))
         return makeError(path + ": heads x head widths is too large");
     const bool bias = a.getBool("bias").value_or(false);
-    auto ckv = linear(b, path + ".kv_a_proj_with_mqa", x, d.kvRank + d.rope, bias);
+    auto ckv = addLinear(b, path + ".kv_a_proj_with_mqa", x, d.kvRank + d.rope, bias);
     if (!ckv) return ckv.error();
     // V2 (apply_rotary_emb): the rope halves as complex numbers times one freqs_cis table, complex64
     // [S, rope / 2] (the bytes of an fp32 [S, rope]), which the complex multiply saves; V3: cos and sin
@@ -148,7 +142,7 @@ Result<Qkv> mlaProjections(GraphBuilder& b, const std::string& path, const Attri
         b.holdToForwardEnd(*kv);
         b.holdToForwardEnd(*kRot);
     }
-    auto kvb = linear(b, path + ".kv_b_proj", *kv, heads * (d.nope + d.v), false);
+    auto kvb = addLinear(b, path + ".kv_b_proj", *kv, heads * (d.nope + d.v), false);
     if (!kvb) return kvb.error();
     auto kvParts = headSplit(b, path + ".kv", *kvb, heads, d.nope, d.v);
     if (!kvParts) return kvParts.error();

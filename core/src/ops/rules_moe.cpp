@@ -15,6 +15,8 @@
 // experts (they get all S, the others none: those still own parameters and run on zero rows, as transformers
 // <= 4.38 did).
 #include "graph/graph_builder.h"
+#include "ops/linear_op.h"
+#include "ops/moe_limits.h"
 #include "ops/op_rule.h"
 
 #include <sstream>
@@ -22,7 +24,6 @@
 namespace batchfit {
 namespace {
 
-constexpr std::int64_t kMaxExperts = 1024;
 
 std::vector<std::string> projNames(const Attributes& a) {
     std::vector<std::string> out;
@@ -171,18 +172,11 @@ struct Routed {
     DType low; ///< the router matmul's dtype (half under autocast): the loop experts' dtype
 };
 
-Result<int> routerLinear(GraphBuilder& b, const std::string& path, int in, std::int64_t out) {
-    Attributes la;
-    la.set("out_features", out);
-    la.set("bias", false);
-    return b.addOp("linear", path, la, {in});
-}
-
 /// Mixtral, Qwen: the gate linear, softmax in fp32, top-k (moe_router); the weights cast back to the hidden
 /// states' dtype.
 Result<Routed> softmaxRouter(GraphBuilder& b, const std::string& path, const Attributes& a, int x,
                              std::int64_t experts, std::int64_t topK) {
-    auto logits = routerLinear(b, path + ".gate", x, experts);
+    auto logits = addLinear(b, path + ".gate", x, experts, false);
     if (!logits) return logits.error();
     const DType low = b.info(*logits).dtype;
     int probsIn = *logits;
@@ -269,10 +263,7 @@ public:
         const std::int64_t d = x.shape[1];
 
         auto linear = [&](const std::string& name, int in, std::int64_t out) {
-            Attributes la;
-            la.set("out_features", out);
-            la.set("bias", false);
-            return b.addOp("linear", path + "." + name, la, {in});
+            return addLinear(b, path + "." + name, in, out, false);
         };
         const std::string router = a.getString("router").value_or("softmax");
         if (router != "softmax" && router != "sigmoid_grouped" && router != "softmax_grouped")
