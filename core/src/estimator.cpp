@@ -27,6 +27,7 @@ Result<Estimator> Estimator::create(const Model& model, const TrainingConfig& co
     TrainingConfig c = config;
     if (!c.cublasWorkspaceBytes) c.cublasWorkspaceBytes = gpu.cublasWorkspaceBytes;
     if (c.gpuArch.empty()) c.gpuArch = gpu.arch;
+    if (c.gpuBytes == 0) c.gpuBytes = gpu.memoryBytes;
     return create(model, c, gpu.contextBytes);
 }
 

@@ -75,6 +75,7 @@ std::string estimateJson(const ReportInput& in) {
     t["host_bytes"] = e.hostBytes;
     t["host_parameter_bytes"] = e.hostParameterBytes;
     t["reference_model_bytes"] = e.referenceModelBytes;
+    t["generation_cache_bytes"] = e.generationCacheBytes;
     t["parameter_transfer_bytes"] = e.parameterTransferBytes;
     t["host_activation_bytes"] = e.hostActivationBytes;
     t["activation_transfer_bytes"] = e.activationTransferBytes;
@@ -118,6 +119,7 @@ std::string estimateJson(const ReportInput& in) {
     nt["cudnn_bytes"] = e.nonTorch.cudnnBytes;
     nt["nccl_bytes"] = e.nonTorch.ncclBytes;
     nt["nccl_communicators"] = e.nonTorch.ncclCommunicators;
+    nt["vllm_bytes"] = e.nonTorch.vllmBytes; // GRPO's colocated vLLM engine
     nt["measured"] = e.nonTorch.measured; // --context-mib: the user's figure stands for all of it
     nt["total_bytes"] = e.nonTorch.total();
     ov["non_pytorch"] = nt;

@@ -37,16 +37,25 @@ bool runsConvolution(const Model& model) {
 
 std::vector<NonTorchPart> nonTorchParts(const NonTorchMemory& m) {
     using K = NonTorchPart::Kind;
-    if (m.measured) return {{K::Context, m.contextBytes}};
+    if (m.measured) {
+        std::vector<NonTorchPart> out{{K::Context, m.contextBytes}};
+        if (m.vllmBytes) out.push_back({K::Vllm, m.vllmBytes});
+        return out;
+    }
     std::vector<NonTorchPart> out{{K::Context, m.contextBytes}, {K::Cublas, m.cublasBytes}};
     if (m.eagerBytes) out.push_back({K::Eager, m.eagerBytes});
     if (m.cudnnBytes) out.push_back({K::Cudnn, m.cudnnBytes});
     if (m.ncclBytes) out.push_back({K::Nccl, m.ncclBytes});
+    if (m.vllmBytes) out.push_back({K::Vllm, m.vllmBytes});
     return out;
 }
 
 NonTorchMemory nonTorchMemory(const Model& model, const TrainingConfig& config, std::uint64_t contextBytes) {
     NonTorchMemory m;
+    if (config.recipe == Recipe::Grpo && config.generation == Generation::VllmColocate) {
+        const long double share = static_cast<long double>(config.gpuBytes) * config.vllmMemoryFraction;
+        m.vllmBytes = share >= 0x1p62L ? (1ull << 62) : static_cast<std::uint64_t>(share);
+    }
     if (config.cudaContextBytes) {
         m.contextBytes = *config.cudaContextBytes;
         m.measured = true;

@@ -81,9 +81,11 @@ std::string pagedNote(const Verdict& v, const Estimate& e) {
 
 std::string nonTorchText(const NonTorchMemory& m) {
     auto mib = [](std::uint64_t b) { return std::to_string((b + (1u << 19)) >> 20) + " MiB"; };
-    if (m.measured) return "your measured figure (--context-mib), " + mib(m.contextBytes);
+    const std::string vllm = m.vllmBytes ? " + the colocated vLLM engine " + mib(m.vllmBytes) : "";
+    if (m.measured) return "your measured figure (--context-mib), " + mib(m.contextBytes) + vllm;
     std::string s;
     for (const NonTorchPart& p : nonTorchParts(m)) {
+        if (p.kind == NonTorchPart::Kind::Vllm) continue;
         static constexpr const char* kNames[] = {"CUDA context", "cuBLAS kernels", "eager module loading",
                                                  "cuDNN", "NCCL"};
         s += (s.empty() ? "" : " + ") + std::string(kNames[static_cast<int>(p.kind)]) + " " + mib(p.bytes);
@@ -91,7 +93,7 @@ std::string nonTorchText(const NonTorchMemory& m) {
     if (m.ncclBytes)
         s += " (" + std::to_string(m.ncclCommunicators) + " communicator" +
              (m.ncclCommunicators > 1 ? "s)" : ")");
-    return s;
+    return s + vllm;
 }
 
 } // namespace batchfit

@@ -100,7 +100,14 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         consider("ref-logps-precomputed", "Precompute DPO's reference log-probabilities",
                  "one inference pass over the data set before training", c);
     }
-    if (config.lmLoss == LmLoss::Full && config.recipe != Recipe::Dpo) { // DPO runs TRL's fused head already
+    if (config.recipe == Recipe::Grpo && config.refLogps == RefLogps::Live) {
+        // beta=0.0 (TRL's default): no reference forward, and no reference copy kept
+        TrainingConfig c = config;
+        c.refLogps = RefLogps::None;
+        consider("grpo-no-reference", "GRPO without the reference (beta=0.0)", "no KL penalty in the loss",
+                 c);
+    }
+    if (config.lmLoss == LmLoss::Full && config.recipe == Recipe::Sft) { // DPO and GRPO run TRL's fused head
         // The same loss without the whole logits, as TRL's SFTTrainer computes it (no lever where the model
         // has no lm_head + cross_entropy, or under autocast: the estimator refuses those)
         TrainingConfig c = config;

@@ -844,6 +844,38 @@
         <source>the base model, the LoRA adapters disabled</source>
         <translation>关闭 LoRA 适配器的基座模型</translation>
     </message>
+    <message>
+        <source>colocated vLLM engine %1</source>
+        <translation>同进程 vLLM 引擎 %1</translation>
+    </message>
+    <message>
+        <source>GRPO (TRL&apos;s GRPOTrainer): the batch of %1 counts completions of %2-token prompts; %3 sequences are generated at a time (%4) before the first micro-batch; %5.</source>
+        <translation>GRPO（TRL 的 GRPOTrainer）：批大小 %1 按补全（completion）计数，提示为 %2 个 token；在第一个微批次之前一次生成 %3 条序列（%4）；%5。</translation>
+    </message>
+    <message>
+        <source>transformers&apos; generate() on this GPU</source>
+        <translation>在本 GPU 上用 transformers 的 generate()</translation>
+    </message>
+    <message>
+        <source>a colocated vLLM engine, its share counted outside PyTorch</source>
+        <translation>同进程 vLLM 引擎，其显存份额计入 PyTorch 之外</translation>
+    </message>
+    <message>
+        <source>a vLLM server on other GPUs</source>
+        <translation>其他 GPU 上的 vLLM 服务</translation>
+    </message>
+    <message>
+        <source>no reference model (beta 0)</source>
+        <translation>不加载参考模型（beta 0）</translation>
+    </message>
+    <message>
+        <source>the reference&apos;s log-probabilities come from a frozen copy of the model (%1 more parameters on the GPU)</source>
+        <translation>参考模型的对数概率来自模型的冻结副本（GPU 上多 %1 参数）</translation>
+    </message>
+    <message>
+        <source>the reference&apos;s log-probabilities come from the base model, the LoRA adapters disabled</source>
+        <translation>参考模型的对数概率来自基座模型（禁用 LoRA 适配器）</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::SettingLabels</name>
@@ -1134,6 +1166,18 @@
     <message>
         <source>Reference log-probabilities</source>
         <translation>参考对数概率</translation>
+    </message>
+    <message>
+        <source>Prompt tokens</source>
+        <translation>提示 token 数</translation>
+    </message>
+    <message>
+        <source>Generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>vLLM share of the GPU</source>
+        <translation>vLLM 占用的 GPU 比例</translation>
     </message>
 </context>
 </TS>

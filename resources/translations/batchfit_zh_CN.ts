@@ -449,6 +449,10 @@
         <source>Parameter and gradient shards in host memory: %1; %2 cross PCIe per step (shards to the GPU for each all-gather, gradients back).</source>
         <translation>主机内存中的参数分片和梯度分片：%1；每步经 PCIe 传输 %2（每次 all-gather 时分片拷到 GPU，梯度拷回）。</translation>
     </message>
+    <message>
+        <source>the colocated vLLM engine (its share of the GPU): %1</source>
+        <translation>同进程 vLLM 引擎（其占用的 GPU 份额）：%1</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::BudgetBar</name>
@@ -1708,6 +1712,18 @@ Choose the GPU in the set-up; Save stores it.</source>
     <message>
         <source>precompute_ref_log_probs=True: the reference log-probabilities are computed once before training, so no step runs the reference forward or keeps a frozen copy of the model.</source>
         <translation>precompute_ref_log_probs=True：参考对数概率在训练前计算一次，之后每一步既不运行参考模型的前向，也不在显存里保留模型的冻结副本。</translation>
+    </message>
+    <message>
+        <source>GRPO without the reference (beta=0.0)</source>
+        <translation>GRPO 不用参考模型（beta=0.0）</translation>
+    </message>
+    <message>
+        <source>no KL penalty in the loss</source>
+        <translation>损失中不再有 KL 惩罚</translation>
+    </message>
+    <message>
+        <source>beta=0.0, TRL&apos;s default: no reference model is loaded, so neither its log-probabilities nor a frozen copy of the model are on the GPU.</source>
+        <translation>beta=0.0，TRL 的默认值：不加载参考模型，因此 GPU 上既不计算其对数概率，也不保存模型的冻结副本。</translation>
     </message>
 </context>
 <context>
@@ -3926,8 +3942,28 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>DPO，参考预计算</translation>
     </message>
     <message>
-        <source>What a step trains on: SFT (supervised fine-tuning) or DPO. DPO (TRL&apos;s DPOTrainer): the batch counts chosen/rejected pairs, run as twice as many sequences, with log-probabilities from TRL&apos;s fused head; after the policy&apos;s forward a reference forward runs without gradients, on the base model under LoRA, else on a frozen copy of the model kept on the GPU. Precomputed (precompute_ref_log_probs=True) computes the reference once before training: neither the forward nor the copy is in the step. DPO always runs TRL&apos;s fused head, so the LM loss box is disabled.</source>
-        <translation>每一步训练什么：SFT（监督微调）或 DPO。DPO（TRL 的 DPOTrainer）：批大小按 chosen/rejected 偏好对计数，实际运行两倍数量的序列，对数概率来自 TRL 的融合输出头；策略模型前向之后，参考模型在无梯度下再做一次前向——使用 LoRA 时是关闭适配器的基座模型，否则是常驻显存的模型冻结副本。预先计算（precompute_ref_log_probs=True）在训练前算好参考对数概率：训练步里既没有这次前向，也没有副本。DPO 总是使用 TRL 的融合输出头，因此“LM 损失”一栏不可选。</translation>
+        <source>GRPO</source>
+        <translation>GRPO</translation>
+    </message>
+    <message>
+        <source>GRPO, with reference (beta &gt; 0)</source>
+        <translation>GRPO，带参考模型（beta &gt; 0）</translation>
+    </message>
+    <message>
+        <source>prompt </source>
+        <translation>提示 </translation>
+    </message>
+    <message>
+        <source>GRPO: the prompt&apos;s tokens; the completion (max_completion_length) is the rest of the model&apos;s sequence.</source>
+        <translation>GRPO：提示的 token 数；补全（max_completion_length）是模型序列的其余部分。</translation>
+    </message>
+    <message>
+        <source>Prompt tokens: %1</source>
+        <translation>提示 token 数：%1</translation>
+    </message>
+    <message>
+        <source>What a step trains on: SFT (supervised fine-tuning), DPO or GRPO. DPO (TRL&apos;s DPOTrainer): the batch counts chosen/rejected pairs, run as twice as many sequences, with log-probabilities from TRL&apos;s fused head; after the policy&apos;s forward a reference forward runs without gradients, on the base model under LoRA, else on a frozen copy of the model kept on the GPU. Precomputed (precompute_ref_log_probs=True) computes the reference once before training: neither the forward nor the copy is in the step. GRPO (TRL&apos;s GRPOTrainer): the batch counts completions; transformers&apos; generate() makes batch x accumulation of them before the first micro-batch, its KV cache on this GPU; with beta &gt; 0 the reference&apos;s log-probabilities follow. DPO and GRPO always run TRL&apos;s fused head: under GRPO the box beside gives the prompt&apos;s tokens (the completion is the rest of the sequence).</source>
+        <translation>一步训练的内容：SFT（监督微调）、DPO 或 GRPO。DPO（TRL 的 DPOTrainer）：批大小按 chosen/rejected 偏好对计数，实际运行两倍数量的序列，对数概率来自 TRL 的融合输出头；策略模型前向之后，参考模型在无梯度下再做一次前向：LoRA 时用基座模型，否则用保存在 GPU 上的模型冻结副本。预计算（precompute_ref_log_probs=True）在训练前一次算好参考结果：训练步中既没有这次前向，也没有副本。GRPO（TRL 的 GRPOTrainer）：批大小按补全计数；transformers 的 generate() 在第一个微批次前生成 批大小 × 梯度累积 条补全，其 KV 缓存在本 GPU 上；beta &gt; 0 时随后计算参考模型的对数概率。DPO 和 GRPO 总是使用 TRL 的融合输出头：GRPO 下旁边的输入框给出提示的 token 数（补全是序列的其余部分）。</translation>
     </message>
 </context>
 <context>

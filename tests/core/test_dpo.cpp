@@ -80,9 +80,8 @@ TEST_CASE("DPO's reference: a forward without gradients, and a frozen copy witho
 TEST_CASE("DPO set-ups that are not modelled are refused with the reason", "[dpo]") {
     TrainingConfig c = dpo(RefLogps::Live, true);
     c.lmLoss = LmLoss::Liger;
-    CHECK(
-        refused(c).find("--recipe dpo: TRL's DPOTrainer takes its log-probabilities from TRL's fused head") !=
-        std::string::npos);
+    CHECK(refused(c).find("--recipe dpo: TRL's trainer takes its log-probabilities from TRL's fused head") !=
+          std::string::npos);
     c = dpo(RefLogps::Live, true);
     c.parallel.gpus = 8;
     c.parallel.strategy = ParallelStrategy::Zero3;

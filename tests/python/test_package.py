@@ -308,6 +308,38 @@ class ActivationOffload(unittest.TestCase):
         self.assertNotIn("recipe", trainer_options(types.SimpleNamespace(per_device_train_batch_size=2,
                                                                          optim="adamw_torch"), model))
 
+    def test_grpo_config_is_the_grpo_recipe(self):
+        import types
+        import warnings
+        from batchfit.integrations.training_setup import trainer_options
+        model = types.SimpleNamespace(parameters=lambda: [])
+        args = types.SimpleNamespace(per_device_train_batch_size=4, optim="adamw_torch", beta=0.0,
+                                     num_generations=8, max_completion_length=512, use_vllm=False,
+                                     loss_type="dapo", gradient_accumulation_steps=2, steps_per_generation=None)
+        opts = trainer_options(args, model)
+        self.assertEqual((opts["recipe"], opts["ref_logps"], opts["_completion"]), ("grpo", "none", 512))
+        self.assertNotIn("generation", opts)  # transformers' generate(), the default
+        self.assertNotIn("lm_loss", opts)  # GRPO's loss_type is not SFT's
+        args.beta, args.use_vllm, args.vllm_mode, args.vllm_gpu_memory_utilization = 0.04, True, "colocate", 0.4
+        opts = trainer_options(args, model)
+        self.assertEqual((opts["ref_logps"], opts["generation"], opts["vllm_memory"]), ("live", "vllm-colocate", 0.4))
+        args.vllm_mode = "server"
+        self.assertEqual(trainer_options(args, model)["generation"], "vllm-server")
+        args.steps_per_generation = 4
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            trainer_options(args, model)
+        self.assertTrue(any("steps_per_generation" in str(w.message) for w in caught))
+
+    def test_grpo_estimate_takes_the_prompt_and_the_completion(self):
+        config = os.path.join(DATA, "hf", "qwen3-0.6b.json")
+        r = batchfit.estimate(config, batch_size=2, seq=1024, recipe="grpo", prompt_len=256, gpu="a100-80gb",
+                              generation="vllm-colocate", vllm_memory=0.25)
+        self.assertEqual(r.json, cli_json("estimate", "--hf-config", config, "--batch", "2", "--seq", "1024",
+                                          "--recipe", "grpo", "--prompt-len", "256", "--gpu", "a100-80gb",
+                                          "--generation", "vllm-colocate", "--vllm-memory", "0.25"))
+        self.assertEqual(r.json["overheads"]["non_pytorch"]["vllm_bytes"], 80 * 2**30 // 4)
+
     def test_trl_activation_offloading_is_said_not_modelled(self):
         import types
         import warnings

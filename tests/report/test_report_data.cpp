@@ -245,6 +245,20 @@ TEST_CASE("Report set-up: every setting that differs from its default is shown, 
     CHECK(all.contains(QStringLiteral("zero_grad(set_to_none): off")));
     CHECK(all.contains(QStringLiteral("cuBLAS workspace: 0")));
     CHECK(all.contains(QStringLiteral("RMSprop centered: on")));
+    // in the report's language, not the application's (batchfit-cli report --lang zh_CN installs none)
+    ReportRequest lm = presetRequest("gpt2-small", 2);
+    lm.config.recipe = Recipe::Grpo;
+    lm.config.promptTokens = 64;
+    const ReportLanguage zh(QStringLiteral("zh_CN"));
+    REQUIRE(zh.ok());
+    auto grpo = buildReportData(lm);
+    REQUIRE(grpo);
+    QStringList labels;
+    for (const auto& [key, value] : ReportSections(*grpo).setup()) labels << key;
+    INFO(labels.join(QLatin1Char('|')).toStdString());
+    CHECK(labels.contains(QString::fromUtf8("训练方式")));
+    CHECK(labels.contains(QString::fromUtf8("提示 token 数")));
+    CHECK_FALSE(labels.contains(QStringLiteral("Recipe")));
 }
 
 TEST_CASE("Report: a fit with cache flushes says so, with this GPU's figures in the table and the text",

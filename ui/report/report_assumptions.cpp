@@ -55,6 +55,9 @@ QStringList ReportSections::assumptions() const {
         case NonTorchPart::Kind::Nccl:
             parts << ReportText::tr("NCCL %1").arg(b);
             break;
+        case NonTorchPart::Kind::Vllm:
+            parts << ReportText::tr("colocated vLLM engine %1").arg(b);
+            break;
         }
     }
     out << ReportText::tr(
@@ -180,6 +183,25 @@ QStringList ReportSections::assumptions() const {
                                          "a frozen copy of the model (%1 more parameters on the GPU)")
                                          .arg(ReportText::bytes(e.referenceModelBytes))
                                    : ReportText::tr("the base model, the LoRA adapters disabled")));
+    if (c.recipe == Recipe::Grpo)
+        out << ReportText::tr(
+                   "GRPO (TRL's GRPOTrainer): the batch of %1 counts completions of %2-token prompts; "
+                   "%3 sequences are generated at a time (%4) before the first micro-batch; %5.")
+                   .arg(e.batch)
+                   .arg(c.promptTokens)
+                   .arg(e.batch * c.accumulationSteps)
+                   .arg(c.generation == Generation::Transformers
+                            ? ReportText::tr("transformers' generate() on this GPU")
+                        : c.generation == Generation::VllmColocate
+                            ? ReportText::tr("a colocated vLLM engine, its share counted outside PyTorch")
+                            : ReportText::tr("a vLLM server on other GPUs"))
+                   .arg(c.refLogps != RefLogps::Live ? ReportText::tr("no reference model (beta 0)")
+                        : e.referenceModelBytes > 0
+                            ? ReportText::tr("the reference's log-probabilities come from a frozen copy of "
+                                             "the model (%1 more parameters on the GPU)")
+                                  .arg(ReportText::bytes(e.referenceModelBytes))
+                            : ReportText::tr("the reference's log-probabilities come from the base model, "
+                                             "the LoRA adapters disabled"));
     if (!g.source.empty())
         out << ReportText::tr("GPU memory size: %1 (source: %2).")
                    .arg(ReportText::bytes(g.memoryBytes), QString::fromStdString(g.source));

@@ -1,6 +1,9 @@
 #include "report/setting_labels.h"
 
+#include "report/report_language.h"
+
 #include <QCoreApplication>
+#include <QTranslator>
 #include <algorithm>
 #include <iterator>
 #include <string_view>
@@ -82,12 +85,20 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Activation offload"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Recipe"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Reference log-probabilities"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Prompt tokens"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Generation"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "vLLM share of the GPU"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Parameter offload"),
 };
 
 } // namespace
 
 QString settingLabel(const SettingInfo& s) {
+    // the report's language (a ReportLanguage scope: batchfit-cli report --lang) before the application's
+    if (const QTranslator* t = ReportLanguage::currentTranslator()) {
+        const QString out = t->translate("batchfit::SettingLabels", s.label.c_str());
+        if (!out.isEmpty()) return out;
+    }
     return QCoreApplication::translate("batchfit::SettingLabels", s.label.c_str());
 }
 

@@ -112,6 +112,9 @@ struct Estimate {
     /// LoRA (the reference is the base model with the adapters disabled) or with precomputed
     /// log-probabilities.
     std::uint64_t referenceModelBytes = 0;
+    /// GRPO with transformers' generate(): the KV cache of the whole generation batch (batch x accumulation
+    /// sequences) at full length, held before the first micro-batch's forward (counted in temporaries there).
+    std::uint64_t generationCacheBytes = 0;
     std::uint64_t gradientBytes = 0;       ///< .grad of every trainable parameter
     std::uint64_t optimizerStateBytes = 0; ///< optimizer.state tensors incl. master weights (device or host)
     std::uint64_t savedActivationBytes =

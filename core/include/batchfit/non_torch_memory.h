@@ -22,20 +22,26 @@ struct NonTorchMemory {
     /// NCCL's buffers: one communicator per process group the step uses (0 on one GPU).
     std::uint64_t ncclBytes = 0;
     int ncclCommunicators = 0;
+    /// GRPO's colocated vLLM engine (Generation::VllmColocate): vllm_gpu_memory_utilization x the GPU's
+    /// memory, taken when the engine starts, before the first step (its weights and KV cache; vLLM >= 0.10
+    /// sizes its cache so that its own process-wide use stays within that share).
+    std::uint64_t vllmBytes = 0;
     /// The user's own figure (--context-mib, measured on their stack) stands for all of it: contextBytes.
     bool measured = false;
 
-    /// Each part is below 2^50 (the override at most 2^62), so the sum cannot overflow.
-    std::uint64_t total() const { return contextBytes + cublasBytes + eagerBytes + cudnnBytes + ncclBytes; }
+    /// Each part is below 2^50 (the override and the vLLM share at most 2^62), so the sum cannot overflow.
+    std::uint64_t total() const {
+        return contextBytes + cublasBytes + eagerBytes + cudnnBytes + ncclBytes + vllmBytes;
+    }
 };
 
 /// One part of it, for the front ends to name in their own words.
 struct NonTorchPart {
-    enum class Kind { Context, Cublas, Eager, Cudnn, Nccl } kind;
+    enum class Kind { Context, Cublas, Eager, Cudnn, Nccl, Vllm } kind;
     std::uint64_t bytes;
 };
-/// The parts present, in order (context and cuBLAS always; eager loading, cuDNN, NCCL when non-zero); a
-/// measured figure is the one Context part.
+/// The parts present, in order (context and cuBLAS always; eager loading, cuDNN, NCCL, vLLM when non-zero); a
+/// measured figure is the Context part, with vLLM's share after it.
 std::vector<NonTorchPart> nonTorchParts(const NonTorchMemory& m);
 
 /// cuBLAS/cuBLASLt kernels loaded by the first matmul (lazy loading; docs/memory-model.md 6.3).
@@ -53,7 +59,8 @@ int ncclCommunicators(const TrainingConfig& config);
 bool runsConvolution(const Model& model);
 
 /// The non-PyTorch memory of this step: the GPU's `contextBytes`, cuDNN when a convolution runs, NCCL per
-/// communicator; or the user's measured figure (TrainingConfig::cudaContextBytes) alone.
+/// communicator; or the user's measured figure (TrainingConfig::cudaContextBytes) instead of those; plus a
+/// colocated vLLM engine's share.
 NonTorchMemory nonTorchMemory(const Model& model, const TrainingConfig& config, std::uint64_t contextBytes);
 
 } // namespace batchfit

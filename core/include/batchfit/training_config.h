@@ -56,14 +56,22 @@ enum class LmLoss { Full, TrlFused, TrlChunked, Liger };
 /// call under save_on_cpu(pin_memory=True), so only what the checkpoint keeps, its inputs, goes to the host
 /// (Checkpoints).
 enum class ActivationOffload { Off, All, AllPinned, Checkpoints };
-/// What one step trains on (docs/memory-model.md, "Preference training"): supervised fine-tuning (Sft), or
-/// TRL's DPOTrainer (Dpo): each sample a chosen and a rejected sequence run as one batch of twice the size,
-/// log- probabilities from TRL's fused head, and a reference forward without gradients after the policy's.
-enum class Recipe { Sft, Dpo };
-/// DPO's reference log-probabilities: computed in every step (Live: the base model with the adapters disabled
-/// under LoRA, else a frozen copy of the model kept on the GPU) or once before training
-/// (precompute_ref_log_probs=True: no reference forward and no copy during the steps).
-enum class RefLogps { Live, Precomputed };
+/// What one step trains on (docs/memory-model.md, "Preference training" and "GRPO"): supervised fine-tuning
+/// (Sft); TRL's DPOTrainer (Dpo): each sample a chosen and a rejected sequence run as one batch of twice the
+/// size, log-probabilities from TRL's fused head, and a reference forward without gradients after the
+/// policy's; TRL's GRPOTrainer (Grpo): each sample one completion of promptTokens + the rest, generated at
+/// the start of the step (Generation), scored by TRL's fused head, the reference's log-probabilities
+/// computed without gradients before the policy's forward.
+enum class Recipe { Sft, Dpo, Grpo };
+/// The reference's log-probabilities: computed in every step (Live: the base model with the adapters
+/// disabled under LoRA, else a frozen copy of the model kept on the GPU), once before training (DPO's
+/// precompute_ref_log_probs=True: no reference forward and no copy during the steps), or not at all (None:
+/// GRPO's beta=0.0, TRL's default, loads no reference).
+enum class RefLogps { Live, Precomputed, None };
+/// Where GRPO's completions are generated: transformers' generate() on the training GPU, between steps
+/// (Transformers, use_vllm=False); a vLLM engine inside the training process that keeps
+/// vllm_gpu_memory_utilization of the GPU (VllmColocate); a vLLM server on other GPUs (VllmServer).
+enum class Generation { Transformers, VllmColocate, VllmServer };
 
 /// LoRA adapters (PEFT's LoraConfig): each targeted linear gets lora_A (in -> rank) and lora_B (rank -> out);
 /// everything else is frozen (plus TrainingConfig::trainOnly, PEFT's modules_to_save).
@@ -122,7 +130,15 @@ struct TrainingConfig {
     LmLoss lmLoss = LmLoss::Full;
     ActivationOffload activationOffload = ActivationOffload::Off;
     Recipe recipe = Recipe::Sft;
-    RefLogps refLogps = RefLogps::Live; ///< Recipe::Dpo only
+    RefLogps refLogps = RefLogps::Live; ///< Recipe::Dpo (live, precomputed) and Grpo (live, none)
+    /// Tokens at the start of each sequence whose labels are -100 (the prompt): TRL's fused head scores only
+    /// the others (on a GPU), S - max(promptTokens, 1) per sequence. GRPO's completions are the rest.
+    std::int64_t promptTokens = 0;
+    Generation generation = Generation::Transformers; ///< Recipe::Grpo only
+    double vllmMemoryFraction = 0.3; ///< vllm_gpu_memory_utilization (Generation::VllmColocate)
+    /// The GPU's memory (GpuSpec::memoryBytes, set by Estimator::create with a GPU): what a colocated vLLM
+    /// engine takes its fraction of. 0: no GPU given.
+    std::uint64_t gpuBytes = 0;
 
     // Fine-tuning: which layers train (glob patterns over layer paths, or PyTorch module names; a pattern
     // matching a block covers what it contains). Empty: every layer the model file does not mark
@@ -184,10 +200,12 @@ std::string_view lmLossName(LmLoss l); ///< "full", "trl-fused", "trl-chunked", 
 Result<LmLoss> parseLmLoss(std::string_view s);
 std::string_view activationOffloadName(ActivationOffload o); ///< "off", "all", "all-pinned", "checkpoints"
 Result<ActivationOffload> parseActivationOffload(std::string_view s);
-std::string_view recipeName(Recipe r); ///< "sft", "dpo"
+std::string_view recipeName(Recipe r); ///< "sft", "dpo", "grpo"
 Result<Recipe> parseRecipe(std::string_view s);
-std::string_view refLogpsName(RefLogps r); ///< "live", "precomputed"
+std::string_view refLogpsName(RefLogps r); ///< "live", "precomputed", "none"
 Result<RefLogps> parseRefLogps(std::string_view s);
+std::string_view generationName(Generation g); ///< "transformers", "vllm-colocate", "vllm-server"
+Result<Generation> parseGeneration(std::string_view s);
 Result<OptimizerKind> parseOptimizer(std::string_view s);
 Result<OptimizerImpl> parseOptimizerImpl(std::string_view s);
 Result<Precision> parsePrecision(std::string_view s);

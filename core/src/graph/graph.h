@@ -57,6 +57,7 @@ struct GOp {
     Affine fwdWorkspace;
     Affine bwdWorkspace;
     Affine bwdParamWorkspace; ///< more backward workspace when the op's first parameter trains
+    Affine bwdTail;           ///< OpPlan::bwdTail
     Affine cudnnWorkspace[3]; ///< elastic: forward, dgrad, wgrad (OpPlan::cudnnWorkspace)
     int checkpointUnit = -1; ///< >= 0: inside this recomputed unit
     bool isLoss = false;
@@ -75,6 +76,10 @@ struct Graph {
     std::vector<GOp> ops;
     std::vector<GLayer> layers;
     std::vector<int> batchTensors; ///< the input batch and the targets
+    /// GRPO: the keys and values (MLA: latents and rotary keys) each attention layer would put in its
+    /// DynamicCache, in layer order; generate()'s cache holds them for every generated sequence.
+    std::vector<int> generationCache;
+    std::int64_t sequenceLength = 0; ///< GRPO: the model's tokens per sequence (prompt and completion)
     int loss = -1;
     int checkpointUnits = 0;
 

@@ -1,5 +1,6 @@
 #include "graph/graph_builder.h"
 
+#include "batchfit/fit_map.h"
 #include "batchfit/lora_targets.h"
 #include "graph/lm_loss_rewrite.h"
 #include "ops/op_rule.h"
@@ -52,9 +53,9 @@ std::uint64_t minimumOps(const std::vector<Layer>& layers, std::uint64_t limit) 
 
 Result<Graph> buildGraph(const Model& given, const TrainingConfig& config) {
     std::optional<Model> rewritten;
-    // TRL's DPOTrainer always asks for log-probabilities from its fused head (fused_lm_head=True)
+    // TRL's DPOTrainer and GRPOTrainer always ask for log-probabilities from the fused head (fused_lm_head)
     TrainingConfig lossConfig = config;
-    if (config.recipe == Recipe::Dpo && config.lmLoss == LmLoss::Full) lossConfig.lmLoss = LmLoss::TrlFused;
+    if (config.recipe != Recipe::Sft && config.lmLoss == LmLoss::Full) lossConfig.lmLoss = LmLoss::TrlFused;
     if (lossConfig.lmLoss != LmLoss::Full) {
         auto r = applyLmLoss(given, lossConfig);
         if (!r) return r.error();
@@ -73,7 +74,10 @@ Result<Graph> buildGraph(const Model& given, const TrainingConfig& config) {
         b.setPipelineStage(&model, false);
         return b.build(*stage);
     }
-    return b.build(model);
+    auto graph = b.build(model);
+    if (graph && config.recipe == Recipe::Grpo)
+        if (auto seq = modelSequenceLength(given)) graph->sequenceLength = *seq;
+    return graph;
 }
 
 TensorInfo GraphBuilder::inputInfo(const Model& model) const {
@@ -308,6 +312,7 @@ Result<std::vector<int>> GraphBuilder::addOpMulti(const std::string& type, const
     op.fwdWorkspace = plan.fwdWorkspace;
     op.bwdWorkspace = plan.bwdWorkspace;
     op.bwdParamWorkspace = plan.bwdParamWorkspace;
+    op.bwdTail = plan.bwdTail;
     for (int i = 0; i < 3; ++i) op.cudnnWorkspace[i] = plan.cudnnWorkspace[i];
     op.isLoss = plan.isLoss;
     const std::string baseLayer = ".base_layer";

@@ -59,9 +59,14 @@ public:
     /// True inside a block that activation checkpointing recomputes (torch.utils.checkpoint wraps it).
     bool inCheckpointUnit() const { return m_currentUnit >= 0; }
     /// Whether a transformers model fills its DynamicCache in this forward (use_cache): not inside a
-    /// checkpointed block (GradientCheckpointingLayer drops it), and not under DPO, whose trainer passes
-    /// use_cache=False.
-    bool fillsCache() const { return !inCheckpointUnit() && m_config.recipe != Recipe::Dpo; }
+    /// checkpointed block (GradientCheckpointingLayer drops it), and not under DPO or GRPO, whose fused head
+    /// passes use_cache=False.
+    bool fillsCache() const { return !inCheckpointUnit() && m_config.recipe == Recipe::Sft; }
+    /// GRPO: `tensor` is what this attention layer keeps in generate()'s DynamicCache
+    /// (Graph::generationCache).
+    void noteGenerationCache(int tensor) {
+        if (m_config.recipe == Recipe::Grpo) m_graph.generationCache.push_back(tensor);
+    }
 
     Result<Graph> build(const Model& model);
     /// Pipeline stages: `whole` is the model the stage is cut from (tensor parallelism splits its

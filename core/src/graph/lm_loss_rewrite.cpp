@@ -75,6 +75,8 @@ Result<Model> applyLmLoss(const Model& model, const TrainingConfig& config) {
     loss.attrs.set("bias", head.attrs.getBool("bias").value_or(true));
     // sft_trainer.py _CHUNKED_LM_HEAD_CHUNK_SIZE (TRL does not make it a setting)
     if (config.lmLoss == LmLoss::TrlChunked) loss.attrs.set("chunk", std::int64_t{256});
+    if (config.lmLoss == LmLoss::TrlFused && config.promptTokens > 0)
+        loss.attrs.set("prompt_tokens", config.promptTokens);
     if (softcap > 0) loss.attrs.set("softcap", softcap);
     Model out = model;
     out.layers.resize(i - 1);

@@ -73,6 +73,10 @@ struct OpPlan {
     /// Added to bwdWorkspace when the op's first parameter trains (a weight-gradient buffer the op keeps only
     /// then: TRL's fused head accumulates the weight's gradient in fp32)
     Affine bwdParamWorkspace;
+    /// A transient after the backward's own (bwdWorkspace freed), beside the input's gradient: what the
+    /// view and index functions that follow the op in autograd allocate (TRL's fused head: IndexBackward's
+    /// zeros for the unscored rows).
+    Affine bwdTail;
     /// cuDNN's workspaces, elastic (forward, grad of the input, grad of the weight): docs/memory-model.md 6.2.
     Affine cudnnWorkspace[3];
     bool isLoss = false;

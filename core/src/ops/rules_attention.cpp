@@ -308,6 +308,10 @@ public:
                         : projections(b, path, a, inputs[0], h, names);
         if (!qkvs) return qkvs.error();
         Qkv t = *qkvs;
+        if (!mla) { // generate() caches the keys and values whatever the config's use_cache
+            b.noteGenerationCache(t.k);
+            b.noteGenerationCache(t.v);
+        }
         if (!mla && impl != "eager" && a.getBool("kv_cache").value_or(false) && b.fillsCache()) {
             // transformers' training forward with use_cache (the config's default) fills a DynamicCache:
             // DynamicLayer.update's torch.cat([empty, k]) copies k and v, and SDPA saves the copies. Not

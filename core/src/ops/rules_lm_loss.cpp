@@ -98,21 +98,28 @@ public:
     Result<OpPlan> plan(const OpContext& c) const override {
         if (auto e = notHiddenStates(c, "trl_fused_lm_loss", "trl-fused")) return *e;
         const auto& in = c.inputs[0];
-        const std::int64_t t = in.shape[0] - 1, h = in.shape[1];
+        // the tokens scored: each but the first max(prompt, 1) (the prompt's labels are -100, and the first
+        // token predicts none); on a GPU only those go through the head (add_fused_lm_head's `compact`)
+        const std::int64_t prompt = std::max<std::int64_t>(c.attrs.getInt("prompt_tokens").value_or(0), 1);
+        if (prompt >= in.shape[0])
+            return c.failAttribute("prompt_tokens", "--prompt-len " + std::to_string(prompt) +
+                                                        " leaves no token to score in a sequence of " +
+                                                        std::to_string(in.shape[0]));
+        const std::int64_t t = in.shape[0] - prompt, h = in.shape[1];
         OpPlan p;
         auto v = declareHead(c, in.shape[0], h, p);
         if (!v) return v.error();
         if (*v > (std::int64_t{1} << 32)) return c.failAttribute("out_features", "out_features is too large");
         const std::uint64_t dt = dtypeSize(in.dtype), tu = static_cast<std::uint64_t>(t),
                             hu = static_cast<std::uint64_t>(h), vu = static_cast<std::uint64_t>(*v);
-        // every label valid (a causal LM's labels are its input ids; padding and prompt masks shrink N)
         p.created.push_back({{t, h}, in.dtype, true, true}); // hidden_states[:, :-1][mask]
         p.createdRoles.push_back("valid_hidden");
         p.created.push_back({{t}, DType::Int64, true, true}); // labels[mask]
         p.createdRoles.push_back("targets");
         p.created.push_back({{t}, DType::Float32, true, true}); // log_z
         p.createdRoles.push_back("log_z");
-        p.created.push_back({{t}, DType::Bool, true, true}); // the mask (IndexBackward, masked_scatter)
+        p.created.push_back(
+            {{in.shape[0] - 1}, DType::Bool, true, true}); // the mask (IndexBackward, masked_scatter)
         p.createdRoles.push_back("mask");
         p.saved = {{SavedDecl::Kind::Created, 0},
                    {SavedDecl::Kind::Created, 1},
@@ -132,6 +139,8 @@ public:
         const std::uint64_t ret = tu * hu * (kF32 + (dt == kF32 ? 0 : dt));
         const std::uint64_t inputGrad = static_cast<std::uint64_t>(in.shape[0]) * hu * dt;
         p.bwdWorkspace = Affine{tile, ret > inputGrad ? ret - inputGrad : 0};
+        // then IndexBackward's zeros [S - 1, H] beside the slice's gradient (the input's, allocated above)
+        if (prompt > 1) p.bwdTail = Affine{0, static_cast<std::uint64_t>(in.shape[0] - 1) * hu * dt};
         // grad_weight accumulated in fp32; cast on return, the cast is the parameter's gradient (an fp32
         // weight's is the buffer itself)
         auto vh = checkedMul(vu, hu);

@@ -134,6 +134,8 @@ Result<Qkv> mlaProjections(GraphBuilder& b, const std::string& path, const Attri
     if (!kv) return kv.error();
     auto kRot = b.addOp("rope", path + ".rope_k", {}, {(*latent)[1], tables.first, tables.second});
     if (!kRot) return kRot.error();
+    b.noteGenerationCache(*kv); // generate() caches them whatever the config's use_cache
+    b.noteGenerationCache(*kRot);
     if (a.getBool("kv_cache").value_or(false) && b.fillsCache()) {
         // the compressed latents go into the DynamicCache (torch.cat copies), and the cached ones go on
         kv = b.addCopy(path + ".cache_latent", *kv);

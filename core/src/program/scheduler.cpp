@@ -280,13 +280,17 @@ void Scheduler::microStep(bool first) {
         m_creatorLayer[static_cast<std::size_t>(inst)] = -1;
         batchInst.push_back(inst);
     }
+    // GRPO generates for the whole accumulation at its first micro-batch, when no gradient is held yet
+    if (m_config.recipe == Recipe::Grpo && first) grpoGeneration();
     m_curUnit = -1;
     for (std::size_t i = 0; i < m_graph.ops.size(); ++i) {
         if (m_shard.shardParams) enterForwardUnit(m_shard.opUnit[i]);
         forwardOp(static_cast<int>(i), false, -1);
     }
     int fwdEnd = static_cast<int>(m_program.steps.size()) - 1;
-    if (m_config.recipe == Recipe::Dpo && m_config.refLogps == RefLogps::Live) fwdEnd = referenceForward();
+    if (m_config.recipe == Recipe::Dpo && m_config.refLogps == RefLogps::Live)
+        fwdEnd = noGradForward(
+            {.adaptersOff = true, .sequences = 1, .tokens = 1, .ofTokens = 1, .generation = false});
     for (int inst : m_autocastPending) use(inst, fwdEnd);
     for (int inst : m_heldToForwardEnd) use(inst, fwdEnd);
     if (first) accountSaved();
@@ -513,6 +517,11 @@ void Scheduler::backwardOp(int opIndex) {
     bool trains = false;
     for (int p : op.params) trains = trains || m_graph.params[static_cast<std::size_t>(p)].trainable;
     if (trains) workspace(op.cudnnWorkspace[2], s);
+    if (!op.bwdTail.isZero()) {
+        const int tail = newStep(Phase::Backward, "backward: " + op.path + " (index backward)");
+        m_program.steps[static_cast<std::size_t>(tail)].opPath = op.path;
+        transient(op.bwdTail, Component::Temporaries, tail);
+    }
 }
 
 void Scheduler::addStateInstances(const OptimizerCost& cost, int step) {

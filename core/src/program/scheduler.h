@@ -51,9 +51,22 @@ private:
     void unpackUnitInputs(int unit);
     void unpackSaved(int op, int step);
     void holdPeftLeaves();
-    // Preference training (scheduler_reference.cpp): DPO's reference forward without gradients, and the
-    // frozen reference copy of the model it may run on.
-    int referenceForward();
+    // Preference and RL training (scheduler_reference.cpp): the forwards without gradients (DPO's and
+    // GRPO's reference, GRPO's generation), and the frozen reference copy of the model they may run on.
+    struct NoGradPass {
+        bool adaptersOff = true;     ///< PEFT's adapters disabled (the reference); on for generation
+        std::uint64_t sequences = 1; ///< sequences per sample of the micro-batch
+        /// Each tensor's per-sample bytes x tokens / ofTokens: the pass's tokens per sample of the graph's
+        /// (generate()'s prefill: sequences x the prompt's tokens of the whole sequence's)
+        std::uint64_t tokens = 1, ofTokens = 1;
+        bool generation = false; ///< generate(): the cache grows to the whole length, the head samples
+    };
+    /// Returns the pass's last step.
+    int noGradForward(const NoGradPass& how);
+    int samplerStep(const GOp& head, std::uint64_t sequences);
+    int growGenerationCache(std::vector<int>& inst, int last, const NoGradPass& how);
+    /// GRPO's generation batch and reference log-probabilities, before the first micro-batch's forward.
+    int grpoGeneration();
     void addReferenceCopy(int step);
     // Data parallelism (scheduler_shards.cpp): gathering units and reduce-scattering their gradients.
     void gather(int unit, Phase phase);

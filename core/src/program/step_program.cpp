@@ -31,19 +31,43 @@ bool StepProgram::perPair() {
 
 namespace {
 
-/// What DPO is modelled with (docs/memory-model.md, "Preference training").
-Status checkRecipe(const TrainingConfig& c) {
-    if (c.recipe != Recipe::Dpo) return Ok{};
+/// What GRPO is modelled with (docs/memory-model.md, "GRPO").
+Status checkGrpo(const Model& model, const TrainingConfig& c) {
+    if (c.refLogps == RefLogps::Precomputed)
+        return makeError("--recipe grpo: the reference's log-probabilities are computed for each generation "
+                         "batch (--ref-logps live, beta > 0) or not at all (--ref-logps none, beta = 0.0)");
+    auto seq = modelSequenceLength(model);
+    if (!seq) return makeError("--recipe grpo needs a language model: " + seq.error().message);
+    if (c.promptTokens < 1 || c.promptTokens >= *seq)
+        return makeError("--recipe grpo: --prompt-len gives the prompt's tokens, 1 .. " +
+                         std::to_string(*seq - 1) + " of the model's " + std::to_string(*seq) +
+                         " (the completion, max_completion_length, is the rest), got " +
+                         std::to_string(c.promptTokens));
+    if (c.generation == Generation::VllmColocate && c.gpuBytes == 0)
+        return makeError("--generation vllm-colocate takes its share of a GPU: give the GPU");
+    return Ok{};
+}
+
+/// What DPO and GRPO are modelled with (docs/memory-model.md, "Preference training", "GRPO").
+Status checkRecipe(const Model& model, const TrainingConfig& c) {
+    if (c.recipe == Recipe::Sft) return Ok{};
+    const std::string what = "--recipe " + std::string(recipeName(c.recipe));
     if (c.lmLoss == LmLoss::TrlChunked || c.lmLoss == LmLoss::Liger)
-        return makeError("--recipe dpo: TRL's DPOTrainer takes its log-probabilities from TRL's fused head "
-                         "(--lm-loss trl-fused, which dpo implies); --lm-loss " +
+        return makeError(what +
+                         ": TRL's trainer takes its log-probabilities from TRL's fused head "
+                         "(--lm-loss trl-fused, which it implies); --lm-loss " +
                          std::string(lmLossName(c.lmLoss)) + " is not what it runs");
     if (c.parallel.pp > 1 || shardsParameters(c.parallel.strategy))
-        return makeError("--recipe dpo is not modelled with pipeline parallelism or sharded parameters "
-                         "(ZeRO-3, FSDP): the reference forward would gather them too");
+        return makeError(what + " is not modelled with pipeline parallelism or sharded parameters (ZeRO-3, "
+                                "FSDP): the forwards without gradients would gather them too");
     if (c.activationOffload == ActivationOffload::All || c.activationOffload == ActivationOffload::AllPinned)
-        return makeError("--recipe dpo is not modelled with --activation-offload all: the reference forward "
-                         "runs outside save_on_cpu");
+        return makeError(what + " is not modelled with --activation-offload all: the forwards without "
+                                "gradients run outside save_on_cpu");
+    if (c.recipe == Recipe::Grpo) return checkGrpo(model, c);
+    if (c.refLogps == RefLogps::None)
+        return makeError("--recipe dpo needs the reference's log-probabilities: --ref-logps live or "
+                         "precomputed");
+    if (c.generation != Generation::Transformers) return makeError("--generation applies to --recipe grpo");
     return Ok{};
 }
 
@@ -74,7 +98,7 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model
     if (config.activationOffload != ActivationOffload::Off && config.parallel.pp > 1)
         return makeError("activation offload is not modelled with pipeline parallelism (--pp): the "
                          "micro-batches in flight would hold their saved tensors on the host");
-    if (auto st = checkRecipe(config); !st) return st.error();
+    if (auto st = checkRecipe(model, config); !st) return st.error();
     if (!(config.marginFraction >= 0 && config.marginFraction < 1))
         return makeError("safety margin must be in [0, 1)");
     if (config.fragmentationFraction &&
@@ -425,6 +449,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.quantizedParameterCount = t.quantizedParameterCount;
     e.quantizedParameterBytes = t.quantizedBytes;
     e.savedActivationBytes = t.savedActivations.atUnchecked(batch);
+    e.generationCacheBytes = t.generationCache.atUnchecked(batch);
     std::uint64_t packedBytes = 0;
     for (const Affine& packed : t.hostPacked) {
         const std::uint64_t b = packed.atUnchecked(batch); // each below 2^62 up to maxSafeBatch()

@@ -58,7 +58,8 @@ struct StepTotals {
     std::uint64_t paramTransferBytes = 0; ///< parameter offload: shards to the GPU, gradients back, per micro-step
     std::uint64_t pagedStateBytes = 0;                ///< optimizer states in CUDA managed memory
     std::uint64_t bucketBytes = 0;                    ///< DDP buckets / DeepSpeed reduce buffers
-    std::uint64_t referenceBytes = 0; ///< DPO's frozen reference copy of the model (in parameterBytes too)
+    std::uint64_t referenceBytes = 0; ///< DPO's or GRPO's frozen reference copy (in parameterBytes too)
+    Affine generationCache;           ///< GRPO: generate()'s KV cache for the whole generation batch
     std::int64_t parallelGroup = 1, parallelRank = 0; ///< shard group size, the rank simulated
     std::int64_t parallelGpus = 1;
     std::uint64_t largestUnitBytes = 0; ///< the largest gathered unit (ZeRO-3 / FSDP)

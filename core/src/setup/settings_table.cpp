@@ -161,26 +161,55 @@ void addStepShape(std::vector<SettingInfo>& out) {
 
     SettingInfo recipe = base(
         {"recipe", "--recipe", "NAME", "Recipe",
-         "sft (default: supervised fine-tuning) or dpo (TRL's DPOTrainer: the batch counts chosen/rejected "
-         "pairs, run as twice as many sequences; log-probabilities from TRL's fused head; a reference "
-         "forward "
-         "without gradients after the policy's)"},
+         "sft (default: supervised fine-tuning), dpo (TRL's DPOTrainer: the batch counts chosen/rejected "
+         "pairs, run as twice as many sequences; a reference forward without gradients after the policy's) "
+         "or grpo (TRL's GRPOTrainer: the batch counts completions of --prompt-len tokens plus the rest of "
+         "the sequence, generated before the step; see --generation); both score with TRL's fused head"},
         SettingType::Choice);
     bindChoice(
         recipe, [](auto& t) -> auto& { return t.config.recipe; }, recipeName, parseRecipe,
-        std::vector<Recipe>{Recipe::Sft, Recipe::Dpo});
+        std::vector<Recipe>{Recipe::Sft, Recipe::Dpo, Recipe::Grpo});
     out.push_back(std::move(recipe));
 
     SettingInfo ref = base(
         {"ref_logps", "--ref-logps", "WHEN", "Reference log-probabilities",
-         "live (default: DPO's reference forward in every step; the base model under LoRA, else a frozen "
-         "copy of the model on the GPU) or precomputed (precompute_ref_log_probs=True: computed once before "
-         "training, no reference in the steps)"},
+         "live (default: the reference's forward in every step; the base model under LoRA, else a frozen "
+         "copy of the model on the GPU), precomputed (DPO's precompute_ref_log_probs=True: no reference in "
+         "the steps) or none (GRPO's beta=0.0, TRL's default: no reference)"},
         SettingType::Choice);
     bindChoice(
         ref, [](auto& t) -> auto& { return t.config.refLogps; }, refLogpsName, parseRefLogps,
-        std::vector<RefLogps>{RefLogps::Live, RefLogps::Precomputed});
+        std::vector<RefLogps>{RefLogps::Live, RefLogps::Precomputed, RefLogps::None});
     out.push_back(std::move(ref));
+
+    SettingInfo prompt =
+        base({"prompt_tokens", "--prompt-len", "N", "Prompt tokens",
+              "tokens at the start of each sequence that are not scored (labels -100): "
+              "TRL's fused head scores the rest; GRPO's completions are the rest (default 0)"},
+             SettingType::Integer);
+    bindInt(
+        prompt, [](auto& t) -> auto& { return t.config.promptTokens; });
+    out.push_back(std::move(range(prompt, 0, static_cast<double>(std::int64_t{1} << 40))));
+
+    SettingInfo gen = base(
+        {"generation", "--generation", "WHERE", "Generation",
+         "GRPO's completions: transformers (default: generate() on this GPU before the step), vllm-colocate "
+         "(a vLLM engine in the training process keeps --vllm-memory of the GPU) or vllm-server (other "
+         "GPUs)"},
+        SettingType::Choice);
+    bindChoice(
+        gen, [](auto& t) -> auto& { return t.config.generation; }, generationName, parseGeneration,
+        std::vector<Generation>{Generation::Transformers, Generation::VllmColocate, Generation::VllmServer});
+    out.push_back(std::move(gen));
+
+    SettingInfo vllm = base({"vllm_memory_fraction", "--vllm-memory", "F", "vLLM share of the GPU",
+                             "vllm_gpu_memory_utilization of a colocated vLLM engine (default 0.3)"},
+                            SettingType::Number);
+    vllm.unit = "%";
+    vllm.maxExcluded = true;
+    bindReal(
+        vllm, [](auto& t) -> auto& { return t.config.vllmMemoryFraction; });
+    out.push_back(std::move(range(vllm, 0, 1)));
 
     SettingInfo acc = base({"accumulation_steps", "--accumulation", "N", "Gradient accumulation",
                             "micro-batches per optimizer step (default 1)"},

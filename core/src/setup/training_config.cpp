@@ -66,14 +66,22 @@ constexpr std::array<std::pair<std::string_view, ActivationOffload>, 4> kActivat
     {"checkpoints", ActivationOffload::Checkpoints},
 }};
 
-constexpr std::array<std::pair<std::string_view, Recipe>, 2> kRecipes{{
+constexpr std::array<std::pair<std::string_view, Recipe>, 3> kRecipes{{
     {"sft", Recipe::Sft},
     {"dpo", Recipe::Dpo},
+    {"grpo", Recipe::Grpo},
 }};
 
-constexpr std::array<std::pair<std::string_view, RefLogps>, 2> kRefLogps{{
+constexpr std::array<std::pair<std::string_view, RefLogps>, 3> kRefLogps{{
     {"live", RefLogps::Live},
     {"precomputed", RefLogps::Precomputed},
+    {"none", RefLogps::None},
+}};
+
+constexpr std::array<std::pair<std::string_view, Generation>, 3> kGenerations{{
+    {"transformers", Generation::Transformers},
+    {"vllm-colocate", Generation::VllmColocate},
+    {"vllm-server", Generation::VllmServer},
 }};
 
 constexpr std::array<std::pair<std::string_view, CheckpointMode>, 2> kCheckpointModes{{
@@ -122,6 +130,13 @@ std::string_view refLogpsName(RefLogps r) {
 }
 Result<RefLogps> parseRefLogps(std::string_view s) {
     return parseFrom(kRefLogps, s, "reference log-probabilities");
+}
+
+std::string_view generationName(Generation g) {
+    return nameFrom(kGenerations, g);
+}
+Result<Generation> parseGeneration(std::string_view s) {
+    return parseFrom(kGenerations, s, "generation");
 }
 
 std::string_view torchRulesName(TorchRules t) {

@@ -97,6 +97,29 @@ def lm_loss_option(args, precision, trl_version=None):
     return chosen
 
 
+def grpo_options(args):
+    """TRL's GRPOConfig: the recipe, the reference (beta), where the completions are generated, and
+    "_completion", max_completion_length, which the caller turns into --prompt-len with the sequence length."""
+    if not (hasattr(args, "num_generations") and hasattr(args, "max_completion_length") and hasattr(args, "beta")):
+        return {}
+    opts = {"recipe": "grpo", "ref_logps": "live" if float(args.beta or 0) != 0 else "none",
+            "_completion": int(args.max_completion_length)}
+    if getattr(args, "use_vllm", False):
+        colocate = getattr(args, "vllm_mode", "colocate") == "colocate"
+        opts["generation"] = "vllm-colocate" if colocate else "vllm-server"
+        if colocate:
+            opts["vllm_memory"] = float(getattr(args, "vllm_gpu_memory_utilization", 0.3))
+            if getattr(args, "vllm_enable_sleep_mode", False):
+                warnings.warn("batchfit: vLLM's sleep mode is not modelled; its share of the GPU is counted in "
+                              "the training step too (more than the trainer uses)", stacklevel=3)
+    steps = getattr(args, "steps_per_generation", None)
+    accumulation = int(getattr(args, "gradient_accumulation_steps", 1) or 1)
+    if steps and int(steps) != accumulation:
+        warnings.warn(f"batchfit: steps_per_generation={steps} is estimated as the gradient accumulation "
+                      f"({accumulation}): the generation batch is batch x accumulation", stacklevel=3)
+    return opts
+
+
 def trainer_options(args, model, transformers_major=5):
     """Every option TrainingArguments decides: batch, accumulation, optimizer, precision, checkpointing, GPUs."""
     opts = {"batch": int(args.per_device_train_batch_size),
@@ -110,6 +133,7 @@ def trainer_options(args, model, transformers_major=5):
     if hasattr(args, "precompute_ref_log_probs") and hasattr(args, "beta"):  # TRL's DPOConfig
         opts["recipe"] = "dpo"
         opts["ref_logps"] = "precomputed" if args.precompute_ref_log_probs else "live"
+    opts.update(grpo_options(args))
     if getattr(args, "activation_offloading", False):  # TRL's SFTConfig: torchtune's OffloadActivations
         warnings.warn("batchfit: TRL's activation_offloading (CUDA streams, a stash of recent tensors) is not "
                       "modelled; estimated with the activations on the GPU (an upper bound)", stacklevel=3)

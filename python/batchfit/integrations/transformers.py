@@ -41,7 +41,8 @@ def _find_trainer(args):
 class BatchFitCallback(TrainerCallback):
     """Checks the Trainer's batch against `gpu` (default: the CUDA device torch sees) in on_init_end.
 
-    seq_len: tokens per sample (default: the longest input_ids of the first 256 training examples). options: any
+    seq_len: tokens per sample (default: the longest input_ids of the first 256 training examples; under TRL's
+    GRPOTrainer the prompt's tokens, max_completion_length coming after them). options: any
     batchfit-cli option, overriding what is read from the Trainer (strategy="zero3", margin=0.1, ...)."""
 
     def __init__(self, gpu=None, seq_len=None, action="warn", **options):
@@ -66,6 +67,14 @@ class BatchFitCallback(TrainerCallback):
             raise TypeError(f"batchfit: {type(model).__name__} has no Hugging Face config; estimate it with "
                             "batchfit.estimate(model, example_inputs) instead")
         opts = {**trainer_options(args, model, major), **self.options, "gpu": gpu}
+        completion = opts.pop("_completion", None)
+        if completion:  # GRPO: seq_len is the prompt's tokens, the completion comes after it
+            if not seq:
+                logger.warning("batchfit: GRPO needs the prompt's length: give BatchFitCallback(seq_len=<prompt "
+                               "tokens>)")
+                return control
+            opts.setdefault("prompt_len", seq)
+            seq = opts["prompt_len"] + completion
         if seq:
             opts["seq"] = seq
         self.result = estimate(source, **opts)

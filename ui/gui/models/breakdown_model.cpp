@@ -128,6 +128,9 @@ QString BreakdownModel::contextExplanation() const {
         case NonTorchPart::Kind::Nccl:
             parts << tr("NCCL, %n communicator(s): %1", nullptr, m.ncclCommunicators).arg(b);
             break;
+        case NonTorchPart::Kind::Vllm:
+            parts << tr("the colocated vLLM engine (its share of the GPU): %1").arg(b);
+            break;
         }
     }
     return tr("Memory nvidia-smi shows beyond PyTorch's memory_reserved(): %1. Sources: "

@@ -33,6 +33,7 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "activation-offload") return tr("Offload the checkpointed layers' inputs to host memory");
     if (l.id == "trl-fused-loss") return tr("TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)");
     if (l.id == "ref-logps-precomputed") return tr("Precompute DPO's reference log-probabilities");
+    if (l.id == "grpo-no-reference") return tr("GRPO without the reference (beta=0.0)");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
     if (l.id == "qlora") return tr("QLoRA: 4-bit NF4 base weights with LoRA r=16");
     if (l.id == "freeze-backbone" && !l.config.trainOnly.empty())
@@ -62,6 +63,7 @@ QString LeverModel::cost(const Lever& l) {
             .arg(ByteFormat::bytes(l.hostBytes), ByteFormat::bytes(l.transferBytes));
     if (l.id == "trl-fused-loss") return tr("train with TRL's SFTTrainer (or a fused linear cross-entropy)");
     if (l.id == "ref-logps-precomputed") return tr("one inference pass over the data set before training");
+    if (l.id == "grpo-no-reference") return tr("no KL penalty in the loss");
     if (l.id == "lora" || l.id == "qlora") return tr("fine-tunes adapters only");
     if (l.id == "freeze-backbone") return tr("fine-tunes the head only");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
@@ -98,6 +100,10 @@ QString LeverModel::explanation(const Lever& l) {
     if (l.id == "ref-logps-precomputed")
         return tr("precompute_ref_log_probs=True: the reference log-probabilities are computed once before "
                   "training, so no step runs the reference forward or keeps a frozen copy of the model.");
+    if (l.id == "grpo-no-reference")
+        return tr(
+            "beta=0.0, TRL's default: no reference model is loaded, so neither its log-probabilities nor "
+            "a frozen copy of the model are on the GPU.");
     if (l.id == "accumulation")
         return tr("Split each update into micro-batches; the batch column counts samples per update.");
     if (l.id == "freeze-backbone")

@@ -136,18 +136,28 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_recipe->addItem(tr("SFT"), 0);
     m_recipe->addItem(tr("DPO"), 1);
     m_recipe->addItem(tr("DPO, ref. precomputed"), 2);
+    m_recipe->addItem(tr("GRPO"), 3);
+    m_recipe->addItem(tr("GRPO, with reference (beta > 0)"), 4);
     m_recipe->setToolTip(tr(
-        "What a step trains on: SFT (supervised fine-tuning) or DPO. DPO (TRL's DPOTrainer): the batch "
+        "What a step trains on: SFT (supervised fine-tuning), DPO or GRPO. DPO (TRL's DPOTrainer): the batch "
         "counts chosen/rejected pairs, run as "
         "twice as many sequences, with log-probabilities from TRL's fused head; after the policy's forward "
         "a reference forward runs without gradients, on the base model under LoRA, else on a frozen copy "
         "of the model kept on the GPU. Precomputed (precompute_ref_log_probs=True) computes the reference "
-        "once before training: neither the forward nor the copy is in the step. DPO always runs TRL's fused "
-        "head, so the LM loss box is disabled."));
+        "once before training: neither the forward nor the copy is in the step. GRPO (TRL's GRPOTrainer): "
+        "the batch counts completions; transformers' generate() makes batch x accumulation of them before "
+        "the first micro-batch, its KV cache on this GPU; with beta > 0 the reference's log-probabilities "
+        "follow. DPO and GRPO always run TRL's fused head: under GRPO the box beside gives the prompt's "
+        "tokens (the completion is the rest of the sequence)."));
+    m_promptTokens = new SettingSpinBox("prompt_tokens", this);
+    m_promptTokens->setLabelPrefix(tr("prompt "));
+    m_promptTokens->setToolTip(tr("GRPO: the prompt's tokens; the completion (max_completion_length) is the "
+                                  "rest of the model's sequence."));
     // one row for both: a row more would give the panel a scroll bar at 1280x720
     auto* lossRow = new QHBoxLayout;
     lossRow->addWidget(m_recipe, 1);
     lossRow->addWidget(m_lmLoss, 1);
+    lossRow->addWidget(m_promptTokens, 1);
     form->addRow(tr("Recipe, LM loss:"), lossRow);
 
     m_activationOffload = new QComboBox(this);
@@ -289,6 +299,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setTabOrder(m_checkpointEvery, m_checkpointMode);
     setTabOrder(m_checkpointMode, m_recipe);
     setTabOrder(m_recipe, m_lmLoss);
+    setTabOrder(m_lmLoss, m_promptTokens);
     setTabOrder(m_lmLoss, m_activationOffload);
     setTabOrder(m_activationOffload, m_accumulation);
     setTabOrder(m_accumulation, m_margin);
@@ -339,10 +350,14 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(m_recipe, &QComboBox::currentIndexChanged, this, [this] {
         const int r = m_recipe->currentData().toInt();
-        m_config.recipe = r == 0 ? Recipe::Sft : Recipe::Dpo;
-        m_config.refLogps = r == 2 ? RefLogps::Precomputed : RefLogps::Live;
-        m_lmLoss->setEnabled(m_config.recipe == Recipe::Sft); // DPO runs TRL's fused head
+        m_config.recipe = r == 0 ? Recipe::Sft : r <= 2 ? Recipe::Dpo : Recipe::Grpo;
+        m_config.refLogps = r == 2 ? RefLogps::Precomputed : r == 3 ? RefLogps::None : RefLogps::Live;
+        showRecipe();
         emitEdit(tr("Recipe: %1").arg(m_recipe->currentText()));
+    });
+    connect(m_promptTokens, &SettingSpinBox::settingEdited, this, [this] {
+        m_config.promptTokens = m_promptTokens->integer();
+        emitEdit(tr("Prompt tokens: %1").arg(m_config.promptTokens), kMergeEvery);
     });
     connect(m_activationOffload, &QComboBox::currentIndexChanged, this, [this] {
         m_config.activationOffload = dataOf<ActivationOffload>(m_activationOffload);
@@ -446,8 +461,12 @@ void TrainingPanel::setConfig(const TrainingConfig& config) {
     selectData(m_checkpointMode, config.checkpointMode);
     selectData(m_lmLoss, config.lmLoss);
     selectData(m_activationOffload, config.activationOffload);
-    m_recipe->setCurrentIndex(config.recipe == Recipe::Sft ? 0 : config.refLogps == RefLogps::Live ? 1 : 2);
-    m_lmLoss->setEnabled(config.recipe == Recipe::Sft);
+    m_recipe->setCurrentIndex(config.recipe == Recipe::Sft    ? 0
+                              : config.recipe == Recipe::Grpo ? (config.refLogps == RefLogps::Live ? 4 : 3)
+                              : config.refLogps == RefLogps::Live ? 1
+                                                                  : 2);
+    m_promptTokens->setSettingValue(config.promptTokens);
+    showRecipe();
     m_accumulation->setSettingValue(static_cast<std::int64_t>(config.accumulationSteps));
     m_margin->setSettingValue(config.marginFraction);
     m_contextOverride->setChecked(config.cudaContextBytes.has_value());
@@ -518,6 +537,13 @@ void TrainingPanel::updateEnabled() {
         0, tr("default: %1")
                .arg(QString::fromStdString(std::string(optimizerImplName(resolvedImpl(asDefault))))));
     m_customGib->setEnabled(m_gpu->currentData().toString() == customGpuId());
+}
+
+void TrainingPanel::showRecipe() {
+    // DPO and GRPO always run TRL's fused head; GRPO's prompt length takes the LM-loss box's place
+    m_lmLoss->setEnabled(m_config.recipe == Recipe::Sft);
+    m_lmLoss->setVisible(m_config.recipe != Recipe::Grpo);
+    m_promptTokens->setVisible(m_config.recipe == Recipe::Grpo);
 }
 
 } // namespace batchfit

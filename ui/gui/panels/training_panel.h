@@ -54,6 +54,7 @@ private:
     static constexpr int kGpuSearchRole = Qt::UserRole + 7;
     void emitEdit(const QString& what, int mergeId = -1);
     void updateEnabled();
+    void showRecipe(); ///< the LM-loss box or GRPO's prompt tokens
     void onGpuChanged();
     void setUpGpuSearch(); ///< the picker's search: an editable box whose completer filters the list
 
@@ -72,6 +73,7 @@ private:
     QComboBox* m_lmLoss = nullptr;
     QComboBox* m_activationOffload = nullptr;
     QComboBox* m_recipe = nullptr; ///< TrainingConfig::recipe and refLogps
+    SettingSpinBox* m_promptTokens = nullptr; ///< TrainingConfig::promptTokens (shown under GRPO)
     QCheckBox* m_paramOffload = nullptr;
     SettingSpinBox* m_accumulation = nullptr;
     SettingSpinBox* m_margin = nullptr;
