@@ -26,6 +26,32 @@ QString grouped(std::uint64_t v) {
     return QLocale(QLocale::English, QLocale::UnitedStates).toString(qulonglong(v));
 }
 
+/// Every word inside the page's margins (48 pt left/right, 44 top; the footer ends 24 pt above the edge);
+/// returns how many words there are.
+int checkMargins(const QString& path) {
+    int rc = 0;
+    const QString bbox = runProgram(QStringLiteral(BATCHFIT_PDFTOTEXT),
+                                    {QStringLiteral("-bbox"), path, QStringLiteral("-")}, &rc);
+    REQUIRE(rc == 0);
+    const QRegularExpression pageRe(QStringLiteral("<page width=\"([\\d.]+)\" height=\"([\\d.]+)\">"));
+    const QRegularExpression wordRe(QStringLiteral(
+        "<word xMin=\"([\\d.]+)\" yMin=\"([\\d.]+)\" xMax=\"([\\d.]+)\" yMax=\"([\\d.]+)\">([^<]*)</word>"));
+    const auto pm = pageRe.match(bbox);
+    REQUIRE(pm.hasMatch());
+    const double w = pm.captured(1).toDouble(), h = pm.captured(2).toDouble();
+    int words = 0;
+    for (auto it = wordRe.globalMatch(bbox); it.hasNext();) {
+        const auto m = it.next();
+        ++words;
+        INFO(m.captured(5).toStdString());
+        CHECK(m.captured(1).toDouble() >= 46);
+        CHECK(m.captured(3).toDouble() <= w - 46);
+        CHECK(m.captured(2).toDouble() >= 40);
+        CHECK(m.captured(4).toDouble() <= h - 24);
+    }
+    return words;
+}
+
 } // namespace
 
 TEST_CASE("PDF report: three pages with the model, the verdict, the max batch and every component",
@@ -92,28 +118,32 @@ TEST_CASE("PDF report: a long layer table continues on more pages and every row 
     CHECK(pdfText(path, 3, 3).contains(QStringLiteral("(continued)")));
     CHECK(pdfText(path, pages, pages).contains(QStringLiteral("Assumptions")));
 
-    // Every word inside the page's margins (48 pt left/right, 44 top; the footer ends 24 pt above the edge).
-    int rc = 0;
-    const QString bbox = runProgram(QStringLiteral(BATCHFIT_PDFTOTEXT),
-                                    {QStringLiteral("-bbox"), path, QStringLiteral("-")}, &rc);
-    REQUIRE(rc == 0);
-    const QRegularExpression pageRe(QStringLiteral("<page width=\"([\\d.]+)\" height=\"([\\d.]+)\">"));
-    const QRegularExpression wordRe(QStringLiteral(
-        "<word xMin=\"([\\d.]+)\" yMin=\"([\\d.]+)\" xMax=\"([\\d.]+)\" yMax=\"([\\d.]+)\">([^<]*)</word>"));
-    const auto pm = pageRe.match(bbox);
-    REQUIRE(pm.hasMatch());
-    const double w = pm.captured(1).toDouble(), h = pm.captured(2).toDouble();
-    int words = 0;
-    for (auto it = wordRe.globalMatch(bbox); it.hasNext();) {
-        const auto m = it.next();
-        ++words;
-        INFO(m.captured(5).toStdString());
-        CHECK(m.captured(1).toDouble() >= 46);
-        CHECK(m.captured(3).toDouble() <= w - 46);
-        CHECK(m.captured(2).toDouble() >= 40);
-        CHECK(m.captured(4).toDouble() <= h - 24);
-    }
+    const int words = checkMargins(path);
     CHECK(words > 1000);
+}
+
+TEST_CASE("PDF report: a long set-up (GRPO, LoRA, checkpointing) keeps the first page's tables on the page",
+          "[report][pdf]") {
+    ensureApp();
+    QTemporaryDir dir;
+    ReportRequest r = presetRequest("llama-2-7b", 2);
+    r.config.recipe = Recipe::Grpo;
+    r.config.promptTokens = 512;
+    r.config.refLogps = RefLogps::Live;
+    r.config.generation = Generation::VllmColocate;
+    r.config.precision = Precision::PureBf16;
+    r.config.checkpointing = Checkpointing::EveryBlock;
+    r.config.checkpointMode = CheckpointMode::NonReentrant;
+    r.config.accumulationSteps = 8;
+    r.config.lora.rank = 16;
+    r.config.lora.targets = {"q_proj", "k_proj", "v_proj", "out_proj"};
+    r.config.allocConf = "expandable_segments:True";
+    const QString path = exportPdf(r, dir);
+    const QString page1 = pdfText(path, 1, 1);
+    CHECK(page1.contains(QStringLiteral("Prompt tokens")));
+    CHECK(page1.contains(QStringLiteral("vllm-colocate")));
+    CHECK(page1.contains(QStringLiteral("Required (nvidia-smi)")));
+    CHECK(checkMargins(path) > 300);
 }
 
 TEST_CASE("PDF report: Letter paper and embedded fonts", "[report][pdf]") {

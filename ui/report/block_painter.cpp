@@ -2,6 +2,8 @@
 
 #include "report/component_palette.h"
 
+#include <algorithm>
+
 namespace batchfit {
 namespace {
 
@@ -56,24 +58,20 @@ BlockPainter::Grid BlockPainter::setupLayout(double width) const {
     const auto items = m_sections.setup();
     const QFont label = m_canvas.font(8.5, true);
     const QFont value = m_canvas.font(8.5);
-    // Two columns (items alternate), each sized to its own labels and values; one column when they do not
-    // fit.
     Grid g;
+    for (const auto& item : items)
+        g.labelWidth = std::max(g.labelWidth, m_canvas.textWidth(item.first, label) + 8);
+    g.columnWidth = (width - kGridGap) / 2;
     for (std::size_t i = 0; i < items.size(); ++i) {
-        g.labelWidth[i % 2] = std::max(g.labelWidth[i % 2], m_canvas.textWidth(items[i].first, label) + 8);
-        g.valueWidth[i % 2] = std::max(g.valueWidth[i % 2], m_canvas.textWidth(items[i].second, value) + 4);
+        const double w =
+            std::min(g.labelWidth, g.columnWidth * 0.5) + m_canvas.textWidth(items[i].second, value) + 4;
+        (w <= g.columnWidth ? g.pairs : g.wide).push_back(i);
     }
-    const double left = g.labelWidth[0] + g.valueWidth[0];
-    const double right = g.labelWidth[1] + g.valueWidth[1];
-    g.columns = left + kGridGap + right <= width ? 2 : 1;
-    if (g.columns == 1) {
-        g.labelWidth[0] = g.labelWidth[1] = std::max(g.labelWidth[0], g.labelWidth[1]);
-        g.leftWidth = width;
-    } else {
-        g.leftWidth = std::max(left, (width - kGridGap) / 2);
+    if (g.pairs.size() == 1) { // a lone short item takes a row either way: keep it in its place
+        g.wide.insert(std::lower_bound(g.wide.begin(), g.wide.end(), g.pairs.front()), g.pairs.front());
+        g.pairs.clear();
     }
-    g.rows = static_cast<int>((items.size() + static_cast<std::size_t>(g.columns) - 1) /
-                              static_cast<std::size_t>(g.columns));
+    g.rows = static_cast<int>((g.pairs.size() + 1) / 2 + g.wide.size());
     return g;
 }
 
@@ -87,18 +85,22 @@ void BlockPainter::setupGrid(const QRectF& rect) {
     const QFont value = m_canvas.font(8.5);
     const double line = m_canvas.lineHeight(value) + kGridRowGap;
     const Grid g = setupLayout(rect.width());
-    const double colX[2] = {rect.left(), rect.left() + g.leftWidth + kGridGap};
-    const double colWidth[2] = {g.leftWidth, rect.right() - colX[1]};
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const int c = g.columns == 2 ? static_cast<int>(i % 2) : 0;
-        const double lw = std::min(g.labelWidth[c], colWidth[c] * 0.5);
-        const double y = rect.top() + static_cast<double>(i / static_cast<std::size_t>(g.columns)) * line;
-        m_canvas.drawText(QRectF(colX[c], y, lw, line), Qt::AlignLeft | Qt::AlignVCenter,
+    auto paint = [&](std::size_t i, double x, double y, double width) {
+        const double lw = std::min(g.labelWidth, width * 0.5);
+        m_canvas.drawText(QRectF(x, y, lw, line), Qt::AlignLeft | Qt::AlignVCenter,
                           m_canvas.elided(items[i].first, label, lw - 4), label,
                           ComponentPalette::mutedText());
-        m_canvas.drawText(QRectF(colX[c] + lw, y, colWidth[c] - lw, line), Qt::AlignLeft | Qt::AlignVCenter,
-                          m_canvas.elided(items[i].second, value, colWidth[c] - lw), value,
+        m_canvas.drawText(QRectF(x + lw, y, width - lw, line), Qt::AlignLeft | Qt::AlignVCenter,
+                          m_canvas.elided(items[i].second, value, width - lw), value,
                           ComponentPalette::text());
+    };
+    for (std::size_t k = 0; k < g.pairs.size(); ++k)
+        paint(g.pairs[k], rect.left() + static_cast<double>(k % 2) * (g.columnWidth + kGridGap),
+              rect.top() + static_cast<double>(k / 2) * line, g.columnWidth);
+    double y = rect.top() + static_cast<double>((g.pairs.size() + 1) / 2) * line;
+    for (std::size_t i : g.wide) {
+        paint(i, rect.left(), y, rect.width());
+        y += line;
     }
 }
 

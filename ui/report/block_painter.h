@@ -4,6 +4,8 @@
 #include "report/report_canvas.h"
 #include "report/report_sections.h"
 
+#include <vector>
+
 namespace batchfit {
 
 class BlockPainter {
@@ -28,12 +30,14 @@ public:
     void verdict(const QRectF& rect);
 
 private:
+    /// The set-up grid: the items that fit half the width in two columns (alternating), then the others
+    /// on a row each, all of the width.
     struct Grid {
-        int columns = 2;
+        std::vector<std::size_t> pairs; ///< items in two columns, in order
+        std::vector<std::size_t> wide;  ///< items on a row of their own, in order
         int rows = 0;
-        double labelWidth[2] = {0, 0};
-        double valueWidth[2] = {0, 0};
-        double leftWidth = 0; ///< the first column (all of it with one column)
+        double labelWidth = 0; ///< of every column, so that the values line up
+        double columnWidth = 0;
     };
     Grid setupLayout(double width) const;
 
