@@ -105,6 +105,16 @@ TrainingConfig issue29(const char* which) {
     } else if (w == "dpo" || w == "dpo-lora") { // a reference forward after the policy's
         c.recipe = Recipe::Dpo;
         if (w == "dpo-lora") c.lora.rank = 16;
+    } else if (w == "grpo") { // generate(), the reference's forward, the policy's step
+        c.recipe = Recipe::Grpo;
+        c.promptTokens = 1024;
+    } else if (w == "grpo-lora" || w == "sft-like-grpo") { // generate() for 8 sequences, the policy's step
+        c.recipe = w == "grpo-lora" ? Recipe::Grpo : Recipe::Sft;
+        c.lmLoss = LmLoss::TrlFused;
+        c.promptTokens = 1024;
+        c.accumulationSteps = 8;
+        c.checkpointing = Checkpointing::EveryBlock;
+        c.lora.rank = 16;
     }
     return c;
 }
@@ -121,6 +131,9 @@ BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, liger, "liger")->Unit(benchmark::kM
 BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, zero_infinity, "zero-infinity")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, dpo, "dpo")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, dpo_lora, "dpo-lora")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, grpo, "grpo")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, grpo_lora, "grpo-lora")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_EstimateLlama7bIssue29, sft_like_grpo, "sft-like-grpo")->Unit(benchmark::kMicrosecond);
 
 void BM_MaxBatchLlama7bIssue29(benchmark::State& s, const char* which) {
     const Estimator e = make("llama-2-7b", issue29(which));
@@ -133,6 +146,7 @@ BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, liger, "liger")->Unit(benchmark::kM
 BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, zero_infinity, "zero-infinity")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, dpo, "dpo")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, dpo_lora, "dpo-lora")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_MaxBatchLlama7bIssue29, grpo_lora, "grpo-lora")->Unit(benchmark::kMillisecond);
 
 void BM_EstimateGpt2(benchmark::State& s) {
     const Estimator e = make("gpt2-small");

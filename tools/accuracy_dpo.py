@@ -135,19 +135,7 @@ def cmd_measure(args):
 
 
 def estimate(cli, row, tmp):
-    cmd = [cli, "estimate", "--hf-config", measure_check.config_file(tmp, row), "--recipe", "dpo", "--ref-logps",
-           row["ref_logps"], "--batch", str(row["batch"]), "--seq", str(row["seq"]), "--precision",
-           "pure-bf16" if row["dtype"] == "bf16" else "fp32", "--optimizer", "adamw", "--impl", "foreach",
-           "--cublas-workspace-kib", "0", "--attention", "flash", "--json"]
-    if row["checkpointing"]:
-        cmd += ["--checkpointing", "every-block", "--checkpoint-mode", "non-reentrant"]
-    if row["lora"]:
-        cmd += ["--lora-rank", str(row["lora"]["r"]), "--lora-targets", ",".join(row["lora"]["target_modules"])]
-    e = measure_check.run_json(cmd)
-    t = e["totals"]
-    return {"parameters": t["parameter_count"], "trainable": t["trainable_parameter_count"],
-            "saved_bytes": t["saved_activation_bytes"], "heap_peak": measure_check.heap_peak(e),
-            "reference": t["reference_model_bytes"], "peak_op": e["peak_op"]}
+    return measure_check.trl_estimate(cli, row, tmp, ["--recipe", "dpo", "--ref-logps", row["ref_logps"]])[1]
 
 
 def cmd_check(args):
@@ -161,15 +149,9 @@ def cmd_check(args):
     with tempfile.TemporaryDirectory() as tmp:
         for r in data["rows"]:
             e = estimate(args.cli, r, tmp)
-            se = (e["saved_bytes"] - r["saved_bytes"]) / r["saved_bytes"]
-            he = (e["heap_peak"] - r["heap_peak"]) / r["heap_peak"]
-            bad = [f"{k}: estimated {e[k]:,d}, measured {r[k]:,d}" for k in ("parameters", "trainable") if e[k] != r[k]]
             # under non-reentrant checkpointing the checkpoint's own hooks pack what the layers save; the
             # recorder sees only what lies outside them: the step's peak is the check there
-            if abs(se) > SAVED_BOUND and not r["checkpointing"]:
-                bad.append(f"saved {100 * se:+.2f}%")
-            if abs(he) > HEAP_BOUND:
-                bad.append(f"step peak {100 * he:+.1f}%")
+            se, he, bad = measure_check.compare(r, e, SAVED_BOUND, HEAP_BOUND, not r["checkpointing"])
             failures += bool(bad)
             print(f"{'FAIL' if bad else 'ok  '} {r['key']:32s} saved {100 * se:+.2f}% step peak {100 * he:+.1f}% "
                   f"(at {e['peak_op']})" + "".join(f"\n     {b}" for b in bad))

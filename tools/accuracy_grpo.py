@@ -143,22 +143,14 @@ def cmd_measure(args):
 
 
 def estimate(cli, row, tmp):
-    cmd = [cli, "estimate", "--hf-config", measure_check.config_file(tmp, row), "--recipe", "grpo", "--prompt-len",
-           str(row["prompt"]), "--ref-logps", row["ref_logps"], "--batch", str(row["batch"]), "--seq",
-           str(row["seq"]), "--precision", "pure-bf16" if row["dtype"] == "bf16" else "fp32", "--optimizer",
-           "adamw", "--impl", "foreach", "--cublas-workspace-kib", "0", "--attention", "flash", "--accumulation",
-           str(row["accumulation"]), "--json"]
-    if row["checkpointing"]:
-        cmd += ["--checkpointing", "every-block", "--checkpoint-mode", "non-reentrant"]
-    if row["lora"]:
-        cmd += ["--lora-rank", str(row["lora"]["r"]), "--lora-targets", ",".join(row["lora"]["target_modules"])]
-    e = measure_check.run_json(cmd + ["--timeline"])
-    t = e["totals"]
+    e, out = measure_check.trl_estimate(cli, row, tmp, [
+        "--recipe", "grpo", "--prompt-len", str(row["prompt"]), "--ref-logps", row["ref_logps"], "--accumulation",
+        str(row["accumulation"])])
+    # generate() and the reference's pass: their highest point over what lives when the step starts
     live = [sum(p["live"].values()) for p in e["timeline"]]
-    generation = [v for p, v in zip(e["timeline"], live) if p["op"].startswith(("generation", "reference forward"))]
-    return {"generation_peak": max(generation) - live[0] if generation else None, "parameters": t["parameter_count"], "trainable": t["trainable_parameter_count"],
-            "saved_bytes": t["saved_activation_bytes"], "heap_peak": measure_check.heap_peak(e),
-            "reference": t["reference_model_bytes"], "peak_op": e["peak_op"]}
+    passes = [v for p, v in zip(e["timeline"], live) if p["op"].startswith(("generation", "reference forward"))]
+    out["generation_peak"] = max(passes) - live[0] if passes else None
+    return out
 
 
 def cmd_check(args):
@@ -173,14 +165,8 @@ def cmd_check(args):
     with tempfile.TemporaryDirectory() as tmp:
         for r in data["rows"]:
             e = estimate(args.cli, r, tmp)
-            se = (e["saved_bytes"] - r["saved_bytes"]) / r["saved_bytes"]
-            he = (e["heap_peak"] - r["heap_peak"]) / r["heap_peak"]
-            bad = [f"{k}: estimated {e[k]:,d}, measured {r[k]:,d}" for k in ("parameters", "trainable") if e[k] != r[k]]
             # under non-reentrant checkpointing the checkpoint's own hooks pack what the layers save
-            if abs(se) > SAVED_BOUND and not r["checkpointing"]:
-                bad.append(f"saved {100 * se:+.2f}%")
-            if abs(he) > HEAP_BOUND:
-                bad.append(f"step peak {100 * he:+.1f}%")
+            se, he, bad = measure_check.compare(r, e, SAVED_BOUND, HEAP_BOUND, not r["checkpointing"])
             ge = None
             if r.get("generation_peak"):
                 ge = (e["generation_peak"] - r["generation_peak"]) / r["generation_peak"]

@@ -59,3 +59,37 @@ def config_file(tmp, row):
     with open(path, "w") as f:
         json.dump(row["config"], f)
     return path
+
+
+def compare(row, est, saved_bound, heap_bound, compare_saved=True):
+    """A trainer row against its estimate: (saved error, step-peak error, what is out of bounds). Counts must be
+    equal; the saved bytes (when compared: not under non-reentrant checkpointing, whose own hooks pack what
+    the layers save) and the step's heap peak within their bounds."""
+    se = (est["saved_bytes"] - row["saved_bytes"]) / row["saved_bytes"]
+    he = (est["heap_peak"] - row["heap_peak"]) / row["heap_peak"]
+    bad = [f"{k}: estimated {est[k]:,d}, measured {row[k]:,d}" for k in ("parameters", "trainable")
+           if est[k] != row[k]]
+    if compare_saved and abs(se) > saved_bound:
+        bad.append(f"saved {100 * se:+.2f}%")
+    if abs(he) > heap_bound:
+        bad.append(f"step peak {100 * he:+.1f}%")
+    return se, he, bad
+
+
+def trl_estimate(cli, row, tmp, recipe_args):
+    """`batchfit-cli estimate --json --timeline` for a row measured with a TRL trainer: the row's config, batch,
+    sequence, weights, LoRA and checkpointing, AdamW (foreach) as the scripts step it, no cuBLAS workspace (the
+    CPU has none), SDPA's flash kernel, plus `recipe_args`. Returns the document and the figures compared."""
+    cmd = [cli, "estimate", "--hf-config", config_file(tmp, row), "--batch", str(row["batch"]), "--seq",
+           str(row["seq"]), "--precision", "pure-bf16" if row["dtype"] == "bf16" else "fp32", "--optimizer",
+           "adamw", "--impl", "foreach", "--cublas-workspace-kib", "0", "--attention", "flash", "--json",
+           "--timeline"] + list(recipe_args)
+    if row["checkpointing"]:
+        cmd += ["--checkpointing", "every-block", "--checkpoint-mode", "non-reentrant"]
+    if row["lora"]:
+        cmd += ["--lora-rank", str(row["lora"]["r"]), "--lora-targets", ",".join(row["lora"]["target_modules"])]
+    e = run_json(cmd)
+    t = e["totals"]
+    return e, {"parameters": t["parameter_count"], "trainable": t["trainable_parameter_count"],
+               "saved_bytes": t["saved_activation_bytes"], "heap_peak": heap_peak(e),
+               "reference": t["reference_model_bytes"], "peak_op": e["peak_op"]}

@@ -10,15 +10,7 @@ namespace {
 
 // Qwen3-0.6B's widths, two layers, no DynamicCache (DPO runs use_cache=False; SFT would fill one)
 Model qwen(std::int64_t seq) {
-    std::string text = readFile(std::string(BATCHFIT_TEST_DATA) + "/hf/qwen3-0.6b.json");
-    const std::string layers = R"("num_hidden_layers": 28)";
-    REQUIRE(text.find(layers) != std::string::npos);
-    text.replace(text.find(layers), layers.size(), R"("num_hidden_layers": 2, "use_cache": false)");
-    HfImportOptions o;
-    o.sequenceLength = seq;
-    auto m = importHfConfig(text, "qwen3.json", o);
-    if (!m) FAIL(m.error().message);
-    return *m;
+    return qwen3TwoLayers(seq, R"(, "use_cache": false)");
 }
 
 TrainingConfig dpo(RefLogps ref, bool lora) {
@@ -35,13 +27,7 @@ TrainingConfig dpo(RefLogps ref, bool lora) {
 }
 
 std::string refused(TrainingConfig c) {
-    auto e = Estimator::create(qwen(256), c, 0);
-    if (e) {
-        auto r = e->estimate(1);
-        REQUIRE_FALSE(r);
-        return r.error().message;
-    }
-    return e.error().message;
+    return refusal(qwen(256), c);
 }
 
 } // namespace

@@ -15,15 +15,7 @@ namespace {
 
 // Qwen3-0.6B's widths, two layers
 Model qwen(std::int64_t seq) {
-    std::string text = readFile(std::string(BATCHFIT_TEST_DATA) + "/hf/qwen3-0.6b.json");
-    const std::string layers = R"("num_hidden_layers": 28)";
-    REQUIRE(text.find(layers) != std::string::npos);
-    text.replace(text.find(layers), layers.size(), R"("num_hidden_layers": 2)");
-    HfImportOptions o;
-    o.sequenceLength = seq;
-    auto m = importHfConfig(text, "qwen3.json", o);
-    if (!m) FAIL(m.error().message);
-    return *m;
+    return qwen3TwoLayers(seq);
 }
 
 TrainingConfig grpo(RefLogps ref, bool lora, std::int64_t prompt = 64) {
@@ -41,13 +33,7 @@ TrainingConfig grpo(RefLogps ref, bool lora, std::int64_t prompt = 64) {
 }
 
 std::string refused(const TrainingConfig& c) {
-    auto e = Estimator::create(qwen(256), c, 0);
-    if (e) {
-        auto r = e->estimate(1);
-        REQUIRE_FALSE(r);
-        return r.error().message;
-    }
-    return e.error().message;
+    return refusal(qwen(256), c);
 }
 
 } // namespace

@@ -87,15 +87,6 @@ TEST_CASE("the fused head accumulates a trained head's gradient in fp32", "[lm_l
 }
 
 TEST_CASE("TRL's losses are refused where they are not modelled, naming why", "[lm_loss]") {
-    auto refusal = [](const Model& m, const TrainingConfig& c) {
-        auto e = Estimator::create(m, c, 0);
-        if (e) {
-            auto r = e->estimate(1);
-            REQUIRE_FALSE(r);
-            return r.error().message;
-        }
-        return e.error().message;
-    };
     TrainingConfig amp = with(LmLoss::TrlFused, Precision::AmpBf16);
     CHECK(refusal(llama(512), amp).find("autocast") != std::string::npos);
     TrainingConfig tp = with(LmLoss::TrlFused);

@@ -34,6 +34,33 @@ inline Model hfModel(const std::string& file, std::int64_t seq) {
     return *m;
 }
 
+inline std::string readFile(const std::string& path);
+
+/// Qwen3-0.6B's widths (tests/data/hf/qwen3-0.6b.json) with two decoder layers and `extra` config members
+/// (", \"use_cache\": false"), imported at `seq` tokens: the model the TRL trainers are measured with.
+inline Model qwen3TwoLayers(std::int64_t seq, const std::string& extra = "") {
+    std::string text = readFile(std::string(BATCHFIT_TEST_DATA) + "/hf/qwen3-0.6b.json");
+    const std::string layers = R"("num_hidden_layers": 28)";
+    REQUIRE(text.find(layers) != std::string::npos);
+    text.replace(text.find(layers), layers.size(), R"("num_hidden_layers": 2)" + extra);
+    HfImportOptions o;
+    o.sequenceLength = seq;
+    auto m = importHfConfig(text, "qwen3.json", o);
+    if (!m) FAIL(m.error().message);
+    return *m;
+}
+
+/// The error a set-up is refused with, when creating the estimator or estimating batch 1.
+inline std::string refusal(const Model& m, const TrainingConfig& c) {
+    auto e = Estimator::create(m, c, 0);
+    if (e) {
+        auto r = e->estimate(1);
+        REQUIRE_FALSE(r);
+        return r.error().message;
+    }
+    return e.error().message;
+}
+
 inline Estimator estimator(const Model& m, const TrainingConfig& c = {}) {
     auto e = Estimator::create(m, c, 0);
     if (!e) FAIL(e.error().message);
