@@ -3954,16 +3954,20 @@ The measured points shown before, if any, are unchanged.</source>
         <translation>提示 </translation>
     </message>
     <message>
-        <source>GRPO: the prompt&apos;s tokens; the completion (max_completion_length) is the rest of the model&apos;s sequence.</source>
-        <translation>GRPO：提示的 token 数；补全（max_completion_length）是模型序列的其余部分。</translation>
-    </message>
-    <message>
         <source>Prompt tokens: %1</source>
         <translation>提示 token 数：%1</translation>
     </message>
     <message>
         <source>What a step trains on: SFT (supervised fine-tuning), DPO or GRPO. DPO (TRL&apos;s DPOTrainer): the batch counts chosen/rejected pairs, run as twice as many sequences, with log-probabilities from TRL&apos;s fused head; after the policy&apos;s forward a reference forward runs without gradients, on the base model under LoRA, else on a frozen copy of the model kept on the GPU. Precomputed (precompute_ref_log_probs=True) computes the reference once before training: neither the forward nor the copy is in the step. GRPO (TRL&apos;s GRPOTrainer): the batch counts completions; transformers&apos; generate() makes batch x accumulation of them before the first micro-batch, its KV cache on this GPU; with beta &gt; 0 the reference&apos;s log-probabilities follow. DPO and GRPO always run TRL&apos;s fused head: under GRPO the box beside gives the prompt&apos;s tokens (the completion is the rest of the sequence).</source>
         <translation>一步训练的内容：SFT（监督微调）、DPO 或 GRPO。DPO（TRL 的 DPOTrainer）：批大小按 chosen/rejected 偏好对计数，实际运行两倍数量的序列，对数概率来自 TRL 的融合输出头；策略模型前向之后，参考模型在无梯度下再做一次前向：LoRA 时用基座模型，否则用保存在 GPU 上的模型冻结副本。预计算（precompute_ref_log_probs=True）在训练前一次算好参考结果：训练步中既没有这次前向，也没有副本。GRPO（TRL 的 GRPOTrainer）：批大小按补全计数；transformers 的 generate() 在第一个微批次前生成 批大小 × 梯度累积 条补全，其 KV 缓存在本 GPU 上；beta &gt; 0 时随后计算参考模型的对数概率。DPO 和 GRPO 总是使用 TRL 的融合输出头：GRPO 下旁边的输入框给出提示的 token 数（补全是序列的其余部分）。</translation>
+    </message>
+    <message>
+        <source>prompt: TRL&apos;s default</source>
+        <translation>提示：TRL 默认</translation>
+    </message>
+    <message>
+        <source>GRPO: the prompt&apos;s tokens; the completion (max_completion_length) is the rest of the model&apos;s sequence. 0: TRL&apos;s default max_completion_length, 512 tokens, after the prompt.</source>
+        <translation>GRPO：提示的 token 数；补全（max_completion_length）是模型序列的其余部分。0：按 TRL 默认的 max_completion_length（512 个 token）放在提示之后。</translation>
     </message>
 </context>
 <context>

@@ -147,8 +147,10 @@ string(JSON vllm GET "${OUT}" overheads non_pytorch vllm_bytes)
 if(NOT vllm EQUAL 42949672960)
   message(FATAL_ERROR "--vllm-memory 0.5 of 80 GiB: ${vllm} B")
 endif()
-run(3 estimate --hf-config ${DATA}/hf/qwen3-0.6b.json --seq 1024 --recipe grpo)
+run(3 estimate --hf-config ${DATA}/hf/qwen3-0.6b.json --seq 1024 --recipe grpo --prompt-len 1024)
 expect("--prompt-len gives the prompt's tokens, 1 .. 1023" ERR)
+run(0 estimate --hf-config ${DATA}/hf/qwen3-0.6b.json --seq 1024 --recipe grpo)
+expect("GRPO: 512-token prompts" OUT)
 # Parameter offload (ZeRO-Infinity on one GPU): the shards and the optimizer in host memory
 run(1 estimate --preset llama-2-7b --precision pure-bf16 --optimizer adamw --strategy zero3 --offload-params
     --gpu rtx-4090)

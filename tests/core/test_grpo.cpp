@@ -79,6 +79,13 @@ TEST_CASE("GRPO's generation batch is batch x accumulation, and its cache can be
     CHECK(estimateAt(m, 1, c).peakAllocatedBytes < generating.peakAllocatedBytes);
 }
 
+TEST_CASE("Without --prompt-len, GRPO's completion is TRL's default max_completion_length", "[grpo]") {
+    CHECK(estimateAt(qwen(2048), 1, grpo(RefLogps::None, true, 0)).promptTokens == 2048 - 512);
+    CHECK(estimateAt(qwen(256), 1, grpo(RefLogps::None, true, 0)).promptTokens == 1); // all but one token
+    CHECK(estimateAt(qwen(2048), 1, grpo(RefLogps::None, true, 0)).peakAllocatedBytes ==
+          estimateAt(qwen(2048), 1, grpo(RefLogps::None, true, 1536)).peakAllocatedBytes);
+}
+
 TEST_CASE("A colocated vLLM engine keeps its share of the GPU outside the step", "[grpo]") {
     const Model m = qwen(512);
     TrainingConfig c = grpo(RefLogps::None, true);
@@ -98,7 +105,6 @@ TEST_CASE("A colocated vLLM engine keeps its share of the GPU outside the step",
 
 TEST_CASE("GRPO refuses what it does not model, naming the setting", "[grpo]") {
     CHECK(refused(grpo(RefLogps::Precomputed, false)).find("--ref-logps") != std::string::npos);
-    CHECK(refused(grpo(RefLogps::None, false, 0)).find("--prompt-len") != std::string::npos);
     CHECK(refused(grpo(RefLogps::None, false, 256)).find("--prompt-len") != std::string::npos);
     TrainingConfig dpo = grpo(RefLogps::None, false);
     dpo.recipe = Recipe::Dpo;

@@ -188,7 +188,7 @@ QStringList ReportSections::assumptions() const {
                    "GRPO (TRL's GRPOTrainer): the batch of %1 counts completions of %2-token prompts; "
                    "%3 sequences are generated at a time (%4) before the first micro-batch; %5.")
                    .arg(e.batch)
-                   .arg(c.promptTokens)
+                   .arg(e.promptTokens)
                    .arg(e.batch * c.accumulationSteps)
                    .arg(c.generation == Generation::Transformers
                             ? ReportText::tr("transformers' generate() on this GPU")

@@ -115,6 +115,8 @@ struct Estimate {
     /// GRPO with transformers' generate(): the KV cache of the whole generation batch (batch x accumulation
     /// sequences) at full length, held before the first micro-batch's forward (counted in temporaries there).
     std::uint64_t generationCacheBytes = 0;
+    /// TrainingConfig::promptTokens as estimated (GRPO's default resolved from the model's sequence).
+    std::int64_t promptTokens = 0;
     std::uint64_t gradientBytes = 0;       ///< .grad of every trainable parameter
     std::uint64_t optimizerStateBytes = 0; ///< optimizer.state tensors incl. master weights (device or host)
     std::uint64_t savedActivationBytes =

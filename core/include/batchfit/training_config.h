@@ -132,7 +132,8 @@ struct TrainingConfig {
     Recipe recipe = Recipe::Sft;
     RefLogps refLogps = RefLogps::Live; ///< Recipe::Dpo (live, precomputed) and Grpo (live, none)
     /// Tokens at the start of each sequence whose labels are -100 (the prompt): TRL's fused head scores only
-    /// the others (on a GPU), S - max(promptTokens, 1) per sequence. GRPO's completions are the rest.
+    /// the others (on a GPU), S - max(promptTokens, 1) per sequence. GRPO's completions are the rest; 0 under
+    /// GRPO: the sequence less TRL's default max_completion_length (kGrpoDefaultCompletion).
     std::int64_t promptTokens = 0;
     Generation generation = Generation::Transformers; ///< Recipe::Grpo only
     double vllmMemoryFraction = 0.3; ///< vllm_gpu_memory_utilization (Generation::VllmColocate)
@@ -181,6 +182,8 @@ struct TrainingConfig {
     bool operator==(const TrainingConfig&) const = default;
 };
 
+/// GRPOConfig's default max_completion_length (TRL 1.16): GRPO's completion when no prompt length is given.
+inline constexpr std::int64_t kGrpoDefaultCompletion = 512;
 inline constexpr std::size_t kMaxReplaySequences = 64;                  ///< TrainingConfig::replaySequences
 inline constexpr std::int64_t kMaxEpochSamples = 1'000'000'000'000'000; ///< TrainingConfig::epochSamples
 

@@ -82,6 +82,14 @@ Result<std::shared_ptr<const StepProgram>> StepProgram::lowerProgram(const Model
                                                                      const TrainingConfig& config,
                                                                      std::uint64_t cudaContextBytes,
                                                                      bool withEarlierSteps) {
+    if (config.recipe == Recipe::Grpo && config.promptTokens == 0) {
+        // GRPO without --prompt-len: TRL's default max_completion_length (512) after the prompt
+        if (auto seq = modelSequenceLength(model); seq && *seq >= 2) {
+            TrainingConfig resolved = config;
+            resolved.promptTokens = *seq - std::min<std::int64_t>(kGrpoDefaultCompletion, *seq - 1);
+            return lowerProgram(model, resolved, cudaContextBytes, withEarlierSteps);
+        }
+    }
     if (config.accumulationSteps < 1 || config.accumulationSteps > 1'000'000)
         return makeError("gradient accumulation steps must be between 1 and 1000000, got " +
                          std::to_string(config.accumulationSteps));
@@ -450,6 +458,7 @@ Result<Estimate> StepProgram::evaluate(std::int64_t batch, bool withTimeline) co
     e.quantizedParameterBytes = t.quantizedBytes;
     e.savedActivationBytes = t.savedActivations.atUnchecked(batch);
     e.generationCacheBytes = t.generationCache.atUnchecked(batch);
+    e.promptTokens = m_config.promptTokens;
     std::uint64_t packedBytes = 0;
     for (const Affine& packed : t.hostPacked) {
         const std::uint64_t b = packed.atUnchecked(batch); // each below 2^62 up to maxSafeBatch()

@@ -182,11 +182,11 @@ void addStepShape(std::vector<SettingInfo>& out) {
         std::vector<RefLogps>{RefLogps::Live, RefLogps::Precomputed, RefLogps::None});
     out.push_back(std::move(ref));
 
-    SettingInfo prompt =
-        base({"prompt_tokens", "--prompt-len", "N", "Prompt tokens",
-              "tokens at the start of each sequence that are not scored (labels -100): "
-              "TRL's fused head scores the rest; GRPO's completions are the rest (default 0)"},
-             SettingType::Integer);
+    SettingInfo prompt = base({"prompt_tokens", "--prompt-len", "N", "Prompt tokens",
+                               "tokens at the start of each sequence that are not scored (labels -100): "
+                               "TRL's fused head scores the rest; GRPO's completions are the rest (default "
+                               "0: none; under GRPO, all but TRL's default 512 completion tokens)"},
+                              SettingType::Integer);
     bindInt(
         prompt, [](auto& t) -> auto& { return t.config.promptTokens; });
     out.push_back(std::move(range(prompt, 0, static_cast<double>(std::int64_t{1} << 40))));

@@ -151,8 +151,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         "tokens (the completion is the rest of the sequence)."));
     m_promptTokens = new SettingSpinBox("prompt_tokens", this);
     m_promptTokens->setLabelPrefix(tr("prompt "));
+    m_promptTokens->setSpecialValueText(tr("prompt: TRL's default")); // 0: all but 512 completion tokens
     m_promptTokens->setToolTip(tr("GRPO: the prompt's tokens; the completion (max_completion_length) is the "
-                                  "rest of the model's sequence."));
+                                  "rest of the model's sequence. 0: TRL's default max_completion_length, 512 "
+                                  "tokens, after the prompt."));
     // one row for both: a row more would give the panel a scroll bar at 1280x720
     auto* lossRow = new QHBoxLayout;
     lossRow->addWidget(m_recipe, 1);
