@@ -81,19 +81,20 @@ std::string pagedNote(const Verdict& v, const Estimate& e) {
 
 std::string nonTorchText(const NonTorchMemory& m) {
     auto mib = [](std::uint64_t b) { return std::to_string((b + (1u << 19)) >> 20) + " MiB"; };
-    const std::string vllm = m.vllmBytes ? " + the colocated vLLM engine " + mib(m.vllmBytes) : "";
-    if (m.measured) return "your measured figure (--context-mib), " + mib(m.contextBytes) + vllm;
+    static constexpr const char* kNames[] = {"CUDA context", "cuBLAS kernels", "eager module loading",
+                                             "cuDNN",        "NCCL",           "the colocated vLLM engine"};
     std::string s;
     for (const NonTorchPart& p : nonTorchParts(m)) {
-        if (p.kind == NonTorchPart::Kind::Vllm) continue;
-        static constexpr const char* kNames[] = {"CUDA context", "cuBLAS kernels", "eager module loading",
-                                                 "cuDNN", "NCCL"};
-        s += (s.empty() ? "" : " + ") + std::string(kNames[static_cast<int>(p.kind)]) + " " + mib(p.bytes);
+        const bool measured = m.measured && p.kind == NonTorchPart::Kind::Context;
+        s += (s.empty() ? "" : " + ") +
+             std::string(measured ? "your measured figure (--context-mib),"
+                                  : kNames[static_cast<int>(p.kind)]) +
+             " " + mib(p.bytes);
+        if (p.kind == NonTorchPart::Kind::Nccl)
+            s += " (" + std::to_string(m.ncclCommunicators) + " communicator" +
+                 (m.ncclCommunicators > 1 ? "s)" : ")");
     }
-    if (m.ncclBytes)
-        s += " (" + std::to_string(m.ncclCommunicators) + " communicator" +
-             (m.ncclCommunicators > 1 ? "s)" : ")");
-    return s + vllm;
+    return s;
 }
 
 } // namespace batchfit
