@@ -61,8 +61,8 @@ std::string estimateText(const Model& model, const TrainingConfig& c, const Esti
        << precisionName(c.precision) << ", checkpointing " << checkpointingName(c.checkpointing)
        << (c.firstStep ? ", first step" : "");
     if (c.lora.rank > 0) {
-        os << ", LoRA r=" << c.lora.rank << " alpha=" << c.lora.alpha << " dropout=" << c.lora.dropout
-           << " on ";
+        os << ", " << (c.lora.dora ? "DoRA" : "LoRA") << " r=" << c.lora.rank << " alpha=" << c.lora.alpha
+           << " dropout=" << c.lora.dropout << " on ";
         if (c.lora.targets.empty()) os << "the family's default targets";
         for (std::size_t i = 0; i < c.lora.targets.size(); ++i) os << (i ? "," : "") << c.lora.targets[i];
     }

@@ -62,6 +62,17 @@ void BM_EstimateLlama7bLora(benchmark::State& s) {
 }
 BENCHMARK(BM_EstimateLlama7bLora)->Unit(benchmark::kMicrosecond);
 
+// DoRA on every linear: each adapted linear adds its norm's ops and the tensors they hold (the peak moves
+// into down_proj's norm)
+void BM_EstimateLlama7bDora(benchmark::State& s) {
+    TrainingConfig c = lora(false);
+    c.lora.dora = true;
+    c.lora.targets = {"all-linear"};
+    const Estimator e = make("llama-2-7b", c);
+    for (auto _ : s) benchmark::DoNotOptimize(e.requiredBytes(1));
+}
+BENCHMARK(BM_EstimateLlama7bDora)->Unit(benchmark::kMicrosecond);
+
 void BM_EstimateLlama7bQlora(benchmark::State& s) {
     const Estimator e = make("llama-2-7b", lora(true));
     for (auto _ : s) benchmark::DoNotOptimize(e.requiredBytes(1));

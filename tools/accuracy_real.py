@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The config route against real Hugging Face transformers (issue 28): docs/accuracy-real.md.
 
-    python3 tools/accuracy_real.py measure [--only NAME,NAME+lora,lm-loss,...] [--out tests/data/real/accuracy-real.json]
+    python3 tools/accuracy_real.py measure [--only NAME,NAME+lora,NAME+dora,lm-loss,...] [--out tests/data/real/accuracy-real.json]
                                            [--trl-chunked-wheel trl-1.14.2-py3-none-any.whl]
     python3 tools/accuracy_real.py check BATCHFIT_CLI [--data ...] [--doc docs/accuracy-real.md] [--write-doc]
 
@@ -81,6 +81,21 @@ LORA = [
                                                                      "gate_proj", "up_proj", "down_proj"]}),
     ("deepseek-v3", "deepseek-v3.json", FAMILIES[-3][2], {"r": 16, "target_modules": [
         "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]}),
+    # DoRA (use_dora=True, peft/tuners/lora/dora.py): without dropout (the base layer's output reused), with the
+    # biased q/k/v of Qwen2, with dropout (a second base matmul on the dropped input, in the adapters' dtype), and
+    # on GPT-2's Conv1D (fan_in_fan_out)
+    ("llama-3.2", "llama-3.2-3b.json", {}, {"r": 16, "target_modules": ["q_proj", "v_proj"], "use_dora": True}),
+    ("qwen2", "qwen2-0.5b.json", {}, {"r": 8, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"],
+                                      "use_dora": True}),
+    ("qwen3", "qwen3-0.6b.json", {}, {"r": 8, "target_modules": "all-linear", "lora_dropout": 0.05,
+                                      "use_dora": True}),
+    ("gpt2", "gpt2.json", {}, {"r": 8, "target_modules": ["c_attn"], "use_dora": True}),
+    # with a 1,024-token vocabulary the logits no longer make the peak: DoRA's own tensors do (eye(in) and the
+    # weight-sized products of its norm in the forward; down_proj's eye(8192) is 256 MiB in fp32)
+    ("qwen3", "qwen3-0.6b.json", {"vocab_size": 1024}, {"r": 8, "target_modules": "all-linear",
+                                                        "lora_dropout": 0.05, "use_dora": True}, "/vocab1024"),
+    ("llama-3.2", "llama-3.2-3b.json", {"vocab_size": 1024}, {"r": 16, "target_modules": "all-linear",
+                                                              "use_dora": True}, "/vocab1024"),
 ]
 
 # TRL's own language-model losses (docs/memory-model.md, "The language-model loss"), on Qwen3 cut to two layers
@@ -123,7 +138,7 @@ def build(cfg, attention, dtype):
     return model.train(), config
 
 
-def measure_one(name, fixture, overrides, dtype_name, attention, lora=None):
+def measure_one(name, fixture, overrides, dtype_name, attention, lora=None, tag=""):
     import torch
     from saved_lib import SavedRecorder
     dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype_name]
@@ -135,6 +150,7 @@ def measure_one(name, fixture, overrides, dtype_name, attention, lora=None):
         model = peft.get_peft_model(model, peft.LoraConfig(**lora))
         targets = lora["target_modules"]
         key += f"/lora-r{lora['r']}-{targets if isinstance(targets, str) else ','.join(targets)}"
+        key += ("/dora" if lora.get("use_dora") else "") + tag
     seq = SEQ
     if cfg["model_type"] == "vit":  # an image batch and its classes
         seq, side = None, cfg.get("image_size", 224)
@@ -152,6 +168,7 @@ def measure_one(name, fixture, overrides, dtype_name, attention, lora=None):
             slot = f"{r['node']}.{r['slot']} {r['dtype']}"
             by_node[slot] = by_node.get(slot, 0) + r["storage_bytes"]
     saved = rec.total
+    unreachable = rec.unreachable_bytes()
     # SDPA's kernel on the CPU: the flash kernel, or the math fallback where it does not apply (DeepSeek's q, k
     # and v head sizes differ); the estimate is asked for the same one
     kernel = None
@@ -170,7 +187,8 @@ def measure_one(name, fixture, overrides, dtype_name, attention, lora=None):
             "trainable": sum(p.numel() for p in model.parameters() if p.requires_grad), "saved_bytes": saved,
             "heap_peak": peak, "heap_peak_op": peak_op,
             "saved_by_node": dict(sorted(by_node.items(), key=lambda kv: -kv[1]))} | (
-                {"sdpa_kernel": kernel} if kernel else {})
+                {"sdpa_kernel": kernel} if kernel else {}) | (
+                {"saved_unreachable": unreachable} if unreachable else {})
 
 
 def trl_cuda_kernels():
@@ -298,7 +316,9 @@ def group_of(row):
     """--only's name for a row: the family, FAMILY+lora, or lm-loss."""
     if "lm_loss" in row:
         return "lm-loss-tile" if "/vocab" in row["key"] else "lm-loss"
-    return row["model"] + "+lora" if row.get("lora") else row["model"]
+    if row.get("lora"):
+        return row["model"] + ("+dora" if row["lora"].get("use_dora") else "+lora")
+    return row["model"]
 
 
 def cmd_measure(args):
@@ -340,10 +360,10 @@ def cmd_measure(args):
                         if attention != "sdpa" or "scaled_dot_product_attention" not in str(e):
                             raise
                         print(f"{name}/{dtype}/sdpa: transformers has no SDPA for it (eager is its default)")
-    for name, fixture, overrides, lora in LORA:
-        if not only or name + "+lora" in only:
+    for name, fixture, overrides, lora, *tag in LORA:
+        if not only or name + ("+dora" if lora.get("use_dora") else "+lora") in only:
             for dtype in ("fp32", "bf16"):
-                save(measure_one(name, fixture, overrides, dtype, "sdpa", lora))
+                save(measure_one(name, fixture, overrides, dtype, "sdpa", lora, *tag))
     if not only or "lm-loss" in only:
         trl_cuda_kernels()
         for name, fixture, overrides, lm_loss, batch, seq, lora in LM_LOSS:
@@ -373,6 +393,7 @@ def estimate(cli, row, tmp):
         lora, targets = row["lora"], row["lora"]["target_modules"]
         cmd += ["--lora-rank", str(lora["r"]), "--lora-dropout", str(lora.get("lora_dropout", 0.0)),
                 "--lora-targets", targets if isinstance(targets, str) else ",".join(targets)]
+        cmd += ["--lora-dora"] if lora.get("use_dora") else []
     e = measure_check.run_json(cmd)
     t = e["totals"]
     return {"parameters": t["parameter_count"], "trainable": t["trainable_parameter_count"],
@@ -380,16 +401,22 @@ def estimate(cli, row, tmp):
             "peak_op": e["peak_op"]}
 
 
+def held(row):
+    """The saved bytes the loss's graph holds for the backward: those packed by a graph dropped inside the
+    forward (DoRA's lora_weight, SavedRecorder.unreachable_bytes) are freed before it."""
+    return row["saved_bytes"] - row.get("saved_unreachable", 0)
+
+
 def problems_of(row, e):
     out = []
     for k in ("parameters", "trainable"):
         if e[k] != row[k]:
             out.append(f"{k}: estimated {e[k]:,d}, measured {row[k]:,d}")
-    e["saved_error"] = (e["saved_bytes"] - row["saved_bytes"]) / row["saved_bytes"]
+    e["saved_error"] = (e["saved_bytes"] - held(row)) / held(row)
     # trl-chunked: torch.utils.checkpoint holds the chunks' inputs (the packed hidden states, the sorted labels)
     # in its frames, which saved_tensors_hooks do not see; BatchFit counts them as saved. Its step peak is checked.
     if abs(e["saved_error"]) > SAVED_BOUND and row.get("lm_loss") != "trl-chunked":
-        out.append(f"saved: estimated {e['saved_bytes']:,d}, measured {row['saved_bytes']:,d} "
+        out.append(f"saved: estimated {e['saved_bytes']:,d}, measured {held(row):,d} "
                    f"({100 * e['saved_error']:+.2f}%)")
     e["heap_error"] = None
     if row.get("heap_peak"):
@@ -409,12 +436,13 @@ def table(rows, ests):
         lora = r.get("lora")
         peft = "–" if not lora else (f"r={lora['r']} `{lora['target_modules']}`" if isinstance(
             lora["target_modules"], str) else f"r={lora['r']} {','.join(lora['target_modules'])}") + (
-            f", dropout {lora['lora_dropout']}" if lora and lora.get("lora_dropout") else "")
+            f", dropout {lora['lora_dropout']}" if lora and lora.get("lora_dropout") else "") + (
+            ", DoRA" if lora and lora.get("use_dora") else "")
         model = r["model"] + (f" ({r['lm_loss']} loss, batch {r['batch']} x {r['seq']})" if r.get("lm_loss")
                               else "")
         lines.append(f"| {model} | `{r['fixture']}` | {r['dtype']} | {r['attention']} | {peft} | "
                      f"{r['parameters']:,d}{marks['parameters']} | {r['trainable']:,d}{marks['trainable']} | "
-                     f"{r['saved_bytes'] / 2**20:,.2f} | "
+                     f"{held(r) / 2**20:,.2f} | "
                      f"{e['saved_bytes'] / 2**20:,.2f} | {100 * e['saved_error']:+.2f}% | "
                      + (f"{r['heap_peak'] / 2**20:,.1f} | {e['heap_peak'] / 2**20:,.1f} | {100 * e['heap_error']:+.1f}% |"
                         if r.get("heap_peak") else "– | – | – |"))

@@ -22,7 +22,7 @@ constexpr std::int64_t kMaxRepeat = kMaxBlockRepeat;
 const std::set<std::string> kLayerKeys = {"name", "op", "inputs", "comment", "trainable", "frozen_params"};
 const std::set<std::string> kBlockKeys = {"name",       "layers",  "repeat",    "first_index",
                                           "shortcut",   "merge",   "merge_dim", "after",
-                                          "checkpoint", "comment", "trainable"};
+                                          "checkpoint", "comment", "trainable", "keep_input"};
 
 class Parser {
 public:
@@ -188,9 +188,10 @@ private:
         }
         for (auto it = j.begin(); it != j.end(); ++it)
             if (!kBlockKeys.count(it.key()))
-                return fail(path + "." + it.key(),
-                            "unknown block key (a block takes: name, layers, repeat, "
-                            "first_index, shortcut, merge, merge_dim, after, checkpoint, trainable)");
+                return fail(
+                    path + "." + it.key(),
+                    "unknown block key (a block takes: name, layers, repeat, "
+                    "first_index, shortcut, merge, merge_dim, after, checkpoint, trainable, keep_input)");
         if (auto st = trainable(j, path, l); !st) return st.error();
         auto children = layerList(j["layers"], path + ".layers", depth + 1);
         if (!children) return children.error();
@@ -209,6 +210,10 @@ private:
             if (!r.is_number_integer() || r.get<std::int64_t>() < 0 || r.get<std::int64_t>() > kMaxRepeat)
                 return fail(path + ".first_index", "expected a small non-negative integer");
             l.firstIndex = r.get<std::int64_t>();
+        }
+        if (j.contains("keep_input")) {
+            if (!j["keep_input"].is_boolean()) return fail(path + ".keep_input", "expected true or false");
+            l.keepInput = j["keep_input"].get<bool>();
         }
         if (j.contains("checkpoint")) {
             if (!j["checkpoint"].is_boolean()) return fail(path + ".checkpoint", "expected true or false");
@@ -298,6 +303,7 @@ ojson layerJson(const Layer& l) {
     if (l.repeat != 1) o["repeat"] = l.repeat;
     if (l.firstIndex >= 0) o["first_index"] = l.firstIndex;
     if (l.checkpointUnit) o["checkpoint"] = true;
+    if (l.keepInput) o["keep_input"] = true;
     if (!l.trainable) o["trainable"] = false;
     o["layers"] = layerListJson(l.layers);
     if (l.shortcut == ShortcutKind::Identity)

@@ -137,6 +137,12 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
         c.optimizerOffload = true;
         consider("offload", "Offload optimizer states to CPU", "slower optimizer step", c);
     }
+    if (config.lora.dora) {
+        // plain LoRA on the same targets: no magnitude, no norm, nothing but the adapters' own tensors
+        TrainingConfig c = config;
+        c.lora.dora = false;
+        consider("lora-no-dora", "LoRA without DoRA (use_dora=False)", "plain LoRA adapters", c);
+    }
     if (config.lora.rank == 0) {
         // LoRA r=16 on the family's default (attention) targets, bf16 weights when the set-up was fp32: what
         // people fine-tuning an LLM run (an error, and no lever, when the model has no default targets).

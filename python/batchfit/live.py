@@ -13,8 +13,8 @@ def _base_model(model):
 
 
 def lora_options(model):
-    """--lora-* options of a PEFT model's active LoRA adapter (empty without one). DoRA, and adapters other than
-    LoRA, raise ValueError: BatchFit models LoRA as PEFT's LoraLayer runs it."""
+    """--lora-* options of a PEFT model's active LoRA adapter (empty without one; use_dora=True is --lora-dora).
+    Adapters other than LoRA raise ValueError: BatchFit models LoRA and DoRA as PEFT's LoraLayer runs them."""
     configs = getattr(model, "peft_config", None)
     if not configs:
         return {}
@@ -24,13 +24,10 @@ def lora_options(model):
     kind = str(getattr(cfg, "peft_type", "LORA")).rsplit(".", 1)[-1].upper()
     if kind != "LORA":
         raise ValueError(f"PEFT adapter type {kind}: BatchFit models LoRA only")
-    if getattr(cfg, "use_dora", False):
-        raise ValueError("PEFT LoRA with use_dora=True: DoRA is not modelled (its magnitude vector and weight norm "
-                         "keep more); estimate with use_dora=False for a lower bound")
     targets = cfg.target_modules
     targets = targets if isinstance(targets, str) else ",".join(sorted(targets))
     return {"lora_rank": int(cfg.r), "lora_alpha": cfg.lora_alpha, "lora_dropout": float(cfg.lora_dropout),
-            "lora_targets": targets}
+            "lora_targets": targets, "lora_dora": bool(getattr(cfg, "use_dora", False))}
 
 
 def quant_options(config):

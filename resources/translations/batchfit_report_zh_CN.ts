@@ -876,6 +876,14 @@
         <source>the reference&apos;s log-probabilities come from the base model, the LoRA adapters disabled</source>
         <translation>参考模型的对数概率来自基座模型（禁用 LoRA 适配器）</translation>
     </message>
+    <message>
+        <source>DoRA r=%1 α=%2 dropout %3, %4</source>
+        <translation>DoRA r=%1 α=%2 dropout %3，%4</translation>
+    </message>
+    <message>
+        <source>DoRA as PEFT runs it: each forward rebuilds B·A on an in × in identity and the row norms of the weight plus it, in the adapters&apos; dtype (briefly several weight-sized tensors: the step&apos;s peak can be there), and keeps the base output and the adapter output of every adapted layer.</source>
+        <translation>DoRA 按 PEFT 的实现计算：每次前向都在一个 in × in 单位矩阵上重建 B·A，并以适配器的数据类型计算权重加上它之后的行范数（短暂占用若干与权重同大小的张量，训练步的峰值可能就在这里），同时保留每个适配层的基础层输出和适配器输出。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::SettingLabels</name>
@@ -1178,6 +1186,10 @@
     <message>
         <source>vLLM share of the GPU</source>
         <translation>vLLM 占用的 GPU 比例</translation>
+    </message>
+    <message>
+        <source>DoRA</source>
+        <translation>DoRA</translation>
     </message>
 </context>
 </TS>

@@ -1725,6 +1725,18 @@ Choose the GPU in the set-up; Save stores it.</source>
         <source>beta=0.0, TRL&apos;s default: no reference model is loaded, so neither its log-probabilities nor a frozen copy of the model are on the GPU.</source>
         <translation>beta=0.0，TRL 的默认值：不加载参考模型，因此 GPU 上既不计算其对数概率，也不保存模型的冻结副本。</translation>
     </message>
+    <message>
+        <source>LoRA without DoRA (use_dora=False)</source>
+        <translation>不用 DoRA 的普通 LoRA（use_dora=False）</translation>
+    </message>
+    <message>
+        <source>plain LoRA adapters</source>
+        <translation>普通 LoRA 适配器</translation>
+    </message>
+    <message>
+        <source>use_dora=False on the same targets: no magnitude vectors, no weight norms recomputed in each forward, and neither the base output nor the adapter output kept for the backward.</source>
+        <translation>在相同目标层上设 use_dora=False：没有幅度向量，每次前向不再重算权重的行范数，也不再为反向保留基础层输出和适配器输出。</translation>
+    </message>
 </context>
 <context>
     <name>batchfit::LoraEditor</name>
@@ -1879,6 +1891,22 @@ Choose the GPU in the set-up; Save stores it.</source>
     <message>
         <source>QLoRA r=%1</source>
         <translation>QLoRA r=%1</translation>
+    </message>
+    <message>
+        <source>DoRA</source>
+        <translation>DoRA</translation>
+    </message>
+    <message>
+        <source>use_dora: weight-decomposed LoRA. Each forward recomputes the row norms of W + BA in the adapters&apos; dtype (an in × in identity and weight-sized products, briefly) and keeps the base output and the adapter output of every adapted linear for the backward</source>
+        <translation>use_dora：权重分解的 LoRA（DoRA）。每次前向都以适配器的数据类型重新计算 W + BA 的行范数（短暂占用一个 in × in 单位矩阵和若干与权重同大小的张量），并为反向保留每个适配层的基础层输出和适配器输出</translation>
+    </message>
+    <message>
+        <source>DoRA on</source>
+        <translation>开启 DoRA</translation>
+    </message>
+    <message>
+        <source>DoRA off</source>
+        <translation>关闭 DoRA</translation>
     </message>
 </context>
 <context>

@@ -83,11 +83,14 @@ class TrainerCallback(unittest.TestCase):
         r = batchfit.estimate(model, batch_size=2, gpu="rtx-4090", seq=48)
         self.assertEqual(r.json["totals"]["trainable_parameter_count"], trainable)
         self.assertEqual(r.json["totals"]["parameter_count"], sum(p.numel() for p in model.parameters()))
+        # DoRA: one magnitude per output row more, and a larger step than plain LoRA on the same targets
         from peft import LoraConfig as L2
-        dora = get_peft_model(tiny_gpt2(), L2(r=4, target_modules=["c_attn"], use_dora=True))
-        with self.assertRaises(ValueError) as e:
-            batchfit.estimate(dora, batch_size=2, gpu="rtx-4090")
-        self.assertIn("DoRA", str(e.exception))
+        dora = get_peft_model(tiny_gpt2(), L2(r=8, lora_alpha=16, target_modules=["c_attn"], use_dora=True))
+        d = batchfit.estimate(dora, batch_size=2, gpu="rtx-4090", seq=48)
+        self.assertEqual(d.json["config"]["lora"]["dora"], True)
+        self.assertEqual(d.json["totals"]["trainable_parameter_count"],
+                         sum(p.numel() for p in dora.parameters() if p.requires_grad))
+        self.assertGreater(d.json["totals"]["saved_activation_bytes"], r.json["totals"]["saved_activation_bytes"])
 
 
 @unittest.skipUnless(have("torch", "lightning"), "needs torch and lightning")

@@ -117,6 +117,11 @@ QStringList ReportSections::assumptions() const {
         out << ReportText::tr(
             "LoRA as PEFT runs it: adapters in fp32 on half weights (autocast_adapter_dtype), "
             "each adapted input copied to their dtype, one dropout per adapted layer.");
+    if (c.lora.rank > 0 && c.lora.dora)
+        out << ReportText::tr(
+            "DoRA as PEFT runs it: each forward rebuilds B·A on an in × in identity and the row norms of the "
+            "weight plus it, in the adapters' dtype (briefly several weight-sized tensors: the step's peak "
+            "can be there), and keeps the base output and the adapter output of every adapted layer.");
     if (c.parallel.gpus > 1)
         out << ReportText::tr(
             "Data parallelism: one GPU of the group is simulated with its shards, the parameters it gathers "

@@ -70,7 +70,8 @@ std::vector<std::pair<QString, QString>> ReportSections::setup() const {
     if (c.lora.rank > 0) {
         QStringList targets;
         for (const auto& t : c.lora.targets) targets << qs(t);
-        tuning = ReportText::tr("LoRA r=%1 α=%2 dropout %3, %4")
+        tuning = (c.lora.dora ? ReportText::tr("DoRA r=%1 α=%2 dropout %3, %4")
+                              : ReportText::tr("LoRA r=%1 α=%2 dropout %3, %4"))
                      .arg(c.lora.rank)
                      .arg(c.lora.alpha)
                      .arg(c.lora.dropout)

@@ -37,6 +37,7 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "LoRA rank"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "LoRA alpha"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "LoRA dropout"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "DoRA"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "LoRA targets"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Quantized base weights"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Double quantization"),

@@ -34,6 +34,9 @@ struct Layer {
     std::int64_t mergeDim = 0;   ///< per-sample dim for a concat merge
     std::vector<Layer> after;    ///< layers applied after the merge, inside each repetition
     bool checkpointUnit = false; ///< a unit for "every block" checkpointing even when repeat == 1
+    /// "keep_input": each repetition's input lives until the repetition's last op has run, whatever saved it
+    /// (the caller's Python reference while a module runs: transformers' `decoder_layer(hidden_states)`)
+    bool keepInput = false;
 
     bool isBlock() const { return op.empty(); }
     bool operator==(const Layer&) const = default;

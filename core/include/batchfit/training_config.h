@@ -79,6 +79,9 @@ struct LoraConfig {
     std::int64_t rank = 0; ///< r; 0: no LoRA
     double alpha = 8;      ///< lora_alpha (PEFT's default 8): the output is scaled by alpha / r
     double dropout = 0;    ///< lora_dropout (PEFT's default 0: nn.Identity, nothing saved)
+    /// use_dora: DoRA (a trainable magnitude per output row; each forward recomputes the row norms of
+    /// W + scaling * B A and keeps the base output and the adapter's output for the backward)
+    bool dora = false;
     /// target_modules: names matched as PEFT does (a linear whose path is the name or ends with "." + name),
     /// or {"all-linear"} (every linear but the output head); empty: the default of the model's family,
     /// found by its layer names (q_proj + v_proj, c_attn, query + value, query_key_value, qkv_proj).

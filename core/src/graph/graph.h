@@ -46,6 +46,9 @@ struct GOp {
     std::vector<int> inputs;
     std::vector<int> outputs;
     std::vector<int> created; ///< extra tensors the op makes (masks, statistics, indices, weight copies)
+    /// Tensors the model's Python code holds until this op has run, though no op needs them (transformers'
+    /// inputs_embeds until the inner model's last norm): a layer's `keeps_alive`
+    std::vector<int> keepAlive;
     std::vector<int> params;  ///< parameters it uses (tied ones resolved)
     std::vector<int> saved;   ///< tensors saved for backward (their storages stay alive)
     std::vector<int> savedPacks;       ///< per saved tensor: SavedDecl::packs

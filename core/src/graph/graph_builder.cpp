@@ -483,6 +483,25 @@ Result<int> GraphBuilder::resolve(const std::string& name, const Scope& scope, i
                      "' names no earlier layer in this block or an enclosing one");
 }
 
+Status GraphBuilder::keepAlive(const Layer& layer, const Scope& scope, int prev, const std::string& path) {
+    const auto names = layer.attrs.getString("keeps_alive");
+    if (!names) return Ok{};
+    std::size_t from = 0;
+    while (from <= names->size()) {
+        const std::size_t comma = std::min(names->find(',', from), names->size());
+        const std::string name = names->substr(from, comma - from);
+        from = comma + 1;
+        if (name.empty()) continue;
+        auto t = resolve(name, scope, prev, path + ": keeps_alive");
+        if (!t) {
+            if (m_wholeModel) continue; // a pipeline stage without that layer: another stage holds it
+            return t.error();
+        }
+        m_graph.ops.back().keepAlive.push_back(*t);
+    }
+    return Ok{};
+}
+
 Result<int> GraphBuilder::walkList(const std::vector<Layer>& layers, int input, Scope& scope,
                                    const std::string& prefix) {
     int x = input;
@@ -545,6 +564,7 @@ Result<int> GraphBuilder::walkLayer(const Layer& layer, int input, Scope& scope,
     m_trainable = outerTrainable;
     m_frozenParams = nullptr;
     if (!out) return out.error();
+    if (auto st = keepAlive(layer, scope, prev, path); !st) return st.error();
     m_graph.layers[static_cast<std::size_t>(layerIndex)].output = *out;
     scope.names[layer.name] = *out;
     return *out;
@@ -615,6 +635,7 @@ Result<int> GraphBuilder::walkBlock(const Layer& block, int input, Scope& scope,
             if (!af) return af.error();
             out = *af;
         }
+        if (block.keepInput && !m_graph.ops.empty()) m_graph.ops.back().keepAlive.push_back(x);
         m_currentUnit = savedUnit;
         x = out;
     }

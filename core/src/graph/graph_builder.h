@@ -91,6 +91,9 @@ private:
     Result<int> walkLayer(const Layer& layer, int input, Scope& scope, const std::string& prefix, int prev);
     Result<int> walkBlock(const Layer& block, int input, Scope& scope, const std::string& prefix);
     Result<int> resolve(const std::string& name, const Scope& scope, int prev, const std::string& path) const;
+    /// A layer's `keeps_alive` ("embed_tokens", comma-separated names): those layers' outputs live until the
+    /// layer's last op has run.
+    Status keepAlive(const Layer& layer, const Scope& scope, int prev, const std::string& path);
     Result<int> castTo(int tensor, DType dtype, const std::string& path);
     int newTensor(const TensorInfo& info, int producer, const std::string& role);
     Status countOp(const std::string& path);
@@ -101,6 +104,12 @@ private:
     bool loraTargets(const std::string& path);
     std::vector<std::string> unusedLoraTargets() const;
     Result<int> addLoraLinear(const std::string& path, const Attributes& attrs, int input);
+    /// PEFT's `result + lora_B(lora_A(x)) * scaling`.
+    Result<int> addLoraSum(const std::string& path, int base, int loraB);
+    /// DoRA's `result + result_dora` (peft/tuners/lora/dora.py), from the outputs of its dora_norm op.
+    /// `keep`: tensors Python holds until the adapted linear's forward returns.
+    Result<int> addDoraOutput(const std::string& path, const Attributes& attrs, int base, int x, int loraB,
+                              const std::vector<int>& norm, const std::vector<int>& keep);
     // Megatron tensor parallelism (tensor_parallel.cpp): the attributes of a layer on one rank.
     Status prepareTensorParallel(const Model& model);
     Result<Attributes> tensorParallelAttributes(const Layer& layer, const std::string& path,

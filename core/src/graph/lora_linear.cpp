@@ -120,14 +120,15 @@ Result<int> GraphBuilder::addLoraLinear(const std::string& path, const Attribute
     const DType adapter =
         isFloating(m_paramDtype) && dtypeSize(m_paramDtype) == 2 ? DType::Float32 : m_paramDtype;
     // x = self._cast_input_dtype(x, lora_A.weight.dtype): a copy when the dtypes differ (no autocast check).
-    int h = x;
+    int cast = x;
     if (isFloating(info(x).dtype) && info(x).dtype != adapter) {
         Attributes c;
         c.set("dtype", std::string(dtypeName(adapter)));
-        auto cast = addOp("cast", path + ".lora_A.cast", c, {x});
-        if (!cast) return cast.error();
-        h = *cast;
+        auto copy = addOp("cast", path + ".lora_A.cast", c, {x});
+        if (!copy) return copy.error();
+        cast = *copy;
     }
+    int h = cast;
     // lora_dropout: nn.Dropout(p), or nn.Identity when p == 0; one per adapted module.
     if (lora.dropout > 0) {
         Attributes d;
@@ -137,6 +138,18 @@ Result<int> GraphBuilder::addLoraLinear(const std::string& path, const Attribute
         h = *drop;
     }
     m_paramDtypeOverride = adapter;
+    std::vector<int> dora; // DoRA's norm: mag_norm_scale, then what lives until its forward returns
+    if (lora.dora) {
+        Attributes n;
+        n.set("in_features", info(h).shape.back());
+        n.set("out_features", attrs.getInt("out_features").value_or(1));
+        n.set("rank", lora.rank);
+        // weight.to(x.dtype): a copy unless the base weight is already in the adapters' dtype
+        n.set("copy_weight", quantizes(path + ".base_layer", attrs) || m_paramDtype != adapter);
+        auto outs = addOpMulti("dora_norm", path + ".lora_magnitude_vector", n, {h});
+        if (!outs) return outs.error();
+        dora = *outs;
+    }
     Attributes a;
     a.set("out_features", lora.rank);
     a.set("bias", false);
@@ -148,18 +161,70 @@ Result<int> GraphBuilder::addLoraLinear(const std::string& path, const Attribute
     auto loraB = addOp("linear", path + ".lora_B", b, {*loraA});
     if (!loraB) return loraB.error();
     m_paramDtypeOverride.reset();
-    // result = result + lora_B(...) * scaling (a Python float: nothing saved); then
-    // result.to(torch_result_dtype).
-    Attributes s;
-    s.set("factor", lora.alpha / static_cast<double>(lora.rank));
-    auto scaled = addOp("scale", path + ".scaling", s, {*loraB});
-    if (!scaled) return scaled.error();
-    auto sum = addOp("add", path + ".add", {}, {*base, *scaled});
+    // Python keeps the adapted linear's input (the caller's argument) and its cast (Linear.forward's x) until
+    // the forward returns: they live through the DoRA forward whatever was saved of them
+    const std::vector<int> inputs = cast != x ? std::vector<int>{x, cast} : std::vector<int>{x};
+    auto sum = lora.dora ? addDoraOutput(path, attrs, *base, h, *loraB, dora, inputs)
+                         : addLoraSum(path, *base, *loraB);
     if (!sum) return sum.error();
     if (info(*sum).dtype == resultDtype) return *sum;
     Attributes back;
     back.set("dtype", std::string(dtypeName(resultDtype)));
     return addOp("cast", path + ".cast", back, {*sum});
+}
+
+Result<int> GraphBuilder::addLoraSum(const std::string& path, int base, int loraB) {
+    // result = result + lora_B(...) * scaling (a Python float: nothing saved); then
+    // result.to(torch_result_dtype).
+    Attributes s;
+    s.set("factor", m_config.lora.alpha / static_cast<double>(m_config.lora.rank));
+    auto scaled = addOp("scale", path + ".scaling", s, {loraB});
+    if (!scaled) return scaled.error();
+    return addOp("add", path + ".add", {}, {base, *scaled});
+}
+
+Result<int> GraphBuilder::addDoraOutput(const std::string& path, const Attributes& attrs, int base, int x,
+                                        int loraB, const std::vector<int>& norm,
+                                        const std::vector<int>& keep) {
+    // DoraLinearLayer.forward: base_result is the base layer's output less its bias, or, with dropout, the
+    // base matmul again on the dropped input with the weight in the adapters' dtype (norm[4] when copied)
+    int baseResult = base;
+    if (m_config.lora.dropout > 0) {
+        Attributes l;
+        l.set("out_features", attrs.getInt("out_features").value_or(1));
+        std::vector<int> in{x};
+        if (norm.size() > 4) in.push_back(norm[4]);
+        auto r = addOp("dora_base", path + ".lora_magnitude_vector.base", l, in);
+        if (!r) return r.error();
+        baseResult = *r;
+    } else if (attrs.getBool("bias").value_or(true)) {
+        Attributes sub;
+        sub.set("factor", 1.0); // base_result - bias: a new tensor, nothing saved
+        auto r = addOp("scale", path + ".lora_magnitude_vector.minus_bias", sub, {base});
+        if (!r) return r.error();
+        baseResult = *r;
+    }
+    // result_dora = (mag_norm_scale - 1) * base_result + mag_norm_scale * lora_result * scaling
+    Attributes minus;
+    minus.set("factor", 1.0);
+    minus.set("offset", -1.0);
+    auto t1 = addOp("scale", path + ".lora_magnitude_vector.minus_one", minus, {norm[0]});
+    if (!t1) return t1.error();
+    auto t2 = addOp("mul", path + ".lora_magnitude_vector.mul_base", {}, {*t1, baseResult});
+    if (!t2) return t2.error();
+    auto t3 = addOp("mul", path + ".lora_magnitude_vector.mul_lora", {}, {norm[0], loraB});
+    if (!t3) return t3.error();
+    Attributes s;
+    s.set("factor", m_config.lora.alpha / static_cast<double>(m_config.lora.rank));
+    auto t4 = addOp("scale", path + ".lora_magnitude_vector.scaling", s, {*t3});
+    if (!t4) return t4.error();
+    std::vector<int> in{*t2, *t4};
+    in.insert(in.end(), norm.begin() + 1, norm.end()); // freed when the DoRA forward returns
+    in.insert(in.end(), keep.begin(), keep.end());
+    auto dora = addOp("dora_add", path + ".lora_magnitude_vector.add", {}, in);
+    if (!dora) return dora.error();
+    // result = result + result_dora (DoraLinearVariant.forward)
+    return addOp("add", path + ".add", {}, {base, *dora});
 }
 
 } // namespace batchfit

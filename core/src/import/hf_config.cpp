@@ -54,6 +54,7 @@ Result<Model> gpt2(const Config& c, const HfImportOptions& o) {
     a2.shortcut = ShortcutKind::Identity;
     Layer h = block("h", {a1, a2});
     h.repeat = layers;
+    h.keepInput = true; // `hidden_states = block(hidden_states, ...)`
     m.layers.push_back(h);
     m.layers.push_back(op("ln_f", "layernorm", {{"eps", eps}}));
     m.layers.push_back(
@@ -108,6 +109,7 @@ Result<Model> bert(const Config& c, const HfImportOptions& o, bool roberta) {
     ffn.after = {op("LayerNorm", "layernorm", {{"eps", eps}})};
     Layer layer = block("layer", {att, ffn});
     layer.repeat = layers;
+    layer.keepInput = true; // BertEncoder: `hidden_states = layer_module(hidden_states, ...)`
     m.layers.push_back(layer);
     if (c.architectureContains("MaskedLM") || c.architectureContains("ForPreTraining")) {
         m.layers.push_back(op("transform", "linear", {{"out_features", d}}));
@@ -171,6 +173,7 @@ Result<Model> neox(const Config& c, const HfImportOptions& o) {
     }
     Layer stack = block("layers", body);
     stack.repeat = layers;
+    stack.keepInput = true; // `hidden_states = layer(hidden_states, ...)`
     m.layers.push_back(stack);
     m.layers.push_back(op("final_layer_norm", "layernorm", {{"eps", eps}}));
     m.layers.push_back(op("embed_out", "linear", {{"out_features", vocab}, {"bias", false}}));

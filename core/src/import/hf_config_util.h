@@ -5,7 +5,9 @@
 #include "batchfit/model_io.h"
 #include "import/layer_builder.h"
 
+#include <algorithm>
 #include <initializer_list>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -75,10 +77,18 @@ private:
 /// the model's dtype (a view, nothing new, in fp32). Two tensors live until the forward returns, saved or
 /// not: the head's input, the inner model's last_hidden_state that *ForCausalLM.forward holds while it
 /// computes the loss, and the logits in the model's dtype, which it returns.
+///
+/// The inner model (LlamaModel.forward and its kind) keeps `inputs_embeds`, the token embedding's output, in
+/// a local until it returns: alive through every layer, to the last norm (`keeps_alive` on that norm).
 inline void addCausalLmLoss(Model& m) {
     for (auto l = m.layers.rbegin(); l != m.layers.rend(); ++l)
         if (l->op == "linear") {
             l->attrs.set("input_held_to_forward_end", true);
+            const auto norm = std::next(l);
+            const auto embedding = std::find_if(m.layers.begin(), m.layers.end(),
+                                                [](const Layer& x) { return x.op == "embedding"; });
+            if (norm != m.layers.rend() && !norm->isBlock() && embedding != m.layers.end())
+                norm->attrs.set("keeps_alive", embedding->name);
             break;
         }
     m.layers.push_back(

@@ -63,6 +63,7 @@ Result<Moe> moeConfig(const Config& c, const std::string& type) {
 
 Layer gatedMlp(const std::string& hidden, std::int64_t inner, std::int64_t d, bool fusedGateUp,
                std::vector<Layer> mlp) {
+    const std::string in = mlp.back().name;
     if (fusedGateUp) { // Phi-3: one gate_up_proj, chunked
         mlp.push_back(op("gate_up_proj", "linear", {{"out_features", 2 * inner}, {"bias", false}}));
         mlp.push_back(op("gate", "slice",
@@ -73,13 +74,13 @@ Layer gatedMlp(const std::string& hidden, std::int64_t inner, std::int64_t d, bo
         mlp.push_back(activation("act", hidden, {"gate"}));
         mlp.push_back(op("gated", "mul", {}, {"act", "up"}));
     } else {
-        const std::string in = mlp.back().name;
         mlp.push_back(op("gate_proj", "linear", {{"out_features", inner}, {"bias", false}}));
         mlp.push_back(op("up_proj", "linear", {{"out_features", inner}, {"bias", false}}, {in}));
         mlp.push_back(activation("act", hidden, {"gate_proj"}));
         mlp.push_back(op("gated", "mul", {}, {"act", "up_proj"}));
     }
-    mlp.push_back(op("down_proj", "linear", {{"out_features", d}, {"bias", false}}));
+    // the MLP's forward(x) holds x until it returns, whether or not its linears saved it
+    mlp.push_back(op("down_proj", "linear", {{"out_features", d}, {"bias", false}, {"keeps_alive", in}}));
     return block("", std::move(mlp));
 }
 
@@ -185,6 +186,7 @@ Result<Model> decoder(const Config& c, const HfImportOptions& o, const std::stri
         while (end < layers && sparseAt(end) == sparseAt(start)) ++end;
         Layer stack = block("layers", {a, mlpBlock(sparseAt(start))});
         stack.repeat = end - start;
+        stack.keepInput = true; // `hidden_states = decoder_layer(hidden_states, ...)`
         if (start > 0 || end < layers) stack.firstIndex = start;
         m.layers.push_back(stack);
         start = end;

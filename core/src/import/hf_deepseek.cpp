@@ -121,6 +121,7 @@ Result<Model> deepseek(const Config& c, const HfImportOptions& o, bool v2) {
         f.shortcut = ShortcutKind::Identity;
         Layer stack = block("layers", {a, f});
         stack.repeat = count;
+        stack.keepInput = true; // `hidden_states = decoder_layer(hidden_states, ...)`
         if (count < layers) stack.firstIndex = sparse ? denseLayers : 0;
         m.layers.push_back(stack);
     }

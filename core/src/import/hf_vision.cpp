@@ -51,6 +51,7 @@ Result<Model> vit(const Config& c, const HfImportOptions& o) {
     ffn.shortcut = ShortcutKind::Identity;
     Layer layer = block("layer", {att, ffn});
     layer.repeat = layers;
+    layer.keepInput = true; // ViTEncoder: `hidden_states = layer_module(hidden_states)`
     m.layers.push_back(layer);
     m.layers.push_back(op("layernorm", "layernorm", {{"eps", eps}}));
     m.layers.push_back(op("cls", "select", {{"dim", std::int64_t{0}}, {"index", std::int64_t{0}}}));

@@ -154,6 +154,7 @@ void registerOpaqueOps();
 void registerPointwiseOps();
 void registerSdpaOps();
 void registerQuantLinearOps();
+void registerDoraOps();
 void registerParallelOps();
 void addOpRule(const std::string& type, std::unique_ptr<OpRule> rule, bool internal = false);
 

@@ -36,6 +36,7 @@ void ensureRegistered() {
         registerMoeRouterOps();
         registerSdpaOps();
         registerQuantLinearOps();
+        registerDoraOps();
         registerParallelOps();
         registerLossOps();
         registerLmLossOps();

@@ -39,6 +39,14 @@ public:
         p.outputs.push_back(*out);
         if (m_mul) {
             p.saved = {{SavedDecl::Kind::Input, 0, 1}, {SavedDecl::Kind::Input, 1, 0}};
+            // mul_tensor_backward computes each operand's gradient at the output's shape and dtype; the
+            // engine's validate_outputs then sums a broadcast operand's down (sum_to) and casts a narrower
+            // one: both results of the node live until then, and each such one is a transient
+            const auto full = out->bytes();
+            for (const auto& in : c.inputs)
+                if (full && (in.shape != out->shape || in.batched != out->batched || in.dtype != out->dtype))
+                    p.bwdWorkspace = Affine{p.bwdWorkspace.constant + full->constant,
+                                            p.bwdWorkspace.perSample + full->perSample};
         } else {
             p.passthroughSameShape = true; // a broadcast operand's gradient is a new, reduced tensor
         }

@@ -346,6 +346,8 @@ void Scheduler::forwardOp(int opIndex, bool recompute, int unitLastOp) {
     m_program.steps[static_cast<std::size_t>(s)].opPath = op.path;
     const int layerRow = op.layer + 1; // row 0 is the input batch
     for (int t : op.inputs) use(instanceOf(t, s, recompute), s);
+    if (!recompute)
+        for (int t : op.keepAlive) use(instanceOf(t, s, false), s);
     auto materialize = [&](int t) {
         const auto& gt = m_graph.tensors[static_cast<std::size_t>(t)];
         const auto idx = static_cast<std::size_t>(m_graph.storageOf(t));

@@ -33,6 +33,17 @@ void addLora(std::vector<SettingInfo>& out) {
         dropout, [](auto& t) -> auto& { return t.config.lora.dropout; });
     out.push_back(std::move(range(dropout, 0, 1)));
 
+    SettingInfo dora =
+        base({"lora.dora", "--lora-dora", "", "DoRA",
+              "use_dora: weight-decomposed LoRA (a trainable magnitude per output row; every "
+              "forward recomputes the row norms of W + BA in the adapters' dtype, and keeps the "
+              "base output and the adapter output of each adapted linear for the backward)"},
+             SettingType::Switch);
+    dora.form = FlagForm::SetsTrue;
+    bindBool(
+        dora, [](auto& t) -> auto& { return t.config.lora.dora; });
+    out.push_back(std::move(dora));
+
     SettingInfo targets = base(
         {"lora.targets", "--lora-targets", "NAMES|all-linear", "LoRA targets",
          "target_modules: names a linear's path ends with (q_proj,v_proj), or every linear but the output "

@@ -121,6 +121,14 @@ class SavedRecorder:
                     stack.append(nxt)
         self._unpacked = []
 
+    def unreachable_bytes(self):
+        """After attribute(): bytes of the unique storages that only nodes outside the walked graph saved (a
+        graph made and dropped inside the forward, as DoRA's lora_weight = lora_B(lora_A(eye)) whose result is
+        only used detached): freed before the backward, so not held for it."""
+        reached = {r["storage"] for r in self.records if r["node"] is not None}
+        sizes = {r["storage"]: r["storage_bytes"] for r in self.records if not r["param"]}
+        return sum(b for s, b in sizes.items() if s not in reached)
+
     def per_module(self):
         """module path -> {new_bytes, saved (records), new_storages}, forward order."""
         out = {}

@@ -34,6 +34,7 @@ QString LeverModel::title(const Lever& l) {
     if (l.id == "trl-fused-loss") return tr("TRL's fused LM head (SFTTrainer's loss, TRL 1.15+)");
     if (l.id == "ref-logps-precomputed") return tr("Precompute DPO's reference log-probabilities");
     if (l.id == "grpo-no-reference") return tr("GRPO without the reference (beta=0.0)");
+    if (l.id == "lora-no-dora") return tr("LoRA without DoRA (use_dora=False)");
     if (l.id == "lora") return tr("LoRA r=16 on attention, bf16 weights");
     if (l.id == "qlora") return tr("QLoRA: 4-bit NF4 base weights with LoRA r=16");
     if (l.id == "freeze-backbone" && !l.config.trainOnly.empty())
@@ -64,6 +65,7 @@ QString LeverModel::cost(const Lever& l) {
     if (l.id == "trl-fused-loss") return tr("train with TRL's SFTTrainer (or a fused linear cross-entropy)");
     if (l.id == "ref-logps-precomputed") return tr("one inference pass over the data set before training");
     if (l.id == "grpo-no-reference") return tr("no KL penalty in the loss");
+    if (l.id == "lora-no-dora") return tr("plain LoRA adapters");
     if (l.id == "lora" || l.id == "qlora") return tr("fine-tunes adapters only");
     if (l.id == "freeze-backbone") return tr("fine-tunes the head only");
     if (l.id == "accumulation") return tr("%1 micro-steps per update").arg(l.config.accumulationSteps);
@@ -104,6 +106,9 @@ QString LeverModel::explanation(const Lever& l) {
         return tr(
             "beta=0.0, TRL's default: no reference model is loaded, so neither its log-probabilities nor "
             "a frozen copy of the model are on the GPU.");
+    if (l.id == "lora-no-dora")
+        return tr("use_dora=False on the same targets: no magnitude vectors, no weight norms recomputed in "
+                  "each forward, and neither the base output nor the adapter output kept for the backward.");
     if (l.id == "accumulation")
         return tr("Split each update into micro-batches; the batch column counts samples per update.");
     if (l.id == "freeze-backbone")

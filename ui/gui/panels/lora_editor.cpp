@@ -69,9 +69,16 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent)
     m_dropout->setToolTip(
         tr("lora_dropout: each adapted linear keeps its own dropout mask and dropped copy of "
            "its input; 0 keeps nothing"));
+    m_dora = new QCheckBox(tr("DoRA"), row);
+    m_dora->setObjectName(QStringLiteral("loraDora"));
+    m_dora->setToolTip(
+        tr("use_dora: weight-decomposed LoRA. Each forward recomputes the row norms of W + BA in the "
+           "adapters' dtype (an in × in identity and weight-sized products, briefly) and keeps the base "
+           "output and the adapter output of every adapted linear for the backward"));
     h->addWidget(m_rank);
     h->addWidget(m_alpha);
     h->addWidget(m_dropout);
+    h->addWidget(m_dora);
     form->addRow(tr("LoRA:"), row);
     m_targetRow = new QWidget(parent);
     auto* th = new QHBoxLayout(m_targetRow);
@@ -114,6 +121,11 @@ LoraEditor::LoraEditor(QFormLayout* form, QWidget* parent)
         const double p = m_dropout->real();
         m_lora.dropout = p;
         emitEdit(tr("LoRA dropout %1").arg(p), kMergeDropout);
+    });
+    connect(m_dora, &QCheckBox::toggled, this, [this](bool on) {
+        if (m_lora.rank == 0) return;
+        m_lora.dora = on;
+        emitEdit(on ? tr("DoRA on") : tr("DoRA off"));
     });
     connect(m_targets, &QLineEdit::editingFinished, this, [this] {
         if (m_lora.rank == 0) return;
@@ -266,6 +278,7 @@ void LoraEditor::setFineTuning(const LoraConfig& lora, const QuantConfig& quant)
     m_rank->setSettingValue(static_cast<std::int64_t>(shown.rank));
     m_alpha->setSettingValue(shown.alpha);
     m_dropout->setSettingValue(shown.dropout);
+    m_dora->setChecked(shown.dora);
     QStringList t;
     for (const auto& s : shown.targets) t << QString::fromStdString(s);
     m_targets->setText(t.join(QLatin1Char(',')));

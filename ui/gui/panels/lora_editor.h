@@ -56,6 +56,7 @@ private:
     SettingSpinBox* m_rank = nullptr;
     SettingSpinBox* m_alpha = nullptr;
     SettingSpinBox* m_dropout = nullptr;
+    QCheckBox* m_dora = nullptr;
     QLineEdit* m_targets = nullptr;
     QFormLayout* m_form = nullptr;
     QWidget* m_row = nullptr;
