@@ -2,7 +2,8 @@
 # Runs the libFuzzer targets for a fixed time each (issue 7).
 #
 #   scripts/fuzz.sh TARGET|all SECONDS [libFuzzer options...]
-#   TARGET: model_loader, hf_import, estimate, onnx_import (see fuzz/CMakeLists.txt)
+#   TARGET: model_loader, hf_import, hf_parse, estimate, setup, trace, measurement, serving, onnx_import,
+#   onnx_parse (see fuzz/CMakeLists.txt)
 #
 # Builds build-fuzz (clang, -DBATCHFIT_FUZZ=ON) if the target is missing. Per target, under $BUILD_DIR:
 #   fuzz-corpus/<t>     the working corpus, kept between runs
@@ -18,8 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-all_targets=(model_loader hf_import estimate setup trace measurement serving)
-[ -f core/include/batchfit/onnx_import.h ] && all_targets+=(onnx_import)
+all_targets=(model_loader hf_import hf_parse estimate setup trace measurement serving)
+[ -f core/include/batchfit/onnx_import.h ] && all_targets+=(onnx_import onnx_parse)
 
 if [ $# -lt 2 ]; then
   echo "usage: $0 TARGET|all SECONDS [libFuzzer options...]   (targets: ${all_targets[*]})" >&2
@@ -56,10 +57,10 @@ make_seeds() {
     model_loader)
       cp "${models[@]}" "$dir"/
       ;;
-    hf_import)
+    hf_import | hf_parse)
       cp "$root"/tests/data/hf/*.json "$dir"/
       ;;
-    onnx_import)
+    onnx_import | onnx_parse)
       cp "$root"/tests/data/onnx/*.onnx "$dir"/
       ;;
     setup)
@@ -110,8 +111,10 @@ for t in "${targets[@]}"; do
   make_seeds "$t" "$seeds"
   dict=(-dict=fuzz/model.dict)
   max_len=32768
-  if [ "$t" = hf_import ]; then dict=(-dict=fuzz/hf_import.dict); max_len=4096; fi
-  if [ "$t" = onnx_import ]; then dict=(); max_len=16384; fi
+  case $t in
+    hf_import | hf_parse) dict=(-dict=fuzz/hf_import.dict); max_len=4096 ;;
+    onnx_import | onnx_parse) dict=(); max_len=16384 ;;
+  esac
   opts=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$max_len "${dict[@]}"
         -report_slow_units=2 -print_final_stats=1 -artifact_prefix="$artifacts/")
   if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then

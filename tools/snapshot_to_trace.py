@@ -94,6 +94,7 @@ Exit codes: 0 written; 2 the snapshot cannot be read or is not a snapshot (a mes
 expected), or bad arguments.
 """
 import argparse
+import io
 import json
 import os
 import pickle
@@ -134,12 +135,24 @@ def load_snapshot(path):
     """Reads a snapshot pickle with the restricted unpickler. Raises SnapshotError."""
     try:
         with open(path, "rb") as f:
-            head = f.read(1)
-            if not head:
-                raise SnapshotError(f"{path}: the file is empty; expected the pickle written by "
-                                    "torch.cuda.memory._dump_snapshot()")
-            f.seek(0)
-            return _DataOnlyUnpickler(f).load()
+            return _unpickle(f, path)
+    except OSError as e:
+        raise SnapshotError(f"{path}: cannot read it ({e.strerror or e})") from None
+
+
+def loads_snapshot(data, path="<snapshot>"):
+    """load_snapshot for bytes in memory (`path` names them in messages). Raises SnapshotError."""
+    return _unpickle(io.BytesIO(data), path)
+
+
+def _unpickle(f, path):
+    try:
+        head = f.read(1)
+        if not head:
+            raise SnapshotError(f"{path}: the file is empty; expected the pickle written by "
+                                "torch.cuda.memory._dump_snapshot()")
+        f.seek(0)
+        return _DataOnlyUnpickler(f).load()
     except SnapshotError:
         raise
     except OSError as e:
