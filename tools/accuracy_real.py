@@ -98,6 +98,18 @@ LORA = [
                                                               "use_dora": True}, "/vocab1024"),
 ]
 
+# QLoRA as users load it (bitsandbytes 0.50 quantizes on the CPU): the model saved, then from_pretrained with
+# BitsAndBytesConfig in bf16, PEFT's prepare_model_for_kbit_training (fp32 other weights; checkpointing or not)
+# and LoRA: name, fixture, overrides, BitsAndBytesConfig fields, LoRA fields, gradient checkpointing. 4-bit only:
+# in training, bitsandbytes runs 8-bit layers on the CPU through MatMul8bitFp (autograd/_functions.py matmul(),
+# "no fast kernel for quant/dequant 8bit in CPU/XPU"), not the MatMul8bitLt that CUDA runs, so the CPU cannot
+# measure int8's rule; 4-bit layers that need a gradient run MatMul4Bit on both.
+QLORA_CFG = ("qwen3", "qwen3-0.6b.json", {})
+NF4 = {"load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True,
+       "bnb_4bit_compute_dtype": "bfloat16"}
+QLORA = [QLORA_CFG + (quant, {"r": 16, "target_modules": ["q_proj", "v_proj"]}, ckpt)
+         for quant in (NF4,) for ckpt in (False, True)]
+
 # TRL's own language-model losses (docs/memory-model.md, "The language-model loss"), on Qwen3 cut to two layers
 # with a 40,960-token vocabulary (two of the fused head's 32,768-wide vocabulary tiles) at batch 2 x 2,049 tokens
 # (N = 4,096 predicted tokens: one full token tile): name, fixture, overrides, --lm-loss, batch, seq, LoRA fields
@@ -189,6 +201,55 @@ def measure_one(name, fixture, overrides, dtype_name, attention, lora=None, tag=
             "saved_by_node": dict(sorted(by_node.items(), key=lambda kv: -kv[1]))} | (
                 {"sdpa_kernel": kernel} if kernel else {}) | (
                 {"saved_unreachable": unreachable} if unreachable else {})
+
+
+def logical_numel(p):
+    """A parameter's element count as the model defines it: a packed 4-bit weight's quant_state knows its shape."""
+    qs = getattr(p, "quant_state", None)
+    return qs.shape.numel() if qs is not None and hasattr(qs, "shape") else p.numel()
+
+
+def measure_qlora(name, fixture, overrides, quant, lora, ckpt):
+    """One step of a bitsandbytes-quantized model with PEFT LoRA, loaded as transformers loads it."""
+    import shutil
+    import torch
+    import transformers
+    import peft
+    from saved_lib import SavedRecorder
+    cfg = row_config(fixture, overrides, "sdpa")
+    model, config = build(cfg, "sdpa", torch.bfloat16)
+    folder = tempfile.mkdtemp()
+    try:
+        model.save_pretrained(folder)
+        del model
+        q = dict(quant)
+        if "bnb_4bit_compute_dtype" in q:
+            q["bnb_4bit_compute_dtype"] = getattr(torch, q["bnb_4bit_compute_dtype"])
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            folder, quantization_config=transformers.BitsAndBytesConfig(**q), device_map="cpu",
+            dtype=torch.bfloat16, attn_implementation="sdpa")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    model = peft.prepare_model_for_kbit_training(model, use_gradient_checkpointing=ckpt)
+    model = peft.get_peft_model(model, peft.LoraConfig(**lora))
+    model.train()
+    kind = "int8" if quant.get("load_in_8bit") else quant["bnb_4bit_quant_type"] + (
+        "-dq" if quant.get("bnb_4bit_use_double_quant") else "")
+    key = f"{name}/bf16/sdpa/qlora-{kind}/lora-r{lora['r']}-{','.join(lora['target_modules'])}" + (
+        "/checkpointing" if ckpt else "")
+    ids = torch.randint(config.vocab_size, (BATCH, SEQ))
+    inputs = {"input_ids": ids, "labels": ids}
+    with SavedRecorder(exclude_tensors=list(model.parameters())) as rec:
+        out = model(**inputs)
+    rec.tensors.clear()
+    del out
+    peak, peak_op = step_heap_peak(model, inputs)
+    return {"key": key, "model": name, "fixture": fixture, "config": cfg, "lora": lora, "quant": quant,
+            "checkpointing": ckpt, "dtype": "bf16", "attention": "sdpa", "batch": BATCH, "seq": SEQ,
+            "parameters": sum(logical_numel(p) for p in model.parameters()),
+            "trainable": sum(p.numel() for p in model.parameters() if p.requires_grad), "saved_bytes": rec.total,
+            "heap_peak": peak, "heap_peak_op": peak_op,
+            "bitsandbytes": __import__("bitsandbytes").__version__}
 
 
 def trl_cuda_kernels():
@@ -316,6 +377,8 @@ def group_of(row):
     """--only's name for a row: the family, FAMILY+lora, or lm-loss."""
     if "lm_loss" in row:
         return "lm-loss-tile" if "/vocab" in row["key"] else "lm-loss"
+    if "quant" in row:
+        return "qlora"
     if row.get("lora"):
         return row["model"] + ("+dora" if row["lora"].get("use_dora") else "+lora")
     return row["model"]
@@ -339,7 +402,7 @@ def cmd_measure(args):
 
     def save(row):  # after every row: a long run that stops keeps what it measured
         rows.append(row)
-        rows.sort(key=lambda r: ("lm_loss" in r, losses.index(r.get("lm_loss", "full")), bool(r.get("lora")),
+        rows.sort(key=lambda r: ("lm_loss" in r, "quant" in r, losses.index(r.get("lm_loss", "full")), bool(r.get("lora")),
                                  order.index(r["model"]), r["dtype"] != "fp32", r["attention"] != "eager"))
         os.makedirs(os.path.dirname(args.out), exist_ok=True)
         with open(args.out + ".tmp", "w") as f:
@@ -364,6 +427,9 @@ def cmd_measure(args):
         if not only or name + ("+dora" if lora.get("use_dora") else "+lora") in only:
             for dtype in ("fp32", "bf16"):
                 save(measure_one(name, fixture, overrides, dtype, "sdpa", lora, *tag))
+    if not only or "qlora" in only:
+        for name, fixture, overrides, quant, lora, ckpt in QLORA:
+            save(measure_qlora(name, fixture, overrides, quant, lora, ckpt))
     if not only or "lm-loss" in only:
         trl_cuda_kernels()
         for name, fixture, overrides, lm_loss, batch, seq, lora in LM_LOSS:
@@ -389,6 +455,13 @@ def estimate(cli, row, tmp):
         cmd += ["--seq", str(row["seq"])]
     if row.get("lm_loss"):
         cmd += ["--lm-loss", row["lm_loss"]]
+    if row.get("quant"):  # loaded in bf16 (quant_state.dtype), the other weights fp32 after the preparation
+        q = row["quant"]
+        cmd += ["--quant", "int8"] if q.get("load_in_8bit") else [
+            "--quant", q["bnb_4bit_quant_type"], "--compute-dtype", q["bnb_4bit_compute_dtype"]] + (
+            ["--double-quant"] if q.get("bnb_4bit_use_double_quant") else [])
+        # --quant implies the preparation's checkpointing (reentrant, every block): say so only when it is off
+        cmd += [] if row["checkpointing"] else ["--checkpointing", "none"]
     if row.get("lora"):
         lora, targets = row["lora"], row["lora"]["target_modules"]
         cmd += ["--lora-rank", str(lora["r"]), "--lora-dropout", str(lora.get("lora_dropout", 0.0)),
@@ -440,6 +513,11 @@ def table(rows, ests):
             ", DoRA" if lora and lora.get("use_dora") else "")
         model = r["model"] + (f" ({r['lm_loss']} loss, batch {r['batch']} x {r['seq']})" if r.get("lm_loss")
                               else "")
+        if r.get("quant"):
+            q = r["quant"]
+            model += f" (QLoRA {q['bnb_4bit_quant_type'].upper()}" + (
+                " double-quant" if q.get("bnb_4bit_use_double_quant") else "") + (
+                ", checkpointing" if r["checkpointing"] else "") + ")"
         lines.append(f"| {model} | `{r['fixture']}` | {r['dtype']} | {r['attention']} | {peft} | "
                      f"{r['parameters']:,d}{marks['parameters']} | {r['trainable']:,d}{marks['trainable']} | "
                      f"{held(r) / 2**20:,.2f} | "
