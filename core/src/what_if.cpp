@@ -253,7 +253,8 @@ std::vector<Lever> rankLevers(const Model& model, const TrainingConfig& config, 
 }
 
 bool leverChangesTraining(const Lever& l) {
-    return l.id == "lora" || l.id == "qlora" || l.id == "freeze-backbone";
+    // lora-no-dora: the magnitude vectors no longer train (a different method, as LoRA is to full training)
+    return l.id == "lora" || l.id == "qlora" || l.id == "freeze-backbone" || l.id == "lora-no-dora";
 }
 
 bool leverHelps(const Lever& l) {

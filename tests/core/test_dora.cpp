@@ -104,6 +104,7 @@ TEST_CASE("The advisor offers plain LoRA for a DoRA set-up, and it fits more", "
         std::find_if(levers.begin(), levers.end(), [](const Lever& l) { return l.id == "lora-no-dora"; });
     REQUIRE(it != levers.end());
     CHECK_FALSE(it->config.lora.dora);
+    CHECK(leverChangesTraining(*it)); // the magnitudes no longer train: ranked with LoRA and freezing
     CHECK(it->maxBatch > it->baselineMaxBatch);
     const auto plain = rankLevers(m, lora(false), *capacity, 0);
     CHECK(std::none_of(plain.begin(), plain.end(), [](const Lever& l) { return l.id == "lora-no-dora"; }));

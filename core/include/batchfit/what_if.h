@@ -12,7 +12,7 @@ namespace batchfit {
 
 struct Lever {
     std::string id; ///< "checkpointing", "amp-bf16", "adam8bit", "sgd-momentum", "accumulation", "offload",
-                    ///< "activation-offload", "param-offload", "lora", "freeze-backbone"
+                    ///< "activation-offload", "param-offload", "lora", "lora-no-dora", "freeze-backbone"
     std::string title;         ///< English, for the CLI; the UI translates by id
     std::string cost;          ///< "≈+33% compute"
     TrainingConfig config;     ///< the set-up with this lever applied

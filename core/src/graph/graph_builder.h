@@ -104,8 +104,8 @@ private:
     bool loraTargets(const std::string& path);
     std::vector<std::string> unusedLoraTargets() const;
     Result<int> addLoraLinear(const std::string& path, const Attributes& attrs, int input);
-    /// PEFT's `result + lora_B(lora_A(x)) * scaling`.
-    Result<int> addLoraSum(const std::string& path, int base, int loraB);
+    /// PEFT's `result + lora_B(lora_A(x)) * scaling`; `keep`: the tensors Linear.forward holds until then.
+    Result<int> addLoraSum(const std::string& path, int base, int loraB, const std::vector<int>& keep);
     /// DoRA's `result + result_dora` (peft/tuners/lora/dora.py), from the outputs of its dora_norm op.
     /// `keep`: tensors Python holds until the adapted linear's forward returns.
     Result<int> addDoraOutput(const std::string& path, const Attributes& attrs, int base, int x, int loraB,

@@ -162,10 +162,10 @@ Result<int> GraphBuilder::addLoraLinear(const std::string& path, const Attribute
     if (!loraB) return loraB.error();
     m_paramDtypeOverride.reset();
     // Python keeps the adapted linear's input (the caller's argument) and its cast (Linear.forward's x) until
-    // the forward returns: they live through the DoRA forward whatever was saved of them
+    // the forward returns: they live through the adapters' forward whatever was saved of them
     const std::vector<int> inputs = cast != x ? std::vector<int>{x, cast} : std::vector<int>{x};
     auto sum = lora.dora ? addDoraOutput(path, attrs, *base, h, *loraB, dora, inputs)
-                         : addLoraSum(path, *base, *loraB);
+                         : addLoraSum(path, *base, *loraB, inputs);
     if (!sum) return sum.error();
     if (info(*sum).dtype == resultDtype) return *sum;
     Attributes back;
@@ -173,14 +173,17 @@ Result<int> GraphBuilder::addLoraLinear(const std::string& path, const Attribute
     return addOp("cast", path + ".cast", back, {*sum});
 }
 
-Result<int> GraphBuilder::addLoraSum(const std::string& path, int base, int loraB) {
+Result<int> GraphBuilder::addLoraSum(const std::string& path, int base, int loraB,
+                                     const std::vector<int>& keep) {
     // result = result + lora_B(...) * scaling (a Python float: nothing saved); then
-    // result.to(torch_result_dtype).
+    // result.to(torch_result_dtype). Linear.forward's x (the input's cast) lives until then.
     Attributes s;
     s.set("factor", m_config.lora.alpha / static_cast<double>(m_config.lora.rank));
     auto scaled = addOp("scale", path + ".scaling", s, {loraB});
     if (!scaled) return scaled.error();
-    return addOp("add", path + ".add", {}, {base, *scaled});
+    std::vector<int> in{base, *scaled};
+    in.insert(in.end(), keep.begin(), keep.end());
+    return addOp("held_add", path + ".add", {}, in);
 }
 
 Result<int> GraphBuilder::addDoraOutput(const std::string& path, const Attributes& attrs, int base, int x,
@@ -221,7 +224,7 @@ Result<int> GraphBuilder::addDoraOutput(const std::string& path, const Attribute
     std::vector<int> in{*t2, *t4};
     in.insert(in.end(), norm.begin() + 1, norm.end()); // freed when the DoRA forward returns
     in.insert(in.end(), keep.begin(), keep.end());
-    auto dora = addOp("dora_add", path + ".lora_magnitude_vector.add", {}, in);
+    auto dora = addOp("held_add", path + ".lora_magnitude_vector.add", {}, in);
     if (!dora) return dora.error();
     // result = result + result_dora (DoraLinearVariant.forward)
     return addOp("add", path + ".add", {}, {base, *dora});

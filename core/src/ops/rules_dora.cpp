@@ -72,9 +72,10 @@ public:
     }
 };
 
-/// result_dora = t2 + t4, the last op of DoraLinearLayer.forward: the tensors the norm's forward made (inputs
-/// after the first two) live until here.
-class DoraAddRule : public OpRule {
+/// a + b where the inputs after the first two live until here and get no gradient: the last op of a Python
+/// function whose locals hold them (DoraLinearLayer.forward: `result_dora = t2 + t4`, with the tensors the
+/// norm made; lora.Linear.forward: `result + lora_B(...) * scaling`, with its input and the input's cast).
+class HeldAddRule : public OpRule {
 public:
     int minInputs() const override { return 2; }
     int maxInputs() const override { return 9; }
@@ -82,7 +83,7 @@ public:
         const auto& a = c.inputs[0];
         const auto& b = c.inputs[1];
         if (a.shape != b.shape || a.batched != b.batched)
-            return c.fail("dora_add: shapes differ: " + c.in(0) + " and " + c.in(1));
+            return c.fail("held_add: shapes differ: " + c.in(0) + " and " + c.in(1));
         TensorInfo o = a;
         if (isFloating(b.dtype) && dtypeSize(b.dtype) > dtypeSize(o.dtype)) o.dtype = b.dtype;
         o.contiguous = true;
@@ -99,7 +100,7 @@ public:
 void registerDoraOps() {
     addOpRule("dora_norm", std::make_unique<DoraNormRule>(), true);
     addOpRule("dora_base", std::make_unique<DoraBaseRule>(), true);
-    addOpRule("dora_add", std::make_unique<DoraAddRule>(), true);
+    addOpRule("held_add", std::make_unique<HeldAddRule>(), true);
 }
 
 } // namespace batchfit
