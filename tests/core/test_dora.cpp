@@ -182,4 +182,9 @@ TEST_CASE("keeps_alive names earlier layers, and an unknown name is refused", "[
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message.find("fc2: keeps_alive: input 'nothing' names no earlier layer") !=
           std::string::npos);
+    std::string number = model("act");
+    number.replace(number.find(R"("act"},{"name":"loss")"), 5, "7");
+    auto notText = Estimator::create(parseOrFail(number), {}, 0);
+    REQUIRE_FALSE(notText);
+    CHECK(notText.error().message.find("fc2: keeps_alive: expected a layer name") != std::string::npos);
 }

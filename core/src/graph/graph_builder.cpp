@@ -484,8 +484,11 @@ Result<int> GraphBuilder::resolve(const std::string& name, const Scope& scope, i
 }
 
 Status GraphBuilder::keepAlive(const Layer& layer, const Scope& scope, int prev, const std::string& path) {
+    if (!layer.attrs.has("keeps_alive")) return Ok{};
     const auto names = layer.attrs.getString("keeps_alive");
-    if (!names) return Ok{};
+    if (!names)
+        return makeError(path + ": keeps_alive: expected a layer name or comma-separated names, got " +
+                         attrToString(*layer.attrs.find("keeps_alive")));
     std::size_t from = 0;
     while (from <= names->size()) {
         const std::size_t comma = std::min(names->find(',', from), names->size());

@@ -43,10 +43,11 @@ public:
             // engine's validate_outputs then sums a broadcast operand's down (sum_to) and casts a narrower
             // one: both results of the node live until then, and each such one is a transient
             const auto full = out->bytes();
+            bool overflow = false;
             for (const auto& in : c.inputs)
                 if (full && (in.shape != out->shape || in.batched != out->batched || in.dtype != out->dtype))
-                    p.bwdWorkspace = Affine{p.bwdWorkspace.constant + full->constant,
-                                            p.bwdWorkspace.perSample + full->perSample};
+                    p.bwdWorkspace = addAffine(p.bwdWorkspace, *full, overflow);
+            if (overflow) return c.fail("mul: the backward's gradients are too large");
         } else {
             p.passthroughSameShape = true; // a broadcast operand's gradient is a new, reduced tensor
         }
