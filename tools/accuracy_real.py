@@ -90,6 +90,10 @@ LORA = [
     ("qwen3", "qwen3-0.6b.json", {}, {"r": 8, "target_modules": "all-linear", "lora_dropout": 0.05,
                                       "use_dora": True}),
     ("gpt2", "gpt2.json", {}, {"r": 8, "target_modules": ["c_attn"], "use_dora": True}),
+    # rsLoRA (use_rslora=True): scaling alpha / sqrt(r) instead of alpha / r, a Python float either way: nothing
+    # changes in memory, which this row checks
+    ("qwen3", "qwen3-0.6b.json", {}, {"r": 16, "target_modules": ["q_proj", "v_proj"], "use_rslora": True},
+     "/rslora"),
     # with a 1,024-token vocabulary the logits no longer make the peak: DoRA's own tensors do (eye(in) and the
     # weight-sized products of its norm in the forward; down_proj's eye(8192) is 256 MiB in fp32)
     ("qwen3", "qwen3-0.6b.json", {"vocab_size": 1024}, {"r": 8, "target_modules": "all-linear",

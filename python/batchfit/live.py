@@ -13,7 +13,8 @@ def _base_model(model):
 
 
 def lora_options(model):
-    """--lora-* options of a PEFT model's active LoRA adapter (empty without one; use_dora=True is --lora-dora).
+    """--lora-* options of a PEFT model's active LoRA adapter (empty without one; use_dora=True is --lora-dora;
+    use_rslora only changes the scaling, a Python float, so it changes nothing in memory).
     Adapters other than LoRA raise ValueError: BatchFit models LoRA and DoRA as PEFT's LoraLayer runs them."""
     configs = getattr(model, "peft_config", None)
     if not configs:
