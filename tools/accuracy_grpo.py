@@ -50,9 +50,12 @@ LORA = {"r": 16, "target_modules": ["q_proj", "v_proj"]}
 # 4 micro-batches of 16, generated 64 at a time
 ROWS = [(dtype, lora, ref, 16, 1, False) for dtype in ("fp32", "bf16") for lora in (LORA, None)
         for ref in ("none", "live")] + [(dtype, LORA, "live", 16, 4, True) for dtype in ("fp32", "bf16")]
+# num_iterations=2 (each generation batch used for two optimizer steps): TRL scores it with the policy again,
+# without gradients, for the old log-probabilities (accumulation % (steps_per_generation x 2) != 0)
+ROWS += [("bf16", LORA, "none", 16, 1, False, 2)]
 
 
-def measure_row(dtype_name, lora, ref, batch, accumulation, ckpt):
+def measure_row(dtype_name, lora, ref, batch, accumulation, ckpt, iterations=1):
     import datasets
     import peft
     import torch
@@ -78,7 +81,7 @@ def measure_row(dtype_name, lora, ref, batch, accumulation, ckpt):
                           gradient_accumulation_steps=accumulation, num_generations=batch * accumulation,
                           max_completion_length=COMPLETION, beta=0.04 if ref == "live" else 0.0, use_cpu=True,
                           report_to=[], save_strategy="no", gradient_checkpointing=ckpt, logging_steps=1000,
-                          generation_kwargs={"min_new_tokens": COMPLETION}, bf16=False)
+                          generation_kwargs={"min_new_tokens": COMPLETION}, bf16=False, num_iterations=iterations)
     trainer = trl.GRPOTrainer(model=model, reward_funcs=lambda completions, **kw: [1.0] * len(completions),
                               args=args, train_dataset=data, processing_class=tokenizer(words),
                               peft_config=peft.LoraConfig(**lora) if lora else None)
@@ -99,7 +102,7 @@ def measure_row(dtype_name, lora, ref, batch, accumulation, ckpt):
     step()
     peak, peak_op = heap_peak(step)
     generation = None
-    if accumulation > 1:  # generate() alone, for the whole generation batch: its own peak, over what lives
+    if accumulation > 1 or iterations > 1:  # generate() and the passes after it: their peak over what lives
         generation, _ = heap_peak(lambda: trainer._generate_and_score_completions(next(it)))
     inputs = trainer._prepare_inputs(next(it))
     assert tuple(inputs["completion_ids"].shape) == (batch, COMPLETION), inputs["completion_ids"].shape
@@ -109,9 +112,10 @@ def measure_row(dtype_name, lora, ref, batch, accumulation, ckpt):
     rec.tensors.clear()
     del loss
     key = (f"qwen3/{dtype_name}/{'lora-r16' if lora else 'full'}/beta-{'0.04' if ref == 'live' else '0'}"
-           + (f"/accumulation-{accumulation}" if accumulation > 1 else "") + ("/checkpointing" if ckpt else ""))
+           + (f"/accumulation-{accumulation}" if accumulation > 1 else "") + ("/checkpointing" if ckpt else "")
+           + (f"/iterations-{iterations}" if iterations > 1 else ""))
     return {"key": key, "config": cfg, "dtype": dtype_name, "lora": lora, "ref_logps": ref, "batch": batch,
-            "accumulation": accumulation, "checkpointing": ckpt,
+            "accumulation": accumulation, "checkpointing": ckpt, "num_iterations": iterations,
             "prompt": PROMPT, "seq": PROMPT + COMPLETION, "parameters": sum(p.numel() for p in m.parameters()),
             "trainable": sum(p.numel() for p in m.parameters() if p.requires_grad), "saved_bytes": saved,
             "heap_peak": peak, "heap_peak_op": peak_op, "generation_peak": generation}
@@ -145,10 +149,11 @@ def cmd_measure(args):
 def estimate(cli, row, tmp):
     e, out = measure_check.trl_estimate(cli, row, tmp, [
         "--recipe", "grpo", "--prompt-len", str(row["prompt"]), "--ref-logps", row["ref_logps"], "--accumulation",
-        str(row["accumulation"])])
+        str(row["accumulation"]), "--num-iterations", str(row.get("num_iterations", 1))])
     # generate() and the reference's pass: their highest point over what lives when the step starts
     live = [sum(p["live"].values()) for p in e["timeline"]]
-    passes = [v for p, v in zip(e["timeline"], live) if p["op"].startswith(("generation", "reference forward"))]
+    passes = [v for p, v in zip(e["timeline"], live)
+              if p["op"].startswith(("generation", "reference forward", "old log-probabilities forward"))]
     out["generation_peak"] = max(passes) - live[0] if passes else None
     return out
 

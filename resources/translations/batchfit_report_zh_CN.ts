@@ -849,10 +849,6 @@
         <translation>同进程 vLLM 引擎 %1</translation>
     </message>
     <message>
-        <source>GRPO (TRL&apos;s GRPOTrainer): the batch of %1 counts completions of %2-token prompts; %3 sequences are generated at a time (%4) before the first micro-batch; %5.</source>
-        <translation>GRPO（TRL 的 GRPOTrainer）：批大小 %1 按补全（completion）计数，提示为 %2 个 token；在第一个微批次之前一次生成 %3 条序列（%4）；%5。</translation>
-    </message>
-    <message>
         <source>transformers&apos; generate() on this GPU</source>
         <translation>在本 GPU 上用 transformers 的 generate()</translation>
     </message>
@@ -883,6 +879,18 @@
     <message>
         <source>DoRA as PEFT runs it: each forward rebuilds B·A on an in × in identity and the row norms of the weight plus it, in the adapters&apos; dtype (briefly several weight-sized tensors: the step&apos;s peak can be there), and keeps the base output and the adapter output of every adapted layer.</source>
         <translation>DoRA 按 PEFT 的实现计算：每次前向都在一个 in × in 单位矩阵上重建 B·A，并以适配器的数据类型计算权重加上它之后的行范数（短暂占用若干与权重同大小的张量，训练步的峰值可能就在这里），同时保留每个适配层的基础层输出和适配器输出。</translation>
+    </message>
+    <message>
+        <source>GRPO (TRL&apos;s GRPOTrainer): the batch of %1 counts completions of %2-token prompts; %3 sequences are generated at a time (%4) %6; %5.</source>
+        <translation>GRPO（TRL 的 GRPOTrainer）：批大小 %1 按补全（completion）计数，提示为 %2 个 token；%6一次生成 %3 条序列（%4）；%5。</translation>
+    </message>
+    <message>
+        <source>at a micro-batch with gradients held</source>
+        <translation>在已持有梯度的微批次</translation>
+    </message>
+    <message>
+        <source>before the first micro-batch</source>
+        <translation>在第一个微批次之前</translation>
     </message>
 </context>
 <context>
@@ -1190,6 +1198,14 @@
     <message>
         <source>DoRA</source>
         <translation>DoRA</translation>
+    </message>
+    <message>
+        <source>Steps per generation</source>
+        <translation>每次生成对应的步数</translation>
+    </message>
+    <message>
+        <source>GRPO iterations</source>
+        <translation>GRPO 迭代次数</translation>
     </message>
 </context>
 </TS>

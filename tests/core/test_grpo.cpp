@@ -79,6 +79,49 @@ TEST_CASE("GRPO's generation batch is batch x accumulation, and its cache can be
     CHECK(estimateAt(m, 1, c).peakAllocatedBytes < generating.peakAllocatedBytes);
 }
 
+TEST_CASE("steps_per_generation sizes the generation batch; misaligned generations hold gradients",
+          "[grpo]") {
+    const Model m = qwen(1024);
+    TrainingConfig c = grpo(RefLogps::None, true, 128);
+    c.accumulationSteps = 4;
+    const auto base = estimateAt(m, 1, c);
+    CHECK_FALSE(c.grpoOldLogps()); // aligned: old log-probabilities are the step's own
+    c.stepsPerGeneration = 8;      // one generation per two optimizer steps, at the first micro-batch
+    CHECK_FALSE(c.grpoGeneratesMidStep());
+    CHECK(c.grpoOldLogps()); // the second step's samples come from an older policy (4 % 8 != 0)
+    const auto twice = estimateAt(m, 1, c);
+    CHECK(twice.generationCacheBytes == 2 * base.generationCacheBytes);
+    // every 6 micro-batches with 4 per step: some generations come with gradients held; the same generation
+    // batch with 3 per step comes at the first micro-batch
+    TrainingConfig full = grpo(RefLogps::None, false, 128);
+    full.stepsPerGeneration = 6;
+    full.accumulationSteps = 3;
+    CHECK_FALSE(full.grpoGeneratesMidStep());
+    const auto aligned = estimateAt(m, 1, full);
+    full.accumulationSteps = 4;
+    CHECK(full.grpoGeneratesMidStep());
+    const auto mid = estimateAt(m, 1, full);
+    CHECK(mid.generationCacheBytes == aligned.generationCacheBytes);
+    CHECK(mid.peakAllocatedBytes >= aligned.peakAllocatedBytes);
+    // num_iterations > 1: the same batch is reused, and the old log-probabilities are computed
+    c.stepsPerGeneration = 0;
+    c.numIterations = 2;
+    CHECK(c.grpoOldLogps());
+    CHECK_FALSE(c.grpoGeneratesMidStep()); // 4 x 2 is a multiple of 4
+    CHECK(estimateAt(m, 1, c).generationCacheBytes == base.generationCacheBytes);
+    // vLLM always computes them (vllm_importance_sampling_correction)
+    TrainingConfig v = grpo(RefLogps::None, true, 128);
+    v.generation = Generation::VllmServer;
+    CHECK(v.grpoOldLogps());
+    // outside GRPO the settings are refused
+    TrainingConfig sft;
+    sft.stepsPerGeneration = 2;
+    sft.recipe = Recipe::Dpo;
+    sft.refLogps = RefLogps::Live;
+    CHECK(refused(sft).find("--steps-per-generation and --num-iterations apply to --recipe grpo") !=
+          std::string::npos);
+}
+
 TEST_CASE("Without --prompt-len, GRPO's completion is TRL's default max_completion_length", "[grpo]") {
     CHECK(estimateAt(qwen(2048), 1, grpo(RefLogps::None, true, 0)).promptTokens == 2048 - 512);
     CHECK(estimateAt(qwen(256), 1, grpo(RefLogps::None, true, 0)).promptTokens == 1); // all but one token

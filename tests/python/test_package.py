@@ -325,11 +325,13 @@ class ActivationOffload(unittest.TestCase):
         self.assertEqual((opts["ref_logps"], opts["generation"], opts["vllm_memory"]), ("live", "vllm-colocate", 0.4))
         args.vllm_mode = "server"
         self.assertEqual(trainer_options(args, model)["generation"], "vllm-server")
-        args.steps_per_generation = 4
+        self.assertNotIn("steps_per_generation", trainer_options(args, model))  # None: the accumulation
+        args.steps_per_generation, args.num_iterations = 4, 2
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            trainer_options(args, model)
-        self.assertTrue(any("steps_per_generation" in str(w.message) for w in caught))
+            opts = trainer_options(args, model)
+        self.assertEqual((opts["steps_per_generation"], opts["num_iterations"]), (4, 2))
+        self.assertFalse(any("steps_per_generation" in str(w.message) for w in caught))
 
     def test_grpo_estimate_takes_the_prompt_and_the_completion(self):
         config = os.path.join(DATA, "hf", "qwen3-0.6b.json")

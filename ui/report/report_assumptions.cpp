@@ -191,10 +191,10 @@ QStringList ReportSections::assumptions() const {
     if (c.recipe == Recipe::Grpo)
         out << ReportText::tr(
                    "GRPO (TRL's GRPOTrainer): the batch of %1 counts completions of %2-token prompts; "
-                   "%3 sequences are generated at a time (%4) before the first micro-batch; %5.")
+                   "%3 sequences are generated at a time (%4) %6; %5.")
                    .arg(e.batch)
                    .arg(e.promptTokens)
-                   .arg(e.batch * c.accumulationSteps)
+                   .arg(e.batch * c.generationSteps())
                    .arg(c.generation == Generation::Transformers
                             ? ReportText::tr("transformers' generate() on this GPU")
                         : c.generation == Generation::VllmColocate
@@ -206,7 +206,9 @@ QStringList ReportSections::assumptions() const {
                                              "the model (%1 more parameters on the GPU)")
                                   .arg(ReportText::bytes(e.referenceModelBytes))
                             : ReportText::tr("the reference's log-probabilities come from the base model, "
-                                             "the LoRA adapters disabled"));
+                                             "the LoRA adapters disabled"))
+                   .arg(c.grpoGeneratesMidStep() ? ReportText::tr("at a micro-batch with gradients held")
+                                                 : ReportText::tr("before the first micro-batch"));
     if (!g.source.empty())
         out << ReportText::tr("GPU memory size: %1 (source: %2).")
                    .arg(ReportText::bytes(g.memoryBytes), QString::fromStdString(g.source));

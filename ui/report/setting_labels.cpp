@@ -89,6 +89,8 @@ const char* const kLabels[] = {
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Prompt tokens"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Generation"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "vLLM share of the GPU"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Steps per generation"),
+    QT_TRANSLATE_NOOP("batchfit::SettingLabels", "GRPO iterations"),
     QT_TRANSLATE_NOOP("batchfit::SettingLabels", "Parameter offload"),
 };
 

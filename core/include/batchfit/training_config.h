@@ -140,6 +140,10 @@ struct TrainingConfig {
     std::int64_t promptTokens = 0;
     Generation generation = Generation::Transformers; ///< Recipe::Grpo only
     double vllmMemoryFraction = 0.3; ///< vllm_gpu_memory_utilization (Generation::VllmColocate)
+    /// GRPO's steps_per_generation: one generation batch (batch x this many sequences) per this many
+    /// micro-batches; 0: the gradient accumulation (TRL's default)
+    std::int64_t stepsPerGeneration = 0;
+    std::int64_t numIterations = 1; ///< GRPO's num_iterations: optimization passes over each generation batch
     /// The GPU's memory (GpuSpec::memoryBytes, set by Estimator::create with a GPU): what a colocated vLLM
     /// engine takes its fraction of. 0: no GPU given.
     std::uint64_t gpuBytes = 0;
@@ -183,6 +187,24 @@ struct TrainingConfig {
     double marginFraction = 0.05; ///< user's safety margin, of the capacity
 
     bool operator==(const TrainingConfig&) const = default;
+
+    /// GRPO: micro-batches per generation batch (steps_per_generation, else the accumulation).
+    std::int64_t generationSteps() const {
+        return stepsPerGeneration > 0 ? stepsPerGeneration : accumulationSteps;
+    }
+    /// GRPO (trl grpo_trainer.py _generate_and_score_completions): the policy runs again without gradients
+    /// for the old log-probabilities when generations and optimizer steps are not aligned (accumulation %
+    /// (steps per generation x num_iterations) != 0), and always with vLLM
+    /// (vllm_importance_sampling_correction).
+    bool grpoOldLogps() const {
+        return accumulationSteps % (generationSteps() * numIterations) != 0 ||
+               generation != Generation::Transformers;
+    }
+    /// GRPO: a generation comes at a micro-batch after the first of an optimizer step (gradients held) when
+    /// the generation period (steps per generation x num_iterations) is not a multiple of the accumulation.
+    bool grpoGeneratesMidStep() const {
+        return accumulationSteps > 1 && (generationSteps() * numIterations) % accumulationSteps != 0;
+    }
 };
 
 /// GRPOConfig's default max_completion_length (TRL 1.16): GRPO's completion when no prompt length is given.

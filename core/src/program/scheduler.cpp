@@ -280,8 +280,10 @@ void Scheduler::microStep(bool first) {
         m_creatorLayer[static_cast<std::size_t>(inst)] = -1;
         batchInst.push_back(inst);
     }
-    // GRPO generates for the whole accumulation at its first micro-batch, when no gradient is held yet
-    if (m_config.recipe == Recipe::Grpo && first) grpoGeneration();
+    // GRPO generates at the first micro-batch of an optimizer step, when no gradient is held yet, unless its
+    // generation period is not a multiple of the accumulation: then some generations come with gradients held
+    // (the second micro-batch here, the worst case)
+    if (m_config.recipe == Recipe::Grpo && first != m_config.grpoGeneratesMidStep()) grpoGeneration();
     m_curUnit = -1;
     for (std::size_t i = 0; i < m_graph.ops.size(); ++i) {
         if (m_shard.shardParams) enterForwardUnit(m_shard.opUnit[i]);

@@ -4,7 +4,9 @@
 // DPO (trl 1.16 trainer/dpo_trainer.py DPOTrainer._compute_loss): after the policy's forward, with its saved
 // tensors alive, the reference runs the same batch under torch.no_grad().
 // GRPO (trainer/grpo_trainer.py GRPOTrainer._generate_and_score_completions), once per generation batch of
-// batch x steps_per_generation (= gradient accumulation) sequences, before the first micro-batch's forward:
+// batch x steps_per_generation (default: the gradient accumulation) sequences, before the first micro-batch's
+// forward (or, when the generation period is not a multiple of the accumulation, before a later one's, with
+// gradients held):
 //   - generate(): the policy, adapters on, under no_grad; every attention layer's DynamicCache grows to the
 //     whole sequence for every sequence of the batch, and each step samples from the last token's logits.
 //     Counted as the prefill, one forward over the prompts (every per-token size x prompt / sequence: exact
@@ -13,6 +15,8 @@
 //     (DynamicLayer.update's torch.cat, one token at a time); at the last token every layer's cache, one
 //     layer's keys twice, and the sampler's [sequences, V] logits, their fp32 copy and the softmax
 //     (generation/utils.py _sample).
+//   - when generations and optimizer steps are not aligned, and always with vLLM (importance sampling), the
+//     policy's own log-probabilities without gradients, in chunks of the per-device batch;
 //   - with beta != 0, the reference's log-probabilities in chunks of the per-device batch
 //     (_get_per_token_logps_and_entropies(batch_size=per_device_train_batch_size)).
 // The reference is the policy itself with PEFT's adapters disabled (use_adapter(None) / disable_adapter),
@@ -67,7 +71,9 @@ int Scheduler::noGradForward(const NoGradPass& how) {
         return inst[static_cast<std::size_t>(s)] >= 0 ? inst[static_cast<std::size_t>(s)]
                                                       : instanceOf(t, step, false);
     };
-    const std::string label = how.generation ? "generation: " : "reference forward: ";
+    const std::string label = how.generation    ? "generation: "
+                              : how.adaptersOff ? "reference forward: "
+                                                : "old log-probabilities forward: ";
     for (const auto& op : m_graph.ops) {
         if (op.adapter && how.adaptersOff) { // disabled: the LoRA layer returns its base layer's result
             const int to = op.inputs.empty() ? -1 : of(op.inputs[0], last);
@@ -156,8 +162,9 @@ int Scheduler::grpoGeneration() {
     int last = static_cast<int>(m_program.steps.size()) - 1;
     const auto seq = static_cast<std::uint64_t>(m_graph.sequenceLength);
     if (m_config.generation == Generation::Transformers && seq > 0) {
-        // generate(): the prefill over the prompts of batch x accumulation sequences, then the decoding
-        const auto k = static_cast<std::uint64_t>(m_config.accumulationSteps);
+        // generate(): the prefill over the prompts of batch x steps_per_generation sequences, then the
+        // decoding
+        const auto k = static_cast<std::uint64_t>(m_config.generationSteps());
         const auto prompt = static_cast<std::uint64_t>(m_config.promptTokens);
         last = noGradForward({.adaptersOff = false,
                               .sequences = k,
@@ -165,6 +172,10 @@ int Scheduler::grpoGeneration() {
                               .ofTokens = seq,
                               .generation = true});
     }
+    // the old policy's log-probabilities (importance sampling), in chunks of the batch: the policy itself
+    if (m_config.grpoOldLogps())
+        last = noGradForward(
+            {.adaptersOff = false, .sequences = 1, .tokens = 1, .ofTokens = 1, .generation = false});
     if (m_config.refLogps == RefLogps::Live)
         last = noGradForward(
             {.adaptersOff = true, .sequences = 1, .tokens = 1, .ofTokens = 1, .generation = false});

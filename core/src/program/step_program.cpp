@@ -68,6 +68,8 @@ Status checkRecipe(const Model& model, const TrainingConfig& c) {
         return makeError("--recipe dpo needs the reference's log-probabilities: --ref-logps live or "
                          "precomputed");
     if (c.generation != Generation::Transformers) return makeError("--generation applies to --recipe grpo");
+    if (c.stepsPerGeneration != 0 || c.numIterations != 1)
+        return makeError("--steps-per-generation and --num-iterations apply to --recipe grpo");
     return Ok{};
 }
 

@@ -211,6 +211,24 @@ void addStepShape(std::vector<SettingInfo>& out) {
         vllm, [](auto& t) -> auto& { return t.config.vllmMemoryFraction; });
     out.push_back(std::move(range(vllm, 0, 1)));
 
+    SettingInfo spg =
+        base({"steps_per_generation", "--steps-per-generation", "N", "Steps per generation",
+              "GRPO's steps_per_generation: completions for N micro-batches are generated at once "
+              "(batch x N sequences; default 0: the gradient accumulation)"},
+             SettingType::Integer);
+    bindInt(
+        spg, [](auto& t) -> auto& { return t.config.stepsPerGeneration; });
+    out.push_back(std::move(range(spg, 0, 1 << 20)));
+
+    SettingInfo iterations =
+        base({"num_iterations", "--num-iterations", "N", "GRPO iterations",
+              "GRPO's num_iterations: optimization passes over each generation batch "
+              "(default 1; above 1 TRL also computes the old policy's log-probabilities)"},
+             SettingType::Integer);
+    bindInt(
+        iterations, [](auto& t) -> auto& { return t.config.numIterations; });
+    out.push_back(std::move(range(iterations, 1, 1 << 20)));
+
     SettingInfo acc = base({"accumulation_steps", "--accumulation", "N", "Gradient accumulation",
                             "micro-batches per optimizer step (default 1)"},
                            SettingType::Integer);

@@ -112,11 +112,14 @@ def grpo_options(args):
             if getattr(args, "vllm_enable_sleep_mode", False):
                 warnings.warn("batchfit: vLLM's sleep mode is not modelled; its share of the GPU is counted in "
                               "the training step too (more than the trainer uses)", stacklevel=3)
+    # GRPOConfig.__post_init__ sets steps_per_generation (from generation_batch_size, or the accumulation)
     steps = getattr(args, "steps_per_generation", None)
     accumulation = int(getattr(args, "gradient_accumulation_steps", 1) or 1)
     if steps and int(steps) != accumulation:
-        warnings.warn(f"batchfit: steps_per_generation={steps} is estimated as the gradient accumulation "
-                      f"({accumulation}): the generation batch is batch x accumulation", stacklevel=3)
+        opts["steps_per_generation"] = int(steps)
+    iterations = int(getattr(args, "num_iterations", 1) or 1)
+    if iterations != 1:
+        opts["num_iterations"] = iterations
     return opts
 
 
