@@ -66,6 +66,9 @@ TEST_CASE("values beyond the old editors' ranges open, survive an unrelated edit
     s.config.cudaContextBytes = std::uint64_t{1} << 40;
     s.config.lora.rank = 65536; // the table's largest (the old box stopped at 4096)
     s.config.lora.alpha = 123456.5;
+    s.config.lora.dora = true;
+    s.config.stepsPerGeneration = 6; // no editor in the GUI: kept as the file says
+    s.config.numIterations = 3;
     s.config.parallel.gpus = 100000;
     s.config.parallel.strategy = ParallelStrategy::Fsdp;
     s.config.parallel.gpusPerNode = 5000;
@@ -86,6 +89,9 @@ TEST_CASE("values beyond the old editors' ranges open, survive an unrelated edit
     CHECK(box(w, "checkpoint_every")->isExact());
     CHECK(box(w, "parallel.reduce_bucket_size")->integer() == 123456789);
     CHECK(box(w, "lora.alpha")->real() == 123456.5);
+    auto* dora = w.findChild<QCheckBox*>(QStringLiteral("loraDora"));
+    REQUIRE(dora);
+    CHECK(dora->isChecked());
 
     // An unrelated edit (offload) changes only offload.
     QCheckBox* offload = nullptr;
