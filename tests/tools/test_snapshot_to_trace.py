@@ -29,6 +29,7 @@ pre-existing blocks still allocated at the end, the retry-path heuristic, device
 import json
 import os
 import pickle
+import resource
 import subprocess
 import sys
 import tempfile
@@ -318,6 +319,13 @@ def hostile_cases(tmp):
     with open(p, "w") as f:
         f.write("this is not a pickle\n")
     expect_refused("not a pickle", p, p, "expected")
+
+    # fuzz/fuzz_snapshot.py's finding: 4 KB whose LONG_BINPUT names memo index 174,940,517; the C unpickler grew
+    # its memo array to it (2.4 GB) before failing
+    p = os.path.join(ROOT, "tests", "data", "fuzz", "snapshot", "oom-long-binput-memo-index")
+    expect_refused("a memo index of 175 million", p, p, "not a pickle")
+    rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024  # KiB on Linux
+    check(rss_mib < 512, f"a memo index of 175 million: the reader stays under 512 MiB ({rss_mib} MiB at most)")
 
     marker = os.path.join(tmp, "MARKER")
 
