@@ -129,6 +129,15 @@ _PythonUnpickler = getattr(pickle, "_Unpickler", pickle.Unpickler)
 class _DataOnlyUnpickler(_PythonUnpickler):
     """Refuses every global: no code named in the file is imported or run."""
 
+    def _refuse_bytearray(self):
+        # BYTEARRAY8 allocates (and zeroes) the length it reads before reading: 16 bytes could ask for 2 GB
+        # (fuzz/fuzz_snapshot.py). A snapshot holds no bytearray.
+        raise pickle.UnpicklingError("it holds a bytearray (BYTEARRAY8), which a memory snapshot never does")
+
+    if hasattr(_PythonUnpickler, "dispatch"):
+        dispatch = dict(_PythonUnpickler.dispatch)
+        dispatch[pickle.BYTEARRAY8[0]] = _refuse_bytearray
+
     def find_class(self, module, name):
         raise pickle.UnpicklingError(
             f"it refers to the global {module}.{name}, which is refused (a memory snapshot holds only plain data)")
