@@ -36,6 +36,13 @@ std::string expertTargets(const std::string& model, const LoraTargetInfo& info,
     return {};
 }
 
+/// `* scaling`, alpha / r (a Python float: nothing saved), in LoRA's and DoRA's sums alike.
+Attributes scaling(const LoraConfig& lora) {
+    Attributes s;
+    s.set("factor", lora.alpha / static_cast<double>(lora.rank));
+    return s;
+}
+
 } // namespace
 
 Status GraphBuilder::resolveLoraTargets(const Model& model) {
@@ -177,9 +184,7 @@ Result<int> GraphBuilder::addLoraSum(const std::string& path, int base, int lora
                                      const std::vector<int>& keep) {
     // result = result + lora_B(...) * scaling (a Python float: nothing saved); then
     // result.to(torch_result_dtype). Linear.forward's x (the input's cast) lives until then.
-    Attributes s;
-    s.set("factor", m_config.lora.alpha / static_cast<double>(m_config.lora.rank));
-    auto scaled = addOp("scale", path + ".scaling", s, {loraB});
+    auto scaled = addOp("scale", path + ".scaling", scaling(m_config.lora), {loraB});
     if (!scaled) return scaled.error();
     std::vector<int> in{base, *scaled};
     in.insert(in.end(), keep.begin(), keep.end());
@@ -217,9 +222,7 @@ Result<int> GraphBuilder::addDoraOutput(const std::string& path, const Attribute
     if (!t2) return t2.error();
     auto t3 = addOp("mul", path + ".lora_magnitude_vector.mul_lora", {}, {norm[0], loraB});
     if (!t3) return t3.error();
-    Attributes s;
-    s.set("factor", m_config.lora.alpha / static_cast<double>(m_config.lora.rank));
-    auto t4 = addOp("scale", path + ".lora_magnitude_vector.scaling", s, {*t3});
+    auto t4 = addOp("scale", path + ".lora_magnitude_vector.scaling", scaling(m_config.lora), {*t3});
     if (!t4) return t4.error();
     std::vector<int> in{*t2, *t4};
     in.insert(in.end(), norm.begin() + 1, norm.end()); // freed when the DoRA forward returns
